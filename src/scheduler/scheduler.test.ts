@@ -1,0 +1,147 @@
+import { describe, expect, it } from 'vitest';
+import { FakeClock, flushMicrotasks } from '../lib/clock.js';
+import type { Priority } from '../budget/types.js';
+import { Scheduler, type Job } from './scheduler.js';
+
+function job(id: string, cadenceMs: number, runs: string[], opts: { priority?: Priority; run?: () => Promise<void> } = {}): Job {
+  return {
+    id,
+    source: id.split('/')[0] ?? id,
+    priority: opts.priority ?? 'normal',
+    cadenceMs: () => cadenceMs,
+    requestsPerRun: () => 1,
+    run: async () => {
+      runs.push(id);
+      await opts.run?.();
+    },
+  };
+}
+
+/** A job that completes only when the test releases it, like a request waiting for a token. */
+function gatedRunner(): { run: () => Promise<void>; releaseOne: () => void; waiting: () => number } {
+  const waiters: (() => void)[] = [];
+  return {
+    run: () => new Promise<void>((resolve) => waiters.push(resolve)),
+    releaseOne: () => waiters.shift()?.(),
+    waiting: () => waiters.length,
+  };
+}
+
+describe('Scheduler', () => {
+  it('runs a job at its cadence on the fake clock', async () => {
+    const clock = new FakeClock();
+    const runs: string[] = [];
+    const s = new Scheduler({ clock, maxConcurrentJobs: 2 });
+    s.upsert(job('a', 60_000, runs));
+    s.start();
+    await flushMicrotasks();
+    expect(runs).toEqual(['a']);
+    await clock.advanceAsync(59_000, 1000);
+    expect(runs).toEqual(['a']);
+    await clock.advanceAsync(1_000, 1000);
+    expect(runs).toEqual(['a', 'a']);
+    await clock.advanceAsync(600_000, 1000);
+    expect(runs).toHaveLength(12);
+    s.stop();
+  });
+
+  it('starts higher priority first, then the longest waiting', async () => {
+    const clock = new FakeClock();
+    const runs: string[] = [];
+    const gate = gatedRunner();
+    const s = new Scheduler({ clock, maxConcurrentJobs: 1 });
+    s.upsert(job('bulk/1', 60_000, runs, { priority: 'bulk', run: gate.run }), clock.now() - 3000);
+    s.upsert(job('bulk/2', 60_000, runs, { priority: 'bulk', run: gate.run }), clock.now() - 5000);
+    s.upsert(job('high/1', 60_000, runs, { priority: 'high', run: gate.run }), clock.now());
+    s.start();
+    for (let i = 0; i < 3; i++) {
+      await flushMicrotasks();
+      gate.releaseOne();
+    }
+    await flushMicrotasks();
+    expect(runs).toEqual(['high/1', 'bulk/2', 'bulk/1']);
+    s.stop();
+  });
+
+  it('never runs more jobs at once than allowed, and never the same job twice at once', async () => {
+    const clock = new FakeClock();
+    const runs: string[] = [];
+    const gate = gatedRunner();
+    const s = new Scheduler({ clock, maxConcurrentJobs: 3 });
+    for (let i = 0; i < 10; i++) s.upsert(job(`series/${i}`, 1_000, runs, { priority: 'bulk', run: gate.run }));
+    s.start();
+    await clock.advanceAsync(10_000, 500);
+    expect(gate.waiting()).toBe(3);
+    expect(new Set(runs).size).toBe(3);
+    s.stop();
+  });
+
+  it('stretches cadences fairly when jobs take longer than their cadence allows', async () => {
+    const clock = new FakeClock();
+    const runs: string[] = [];
+    // Each run takes 1 s (a budget of 1 request per second), 30 jobs want to run every 10 s:
+    // every job must still run, each about once per 30 s.
+    const s = new Scheduler({ clock, maxConcurrentJobs: 1 });
+    const slow = () => new Promise<void>((resolve) => clock.setTimeout(resolve, 1_000));
+    for (let i = 0; i < 30; i++) s.upsert(job(`series/${i}`, 10_000, runs, { priority: 'bulk', run: slow }));
+    s.start();
+    await clock.advanceAsync(300_000, 250);
+    const counts = new Map<string, number>();
+    for (const r of runs) counts.set(r, (counts.get(r) ?? 0) + 1);
+    expect(counts.size).toBe(30);
+    const values = [...counts.values()];
+    expect(Math.max(...values) - Math.min(...values)).toBeLessThanOrEqual(1);
+    expect(runs.length).toBeGreaterThanOrEqual(295);
+    s.stop();
+  });
+
+  it('reports failures and keeps the cadence after an error', async () => {
+    const clock = new FakeClock();
+    const outcomes: unknown[] = [];
+    const s = new Scheduler({ clock, maxConcurrentJobs: 1, onOutcome: (o) => outcomes.push(o.error) });
+    s.upsert({
+      id: 'x',
+      source: 'x',
+      priority: 'normal',
+      cadenceMs: () => 1_000,
+      requestsPerRun: () => 1,
+      run: () => Promise.reject(new Error('boom')),
+    });
+    s.start();
+    await clock.advanceAsync(2_500, 500);
+    expect(outcomes).toHaveLength(3);
+    expect(String(outcomes[0])).toContain('boom');
+    s.stop();
+  });
+
+  it('stops running removed jobs and aborts running ones on stop', async () => {
+    const clock = new FakeClock();
+    const runs: string[] = [];
+    let aborted = false;
+    const s = new Scheduler({ clock, maxConcurrentJobs: 2 });
+    s.upsert(job('a', 1_000, runs));
+    s.upsert({
+      id: 'b',
+      source: 'b',
+      priority: 'normal',
+      cadenceMs: () => 1_000,
+      requestsPerRun: () => 1,
+      run: (signal) =>
+        new Promise<void>((resolve) => {
+          signal.addEventListener('abort', () => {
+            aborted = true;
+            resolve();
+          });
+        }),
+    });
+    s.start();
+    await clock.advanceAsync(2_000, 500);
+    s.remove('a');
+    const before = runs.length;
+    await clock.advanceAsync(5_000, 500);
+    expect(runs.length).toBe(before);
+    s.stop();
+    await flushMicrotasks();
+    expect(aborted).toBe(true);
+  });
+});

@@ -1,0 +1,196 @@
+import type { Priority } from '../budget/types.js';
+import type { Clock, TimerHandle } from '../lib/clock.js';
+
+/**
+ * One unit of polling work: a source applied to one target (the account, a host, a
+ * website, a project). `run` does the requests through the budget, maps and publishes.
+ */
+export interface Job {
+  readonly id: string;
+  readonly source: string;
+  readonly priority: Priority;
+  /** How often the job wants to run. */
+  cadenceMs(): number;
+  /** Requests one run costs (for the plan figures; the budget enforces the real limit). */
+  requestsPerRun(): number;
+  run(signal: AbortSignal): Promise<void>;
+}
+
+export interface JobOutcome {
+  readonly job: Job;
+  readonly startedMs: number;
+  readonly finishedMs: number;
+  readonly error?: unknown;
+}
+
+export interface SchedulerOptions {
+  clock: Clock;
+  /** Jobs allowed to run at once; the budget further limits requests. */
+  maxConcurrentJobs: number;
+  onOutcome?: (outcome: JobOutcome) => void;
+}
+
+interface Entry {
+  job: Job;
+  dueMs: number;
+  running: boolean;
+  removed: boolean;
+}
+
+const PRIORITY_RANK: Record<Priority, number> = { high: 0, normal: 1, bulk: 2 };
+
+/**
+ * Pulls work instead of firing timers per job: whenever a slot is free it starts the due
+ * job of the highest priority that has waited longest. When the budget cannot keep up
+ * with the cadences, jobs stay overdue and run in order of how long they have waited,
+ * so every target's cadence stretches by the same amount (round-robin), and the budget's
+ * queue never grows beyond the running jobs.
+ */
+export class Scheduler {
+  private readonly entries = new Map<string, Entry>();
+  private running = 0;
+  private timer: TimerHandle | undefined;
+  private timerDueMs = Infinity;
+  private stopped = true;
+  private readonly abort = new AbortController();
+  private readonly idleWaiters: (() => void)[] = [];
+
+  constructor(private readonly options: SchedulerOptions) {}
+
+  /** Adds a job (due now) or replaces the definition of an existing one, keeping its due time. */
+  upsert(job: Job, dueMs = this.options.clock.now()): void {
+    const existing = this.entries.get(job.id);
+    if (existing) {
+      existing.job = job;
+    } else {
+      this.entries.set(job.id, { job, dueMs, running: false, removed: false });
+    }
+    this.kick();
+  }
+
+  remove(id: string): void {
+    const entry = this.entries.get(id);
+    if (!entry) return;
+    entry.removed = true;
+    this.entries.delete(id);
+  }
+
+  has(id: string): boolean {
+    return this.entries.has(id);
+  }
+
+  jobs(): Job[] {
+    return [...this.entries.values()].map((e) => e.job);
+  }
+
+  /** Moves a job's next run to now (e.g. a new host's catalogue is needed before its series). */
+  expedite(id: string): void {
+    const entry = this.entries.get(id);
+    if (entry && !entry.running) {
+      entry.dueMs = Math.min(entry.dueMs, this.options.clock.now());
+      this.kick();
+    }
+  }
+
+  /** How far behind schedule the most overdue job is, in ms (0 when nothing is overdue). */
+  maxLagMs(): number {
+    const now = this.options.clock.now();
+    let lag = 0;
+    for (const entry of this.entries.values()) {
+      if (!entry.running) lag = Math.max(lag, now - entry.dueMs);
+    }
+    return lag;
+  }
+
+  start(): void {
+    this.stopped = false;
+    this.kick();
+  }
+
+  /** Stops starting jobs and aborts running ones. */
+  stop(): void {
+    this.stopped = true;
+    this.abort.abort(new Error('scheduler stopped'));
+    if (this.timer) this.options.clock.clearTimeout(this.timer);
+    this.timer = undefined;
+    this.timerDueMs = Infinity;
+  }
+
+  /** Resolves when no job is running (tests and shutdown). */
+  idle(): Promise<void> {
+    if (this.running === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private kick(): void {
+    if (this.stopped) return;
+    const now = this.options.clock.now();
+    while (this.running < this.options.maxConcurrentJobs) {
+      const next = this.pickDue(now);
+      if (!next) break;
+      this.launch(next, now);
+    }
+    this.armTimer(now);
+  }
+
+  private pickDue(now: number): Entry | undefined {
+    let best: Entry | undefined;
+    for (const entry of this.entries.values()) {
+      if (entry.running || entry.dueMs > now) continue;
+      if (
+        !best ||
+        PRIORITY_RANK[entry.job.priority] < PRIORITY_RANK[best.job.priority] ||
+        (PRIORITY_RANK[entry.job.priority] === PRIORITY_RANK[best.job.priority] && entry.dueMs < best.dueMs)
+      ) {
+        best = entry;
+      }
+    }
+    return best;
+  }
+
+  private launch(entry: Entry, now: number): void {
+    entry.running = true;
+    this.running++;
+    const startedMs = now;
+    let error: unknown;
+    const finish = (): void => {
+      entry.running = false;
+      this.running--;
+      const finishedMs = this.options.clock.now();
+      // The next run is measured from the start of this one, so a job's cadence does not
+      // drift by its own duration; an overdue job is simply due again at once.
+      entry.dueMs = startedMs + Math.max(1, entry.job.cadenceMs());
+      if (!entry.removed) this.options.onOutcome?.({ job: entry.job, startedMs, finishedMs, error });
+      if (this.running === 0) this.idleWaiters.splice(0).forEach((resolve) => resolve());
+      this.kick();
+    };
+    const promise = Promise.resolve().then(() => entry.job.run(this.abort.signal));
+    promise.then(
+      () => finish(),
+      (err: unknown) => {
+        error = err;
+        finish();
+      },
+    );
+  }
+
+  private armTimer(now: number): void {
+    let nextDue = Infinity;
+    if (this.running < this.options.maxConcurrentJobs) {
+      for (const entry of this.entries.values()) {
+        if (!entry.running && entry.dueMs > now) nextDue = Math.min(nextDue, entry.dueMs);
+      }
+    }
+    if (nextDue === this.timerDueMs) return;
+    if (this.timer) this.options.clock.clearTimeout(this.timer);
+    this.timer = undefined;
+    this.timerDueMs = nextDue;
+    if (nextDue !== Infinity) {
+      this.timer = this.options.clock.setTimeout(() => {
+        this.timer = undefined;
+        this.timerDueMs = Infinity;
+        this.kick();
+      }, nextDue - now);
+    }
+  }
+}
