@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { counterSpec, FamilyCollector, gaugeSpec, infoSpec, labelKey } from './families.js';
+import { sampleLines } from './testing.js';
+
+describe('spec builders', () => {
+  it.each([
+    { name: 'valid gauge with unit', build: () => gaugeSpec('monapi_x_seconds', 'h', 'seconds'), error: undefined },
+    { name: 'valid counter with unit', build: () => counterSpec('monapi_x_bytes_total', 'h', 'bytes'), error: undefined },
+    { name: 'valid info', build: () => infoSpec('monapi_x_info', 'h'), error: undefined },
+    { name: 'counter without _total', build: () => counterSpec('monapi_x', 'h'), error: /must end in _total/ },
+    { name: 'gauge with _total', build: () => gaugeSpec('monapi_x_total', 'h'), error: /must not end in _total/ },
+    { name: 'info without _info', build: () => infoSpec('monapi_x', 'h'), error: /_info/ },
+    { name: 'unit not in name', build: () => gaugeSpec('monapi_x', 'h', 'bytes'), error: /does not end in _bytes/ },
+    { name: 'invalid characters', build: () => gaugeSpec('monapi.x', 'h'), error: /not \[a-zA-Z_\]/ },
+    { name: 'empty help', build: () => gaugeSpec('monapi_x', ' '), error: /HELP is empty/ },
+  ])('$name', ({ build, error }) => {
+    if (error) expect(build).toThrow(error);
+    else expect(build().name).toMatch(/^monapi_/);
+  });
+});
+
+describe('labelKey', () => {
+  it('ignores insertion order but not values', () => {
+    expect(labelKey({ a: '1', b: '2' })).toBe(labelKey({ b: '2', a: '1' }));
+    expect(labelKey({ a: '1', b: '2' })).not.toBe(labelKey({ a: '1', b: '3' }));
+  });
+});
+
+describe('FamilyCollector', () => {
+  it('groups by family, keeps the first of duplicate series and counts the rest', () => {
+    const c = new FamilyCollector();
+    const g = gaugeSpec('monapi_g', 'g');
+    const i = infoSpec('monapi_i_info', 'i');
+    expect(c.add(g, { a: '1' }, 5)).toBe(true);
+    expect(c.add(i, { a: '1' }, 1)).toBe(true);
+    expect(c.add(g, { a: '1' }, 6)).toBe(false);
+    expect(c.add(g, { a: '2' }, 7)).toBe(true);
+    expect(c.duplicates).toBe(1);
+    expect(c.toFamilies().map((f) => f.spec.name)).toEqual(['monapi_g', 'monapi_i_info']);
+    expect(sampleLines(c.toFamilies())).toEqual(['monapi_g{a="1"} 5', 'monapi_g{a="2"} 7', 'monapi_i_info{a="1"} 1']);
+  });
+
+  it('drops declared families without samples', () => {
+    const c = new FamilyCollector();
+    c.declare(gaugeSpec('monapi_empty', 'e'));
+    expect(c.toFamilies()).toEqual([]);
+  });
+
+  it('refuses one name with two different specs', () => {
+    const c = new FamilyCollector();
+    c.add(gaugeSpec('monapi_g', 'one'), {}, 1);
+    expect(() => c.add(gaugeSpec('monapi_g', 'two'), {}, 1)).toThrow(/declared twice/);
+  });
+});
