@@ -1,0 +1,116 @@
+/**
+ * A token bucket whose refill rate adapts to 429s (AIMD): a 429 empties the bucket, stops
+ * refill until the pause ends, and halves the rate; from then on the rate climbs back
+ * linearly (+10% of the configured rate per minute) until it reaches the configured rate.
+ *
+ * Refill is integrated exactly over the piecewise-linear rate, so the bucket never hands
+ * out more than `capacity + ∫rate` tokens over any interval, whatever the call pattern.
+ */
+export interface AdaptiveBucketConfig {
+  /** The rate the bucket returns to, tokens per second. */
+  ratePerSecond: number;
+  capacity: number;
+  initialTokens: number;
+  nowMs: number;
+}
+
+/** Multiplicative decrease applied per 429 episode. */
+export const RATE_DECREASE_FACTOR = 0.5;
+/** The effective rate never drops below this fraction of the configured rate. */
+export const MIN_RATE_FRACTION = 0.05;
+/** Additive increase: this fraction of the configured rate is regained per minute. */
+export const RATE_INCREASE_PER_MINUTE = 0.1;
+
+const EPSILON = 1e-9;
+
+export class AdaptiveTokenBucket {
+  readonly capacity: number;
+  /** Tokens per millisecond. */
+  private readonly configuredRate: number;
+  /** Rate gained per millisecond, per millisecond. */
+  private readonly climbPerMs: number;
+  private tokens: number;
+  /** Tokens are up to date as of this time; in the future while paused. */
+  private refilledAtMs: number;
+  private baseRate: number;
+  private climbStartMs: number;
+
+  constructor(config: AdaptiveBucketConfig) {
+    this.capacity = config.capacity;
+    this.configuredRate = config.ratePerSecond / 1000;
+    this.climbPerMs = (this.configuredRate * RATE_INCREASE_PER_MINUTE) / 60_000;
+    this.tokens = Math.min(config.initialTokens, config.capacity);
+    this.refilledAtMs = config.nowMs;
+    this.baseRate = this.configuredRate;
+    this.climbStartMs = config.nowMs;
+  }
+
+  /** Effective refill rate at `nowMs`, tokens per second. */
+  ratePerSecondAt(nowMs: number): number {
+    return this.rateAt(nowMs) * 1000;
+  }
+
+  /** Whole and fractional tokens available at `nowMs`. */
+  available(nowMs: number): number {
+    this.refill(nowMs);
+    return this.tokens;
+  }
+
+  /** Takes one token if there is one. */
+  tryTake(nowMs: number): boolean {
+    this.refill(nowMs);
+    if (this.tokens < 1 - EPSILON) return false;
+    this.tokens = Math.max(0, this.tokens - 1);
+    return true;
+  }
+
+  /**
+   * Milliseconds until a token is available (0 if one is now). An upper bound: the rate
+   * only rises between now and then, so a token may come slightly earlier.
+   */
+  msUntilToken(nowMs: number): number {
+    this.refill(nowMs);
+    if (this.tokens >= 1 - EPSILON) return 0;
+    const start = Math.max(nowMs, this.refilledAtMs);
+    const need = 1 - this.tokens;
+    return Math.max(1, Math.ceil(start - nowMs + need / this.rateAt(start)));
+  }
+
+  /**
+   * The upstream said "too many requests": empty the bucket and refill nothing until
+   * `resumeAtMs`. With `decrease`, the rate from then on starts at half the current one.
+   * Without it (a second 429 from the same episode), only the resume time moves.
+   */
+  pauseUntil(nowMs: number, resumeAtMs: number, decrease: boolean): void {
+    const current = this.rateAt(nowMs);
+    const floor = this.configuredRate * MIN_RATE_FRACTION;
+    this.baseRate = decrease ? Math.max(floor, current * RATE_DECREASE_FACTOR) : current;
+    this.tokens = 0;
+    const resume = Math.max(resumeAtMs, this.refilledAtMs, nowMs);
+    this.refilledAtMs = resume;
+    this.climbStartMs = resume;
+  }
+
+  private rateAt(nowMs: number): number {
+    const t = Math.max(0, nowMs - this.climbStartMs);
+    return Math.min(this.configuredRate, this.baseRate + this.climbPerMs * t);
+  }
+
+  private refill(nowMs: number): void {
+    if (nowMs <= this.refilledAtMs) return;
+    this.tokens = Math.min(this.capacity, this.tokens + this.integrate(this.refilledAtMs, nowMs));
+    this.refilledAtMs = nowMs;
+  }
+
+  /** ∫ rate dt over [from, to], with climbStartMs ≤ from < to. */
+  private integrate(from: number, to: number): number {
+    const reachesConfiguredAt =
+      this.baseRate >= this.configuredRate
+        ? this.climbStartMs
+        : this.climbStartMs + (this.configuredRate - this.baseRate) / this.climbPerMs;
+    const trapezoid = (a: number, b: number) => ((this.rateAt(a) + this.rateAt(b)) / 2) * (b - a);
+    if (to <= reachesConfiguredAt) return trapezoid(from, to);
+    if (from >= reachesConfiguredAt) return this.configuredRate * (to - from);
+    return trapezoid(from, reachesConfiguredAt) + this.configuredRate * (to - reachesConfiguredAt);
+  }
+}
