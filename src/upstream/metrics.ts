@@ -1,0 +1,90 @@
+import { Counter, Histogram, type Registry } from 'prom-client';
+import type { UpstreamApi } from './http/errors.js';
+
+/**
+ * Self-metrics of the upstream clients: what the exporter spends of each API's request
+ * budget, per route template and outcome. Registered on the registry passed in, never on
+ * prom-client's global one.
+ */
+export interface UpstreamMetrics {
+  observeRequest(observation: RequestObservation): void;
+  countDropped(labels: UpstreamLabels, count: number): void;
+}
+
+export interface UpstreamLabels {
+  readonly api: UpstreamApi;
+  /** Route template, e.g. `/hosts/{uuid}/metrics/series`. */
+  readonly endpoint: string;
+  /** Account name from the exporter's config; only exposed when `accountLabel` is on. */
+  readonly account?: string;
+}
+
+export interface RequestObservation extends UpstreamLabels {
+  /** HTTP status, or `timeout`, `network`, `aborted` when no status arrived. */
+  readonly code: number | 'timeout' | 'network' | 'aborted';
+  readonly durationSeconds: number;
+  /** Body bytes received (up to the size cap when the body was too large). */
+  readonly bytes: number;
+}
+
+export interface UpstreamMetricsOptions {
+  /** Adds an `account` label to every family; turn on when the exporter polls several accounts. */
+  accountLabel?: boolean;
+  /** Histogram buckets in seconds. */
+  durationBuckets?: readonly number[];
+}
+
+export const DEFAULT_DURATION_BUCKETS: readonly number[] = [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 30];
+
+/** Account name used when a client is given none. */
+export const DEFAULT_ACCOUNT = 'default';
+
+export function createUpstreamMetrics(registry: Registry, options: UpstreamMetricsOptions = {}): UpstreamMetrics {
+  const withAccount = options.accountLabel ?? false;
+  const base = withAccount ? (['api', 'account', 'endpoint'] as const) : (['api', 'endpoint'] as const);
+  type Base = (typeof base)[number];
+
+  const requests = new Counter<Base | 'code'>({
+    name: 'monapi_upstream_requests_total',
+    help: 'Requests sent to an upstream API, by route template and HTTP status (or timeout, network, aborted).',
+    labelNames: [...base, 'code'],
+    registers: [registry],
+  });
+  const duration = new Histogram<Base>({
+    name: 'monapi_upstream_request_duration_seconds',
+    help: 'Time from sending an upstream request to receiving its whole body, or to its failure.',
+    labelNames: [...base],
+    buckets: [...(options.durationBuckets ?? DEFAULT_DURATION_BUCKETS)],
+    registers: [registry],
+  });
+  const bytes = new Counter<Base>({
+    name: 'monapi_upstream_response_bytes_total',
+    help: 'Response body bytes received from an upstream API.',
+    labelNames: [...base],
+    registers: [registry],
+  });
+  const dropped = new Counter<Base>({
+    name: 'monapi_upstream_dropped_items_total',
+    help: 'List items dropped by the decoder because they did not match the expected shape.',
+    labelNames: [...base],
+    registers: [registry],
+  });
+
+  const labelsOf = (labels: UpstreamLabels): Record<string, string> =>
+    withAccount
+      ? { api: labels.api, account: labels.account ?? DEFAULT_ACCOUNT, endpoint: labels.endpoint }
+      : { api: labels.api, endpoint: labels.endpoint };
+
+  return {
+    observeRequest(observation) {
+      const labels = labelsOf(observation);
+      requests.inc({ ...labels, code: String(observation.code) });
+      duration.observe(labels, Math.max(0, observation.durationSeconds));
+      bytes.inc(labels, Math.max(0, observation.bytes));
+    },
+    countDropped(labels, count) {
+      // Incrementing by 0 still creates the series, so rate() has a starting point.
+      dropped.inc(labelsOf(labels), Math.max(0, count));
+    },
+  };
+}
