@@ -1,0 +1,166 @@
+import { describe, expect, it } from 'vitest';
+import type { Host } from '../../upstream/monitoring/schemas.js';
+import { globMatcher } from '../shared/glob.js';
+import { familyHeads, sampleLines } from '../shared/testing.js';
+import { mapHosts, parseTag, selectHosts, tagLabels, type HostFilters } from './map.js';
+
+function host(overrides: Partial<Host> = {}): Host {
+  return {
+    uuid: 'a'.repeat(32),
+    hostname: 'web-1',
+    type: 'vm',
+    agent_version: '1.8.11-1',
+    last_seen: '2026-11-22T12:00:00Z',
+    online: true,
+    allowed: true,
+    server_kinds: [],
+    tags: [],
+    created_at: '2026-01-01T00:00:00Z',
+    ...overrides,
+  };
+}
+
+const A = 'a'.repeat(32);
+const B = 'b'.repeat(32);
+const opts = { account: 'prod', tagLabels: [] as string[] };
+
+describe('mapHosts', () => {
+  it.each([
+    {
+      name: 'one online host',
+      input: [host()],
+      tagLabels: [] as string[],
+      want: [
+        `monapi_host_allowed{account="prod",host_uuid="${A}"} 1`,
+        `monapi_host_created_timestamp_seconds{account="prod",host_uuid="${A}"} ${Date.UTC(2026, 0, 1) / 1000}`,
+        `monapi_host_info{account="prod",agent_version="1.8.11-1",host_type="vm",host_uuid="${A}",hostname="web-1"} 1`,
+        `monapi_host_last_seen_timestamp_seconds{account="prod",host_uuid="${A}"} ${Date.UTC(2026, 10, 22, 12) / 1000}`,
+        `monapi_host_online{account="prod",host_uuid="${A}"} 1`,
+        'monapi_hosts{account="prod",state="not_allowed"} 0',
+        'monapi_hosts{account="prod",state="offline"} 0',
+        'monapi_hosts{account="prod",state="online"} 1',
+      ],
+    },
+    {
+      name: 'no hosts: only the zero counts remain (every host series retracted)',
+      input: [],
+      tagLabels: ['*'],
+      want: [
+        'monapi_hosts{account="prod",state="not_allowed"} 0',
+        'monapi_hosts{account="prod",state="offline"} 0',
+        'monapi_hosts{account="prod",state="online"} 0',
+      ],
+    },
+    {
+      name: 'tags and server kinds (duplicate kinds collapse)',
+      input: [host({ tags: ['env:prod', 'canary', 'team:b', 'team:a', 'secret:x'], server_kinds: ['web-server', 'database', 'web-server'] })],
+      tagLabels: ['env', 'team', 'canary'],
+      want: [
+        `monapi_host_server_kind_info{account="prod",host_uuid="${A}",server_kind="database"} 1`,
+        `monapi_host_server_kind_info{account="prod",host_uuid="${A}",server_kind="web-server"} 1`,
+        `monapi_host_tags_info{account="prod",host_uuid="${A}",tag_canary="true",tag_env="prod",tag_team="a,b"} 1`,
+      ],
+    },
+  ])('$name', ({ input, tagLabels: allow, want }) => {
+    const lines = sampleLines(mapHosts(input, { account: 'prod', tagLabels: allow }));
+    for (const line of want) expect(lines).toContain(line);
+    if (input.length === 0) expect(lines).toEqual(want);
+  });
+
+  it('counts states: not_allowed wins over online', () => {
+    const hosts = [
+      host({ uuid: A, online: true, allowed: true }),
+      host({ uuid: B, online: false, allowed: true }),
+      host({ uuid: 'c', online: true, allowed: false }),
+      host({ uuid: 'd', online: false, allowed: false }),
+    ];
+    const lines = sampleLines(mapHosts(hosts, opts)).filter((l) => l.startsWith('monapi_hosts{'));
+    expect(lines).toEqual([
+      'monapi_hosts{account="prod",state="not_allowed"} 2',
+      'monapi_hosts{account="prod",state="offline"} 1',
+      'monapi_hosts{account="prod",state="online"} 1',
+    ]);
+  });
+
+  it('emits a host tags series with only identity labels when no allowlisted tag is present', () => {
+    const lines = sampleLines(mapHosts([host({ tags: ['other:x'] })], { account: 'prod', tagLabels: ['env'] }));
+    expect(lines).toContain(`monapi_host_tags_info{account="prod",host_uuid="${A}"} 1`);
+  });
+
+  it('omits the tags family when the allowlist is empty', () => {
+    const names = mapHosts([host({ tags: ['env:prod'] })], opts).map((f) => f.spec.name);
+    expect(names).not.toContain('monapi_host_tags_info');
+  });
+
+  it('keeps odd but schema-valid values as they are and lists a duplicated uuid once', () => {
+    const odd = host({ hostname: '', type: '', agent_version: '', last_seen: '1970-01-01T00:00:00Z' });
+    const families = mapHosts([odd, odd], opts);
+    const lines = sampleLines(families);
+    expect(lines).toContain(`monapi_host_info{account="prod",agent_version="",host_type="",host_uuid="${A}",hostname=""} 1`);
+    expect(lines).toContain(`monapi_host_last_seen_timestamp_seconds{account="prod",host_uuid="${A}"} 0`);
+    expect(lines).toContain('monapi_hosts{account="prod",state="online"} 1');
+  });
+
+  it('declares the expected families with units', () => {
+    expect(familyHeads(mapHosts([host({ server_kinds: ['cache'] })], { account: 'x', tagLabels: ['*'] }))).toEqual([
+      'monapi_host_allowed gauge',
+      'monapi_host_created_timestamp_seconds gauge seconds',
+      'monapi_host_info info',
+      'monapi_host_last_seen_timestamp_seconds gauge seconds',
+      'monapi_host_online gauge',
+      'monapi_host_server_kind_info info',
+      'monapi_host_tags_info info',
+      'monapi_hosts gauge',
+    ]);
+  });
+
+  it('names the host when a timestamp cannot be read', () => {
+    expect(() => mapHosts([host({ last_seen: 'soon' })], opts)).toThrow(new RegExp(`host ${A} last_seen`));
+  });
+});
+
+describe('parseTag / tagLabels', () => {
+  it.each([
+    { input: 'env:prod', want: { key: 'env', value: 'prod' } },
+    { input: 'url:http://x', want: { key: 'url', value: 'http://x' } },
+    { input: 'env:', want: { key: 'env', value: '' } },
+    { input: 'canary', want: { key: 'canary', value: 'true' } },
+    { input: ':orphan', want: undefined },
+    { input: '', want: undefined },
+  ])('parseTag($input)', ({ input, want }) => {
+    expect(parseTag(input)).toEqual(want);
+  });
+
+  it.each([
+    { name: 'sanitised key', tags: ['team-name:x'], allow: ['*'], want: { tag_team_name: 'x' } },
+    { name: 'same key twice, sorted and deduplicated', tags: ['k:b', 'k:a', 'k:b'], allow: ['k'], want: { tag_k: 'a,b' } },
+    { name: 'keys that sanitise alike merge', tags: ['team-a:1', 'team_a:2'], allow: ['team*'], want: { tag_team_a: '1,2' } },
+    { name: 'not allowlisted', tags: ['env:prod'], allow: ['team'], want: {} },
+  ])('tagLabels: $name', ({ tags, allow, want }) => {
+    expect(tagLabels(tags, globMatcher(allow))).toEqual(want);
+  });
+});
+
+describe('selectHosts', () => {
+  const hosts = [
+    { hostname: 'web-1', tags: ['env:prod'] },
+    { hostname: 'web-2', tags: ['env:staging', 'canary'] },
+    { hostname: 'db-1', tags: ['env:prod', 'role:db'] },
+  ];
+  const none: HostFilters = { includeTags: [], excludeTags: [], includeNames: [], excludeNames: [] };
+  it.each([
+    { name: 'no filters keeps all', filters: none, want: ['web-1', 'web-2', 'db-1'] },
+    { name: 'include names', filters: { ...none, includeNames: ['web-*'] }, want: ['web-1', 'web-2'] },
+    { name: 'exclude names', filters: { ...none, excludeNames: ['*-2'] }, want: ['web-1', 'db-1'] },
+    { name: 'include tags', filters: { ...none, includeTags: ['env:prod'] }, want: ['web-1', 'db-1'] },
+    { name: 'include bare tag', filters: { ...none, includeTags: ['canary'] }, want: ['web-2'] },
+    { name: 'exclude tag glob', filters: { ...none, excludeTags: ['role:*'] }, want: ['web-1', 'web-2'] },
+    {
+      name: 'both includes must hold, exclusion wins',
+      filters: { ...none, includeNames: ['*-1'], includeTags: ['env:*'], excludeTags: ['role:db'] },
+      want: ['web-1'],
+    },
+  ])('$name', ({ filters, want }) => {
+    expect(selectHosts(hosts, filters).map((h) => h.hostname)).toEqual(want);
+  });
+});
