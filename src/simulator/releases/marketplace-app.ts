@@ -1,0 +1,128 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import express from 'express';
+import type { Request, Response } from 'express';
+import type { Clock } from '../../lib/clock.js';
+import type { ReleaseRecord } from '../../upstream/releases/schemas.js';
+import { countResponses, jsonErrors, notFoundRoute, readMajor, readSingle, sendError, truncate } from './http.js';
+import { WindowRateLimiter } from './rate-limit.js';
+import { fullName, type ReleaseStore, sharedReleaseStore } from './store.js';
+
+export const MARKETPLACE_DEFAULT_RATE_PER_MINUTE = 600;
+export const MARKETPLACE_KEY_HEADER = 'X-RapidAPI-Key';
+export const MARKETPLACE_HOST_HEADER = 'X-RapidAPI-Host';
+
+export interface MarketplaceAppOptions {
+  clock: Clock;
+  /** The one key the marketplace issued; requests must send it in `X-RapidAPI-Key`. */
+  key: string;
+  /** Requests per minute per key (default 600). */
+  ratePerMinute?: number;
+  /** Called once per response with `marketplace` (valid key) or `invalid-key`, and the status. */
+  stats?: (label: string, status: number) => void;
+  /** Defaults to the store shared by every app built on `clock`. */
+  store?: ReleaseStore;
+}
+
+type Answer = (record: ReleaseRecord, res: Response) => void;
+
+/** What each endpoint sends for the latest release; JSON layouts are "not shown" in the seed. */
+const ENDPOINTS: Readonly<Record<string, Answer>> = {
+  '/version': (r, res) => res.json({ version: r.version }),
+  '/source': (r, res) => res.json({ source: r.source_url ?? '' }),
+  '/assets': (r, res) => res.json({ assets: r.assets ?? [] }),
+  '/release': (r, res) => res.json(r),
+  '/text/version': (r, res) => sendText(res, r.version),
+  '/text/source': (r, res) => sendText(res, r.source_url ?? ''),
+  '/text/assets': (r, res) => sendText(res, (r.assets ?? []).join('\n')),
+};
+
+/**
+ * The commercial endpoints, reached through the API marketplace: every request needs the
+ * issued key in `X-RapidAPI-Key` (401 otherwise), is counted against the key's per-minute
+ * limit (429 beyond it), and sees the store as it is now: no cache.
+ */
+export function createMarketplaceApp(options: MarketplaceAppOptions): express.Express {
+  const { clock } = options;
+  if (options.key === '') throw new Error('createMarketplaceApp: key must not be empty');
+  const store = options.store ?? sharedReleaseStore(clock);
+  const limiter = new WindowRateLimiter(clock, options.ratePerMinute ?? MARKETPLACE_DEFAULT_RATE_PER_MINUTE);
+  const keyDigest = digest(options.key);
+  const hasValidKey = (req: Request): boolean => {
+    const sent = req.get(MARKETPLACE_KEY_HEADER);
+    return sent !== undefined && timingSafeEqual(digest(sent), keyDigest);
+  };
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.disable('etag');
+  app.use(countResponses(options.stats, (req) => (hasValidKey(req) ? 'marketplace' : 'invalid-key')));
+  app.use((req, res, next) => {
+    if (!hasValidKey(req)) {
+      const problem = req.get(MARKETPLACE_KEY_HEADER) === undefined ? 'missing' : 'invalid';
+      sendError(res, 'unauthorized', `${problem} ${MARKETPLACE_KEY_HEADER} header`);
+      return;
+    }
+    // One key is configured, so the key's window is the app's window.
+    const decision = limiter.take('key');
+    const resetSeconds = Math.ceil(decision.resetInMs / 1000);
+    res.set({
+      'X-RateLimit-Requests-Limit': String(decision.limit),
+      'X-RateLimit-Requests-Remaining': String(decision.remaining),
+      'X-RateLimit-Requests-Reset': String(resetSeconds),
+    });
+    if (decision.allowed) {
+      next();
+      return;
+    }
+    res.set('Retry-After', String(resetSeconds));
+    sendError(res, 'rate_limited', `rate limit of ${decision.limit} requests per minute exceeded; retry in ${resetSeconds} s`);
+  });
+
+  for (const [path, answer] of Object.entries(ENDPOINTS)) {
+    app.get(path, (req, res) => {
+      const project = readSingle(req, 'project');
+      if ('error' in project) {
+        sendError(res, 'bad_request', project.error);
+        return;
+      }
+      if (project.value === undefined || project.value.trim() === '') {
+        sendError(res, 'bad_request', 'query parameter project is required (a name, owner/repo or URL)');
+        return;
+      }
+      const major = readMajor(req);
+      if ('error' in major) {
+        sendError(res, 'bad_request', major.error);
+        return;
+      }
+      const found = store.resolve(project.value);
+      if (!found) {
+        sendError(res, 'not_found', `unknown project '${truncate(project.value)}'`);
+        return;
+      }
+      const record = store.latest(found, major.major);
+      if (!record) {
+        const line = major.major === undefined ? '' : ` with major version ${major.major}`;
+        sendError(res, 'not_found', `${fullName(found)} has no release${line}`);
+        return;
+      }
+      answer(record, res);
+    });
+    app.all(path, (req, res) => {
+      res.set('Allow', 'GET, HEAD');
+      sendError(res, 'method_not_allowed', `${req.method} is not allowed on ${path}; use GET`);
+    });
+  }
+
+  app.use(notFoundRoute);
+  app.use(jsonErrors);
+  return app;
+}
+
+function sendText(res: Response, body: string): void {
+  res.type('text/plain; charset=utf-8').send(body);
+}
+
+/** Comparing fixed-length digests lets timingSafeEqual run whatever the sent key's length. */
+function digest(text: string): Buffer {
+  return createHash('sha256').update(text).digest();
+}
