@@ -1,0 +1,362 @@
+import type { Priority, RequestGate } from '../../budget/types.js';
+import { systemClock, type Clock } from '../../lib/clock.js';
+import { decodeBody, monitoringDecoders, type Decoded, type DroppedItem, type JsonDecoder } from '../decode.js';
+import type { RequestContext } from '../http/errors.js';
+import { exchange, type ExchangeDeps, type UpstreamLogger } from '../http/exchange.js';
+import type { Transport } from '../http/transport.js';
+import type { UpstreamMetrics } from '../metrics.js';
+import type {
+  Account,
+  AlertRuleList,
+  ComponentList,
+  Host,
+  HostList,
+  LatestValue,
+  MetricCatalogue,
+  RecentAlerts,
+  SeriesPoint,
+  WebsiteCheckList,
+  WebsiteList,
+  WebsiteSummary,
+} from './schemas.js';
+
+/**
+ * Typed client of the Monitoring REST API. Every request goes through the request gate,
+ * which decides when it starts and retries what may be retried; the client itself never
+ * retries. Every method resolves with the decoded value and the list items the decoder
+ * dropped, and rejects with an `UpstreamError`.
+ */
+
+export type AuthScheme = 'bearer' | 'x-api-key';
+
+export interface MonitoringClientOptions {
+  /** Base address ending in `/api/v2`, e.g. `https://monitoring.example.com/api/v2`. */
+  baseUrl: string;
+  apiKey: string;
+  /** How the key is sent; both are equivalent upstream. Default `bearer`. */
+  authScheme?: AuthScheme;
+  transport: Transport;
+  gate: RequestGate;
+  metrics?: UpstreamMetrics;
+  logger?: UpstreamLogger;
+  /** Account name for self-metrics and logs when the exporter polls several accounts. */
+  account?: string;
+  clock?: Clock;
+  /** Longest series URL the client builds; names are split into batches below it. */
+  maxUrlLength?: number;
+}
+
+/**
+ * 2000 bytes: the longest URL that every HTTP component on the way is known to accept
+ * (browsers historically stopped at 2083, and some proxies and WAFs reject or truncate
+ * longer request lines), while RFC 9110 only recommends supporting 8000. The real
+ * service's limit is not documented, so the client stays far below any plausible one; an
+ * operator who knows better raises it to spend fewer requests per series cycle.
+ */
+export const DEFAULT_MAX_URL_LENGTH = 2000;
+
+/** Upper bound of `limit` on `/websites/{id}/checks`. */
+export const MAX_CHECKS_LIMIT = 500;
+
+const RELATIVE_WINDOW = /^[1-9][0-9]*[mhdw]$/;
+
+/** One metric's points with the window and interval of the batch that carried them. */
+export interface MetricSeries {
+  readonly since: string;
+  readonly intervalSeconds: number;
+  readonly points: readonly SeriesPoint[];
+}
+
+/**
+ * The merged answer of one or more series batches. Usually all batches agree on `since`
+ * and `interval`; if the window moved between two batches (a bucket boundary passed) each
+ * metric keeps the window and interval its own batch reported.
+ */
+export interface SeriesResult {
+  readonly hostUuid: string;
+  readonly series: Readonly<Record<string, MetricSeries>>;
+  /** Set when every batch reported the same window and interval. */
+  readonly window: { readonly since: string; readonly intervalSeconds: number } | undefined;
+  /** Requests spent. */
+  readonly batches: number;
+}
+
+export interface ChecksQuery {
+  /** Relative window such as `15m` or `1d`: checks inside it, oldest first. */
+  since?: string;
+  /** At most 500. */
+  limit?: number;
+}
+
+export class MonitoringClient {
+  private readonly baseUrl: string;
+  private readonly headers: Readonly<Record<string, string>>;
+  private readonly secrets: readonly string[];
+  private readonly gate: RequestGate;
+  private readonly deps: ExchangeDeps;
+  private readonly maxUrlLength: number;
+  private readonly metrics: UpstreamMetrics | undefined;
+  private readonly logger: UpstreamLogger | undefined;
+  private readonly accountName: string | undefined;
+
+  constructor(options: MonitoringClientOptions) {
+    this.baseUrl = checkBaseUrl(options.baseUrl);
+    if (options.apiKey.trim() === '') throw new TypeError('monitoring apiKey must not be empty');
+    if (/[\r\n]/.test(options.apiKey)) throw new TypeError('monitoring apiKey must not contain line breaks');
+    const scheme = options.authScheme ?? 'bearer';
+    if (scheme !== 'bearer' && scheme !== 'x-api-key') {
+      throw new TypeError(`monitoring authScheme must be 'bearer' or 'x-api-key', got '${String(scheme)}'`);
+    }
+    this.headers =
+      scheme === 'bearer' ? { authorization: `Bearer ${options.apiKey}` } : { 'x-api-key': options.apiKey };
+    this.secrets = [options.apiKey];
+    this.gate = options.gate;
+    this.metrics = options.metrics;
+    this.logger = options.logger;
+    this.accountName = options.account;
+    this.deps = {
+      transport: options.transport,
+      clock: options.clock ?? systemClock,
+      metrics: options.metrics,
+      logger: options.logger,
+      account: options.account,
+    };
+    this.maxUrlLength = options.maxUrlLength ?? DEFAULT_MAX_URL_LENGTH;
+    if (!Number.isSafeInteger(this.maxUrlLength) || this.maxUrlLength < 100) {
+      throw new RangeError(`maxUrlLength must be an integer of at least 100, got ${String(options.maxUrlLength)}`);
+    }
+  }
+
+  /** `/account`: plan, limits, usage and rate limit. */
+  account(priority: Priority = 'high'): Promise<Decoded<Account>> {
+    return this.call(priority, '/account', '/account', monitoringDecoders.account);
+  }
+
+  /** `/hosts`, `allowed: false` hosts included. */
+  hosts(priority: Priority = 'high'): Promise<Decoded<HostList>> {
+    return this.call(priority, '/hosts', '/hosts', monitoringDecoders.hosts);
+  }
+
+  /** `/hosts/{uuid}` */
+  host(uuid: string, priority: Priority = 'normal'): Promise<Decoded<Host>> {
+    return this.call(priority, '/hosts/{uuid}', `/hosts/${segment('uuid', uuid)}`, monitoringDecoders.host);
+  }
+
+  /** `/hosts/{uuid}/metrics`: metric names grouped by component. */
+  metricCatalogue(uuid: string, priority: Priority = 'normal'): Promise<Decoded<MetricCatalogue>> {
+    return this.call(
+      priority,
+      '/hosts/{uuid}/metrics',
+      `/hosts/${segment('uuid', uuid)}/metrics`,
+      monitoringDecoders.metricCatalogue,
+    );
+  }
+
+  /** `/hosts/{uuid}/metrics/{name}/latest` */
+  latest(uuid: string, name: string, priority: Priority = 'normal'): Promise<Decoded<LatestValue>> {
+    return this.call(
+      priority,
+      '/hosts/{uuid}/metrics/{name}/latest',
+      `/hosts/${segment('uuid', uuid)}/metrics/${segment('name', name)}/latest`,
+      monitoringDecoders.latest,
+    );
+  }
+
+  /** `/hosts/{uuid}/components`: detected servers on the host. */
+  components(uuid: string, priority: Priority = 'normal'): Promise<Decoded<ComponentList>> {
+    return this.call(
+      priority,
+      '/hosts/{uuid}/components',
+      `/hosts/${segment('uuid', uuid)}/components`,
+      monitoringDecoders.components,
+    );
+  }
+
+  /** `/alerts`: alert rules. */
+  alertRules(priority: Priority = 'high'): Promise<Decoded<AlertRuleList>> {
+    return this.call(priority, '/alerts', '/alerts', monitoringDecoders.alertRules);
+  }
+
+  /** `/alerts/recent`, optionally capped at `limit` events. */
+  recentAlerts(limit?: number, priority: Priority = 'high'): Promise<Decoded<RecentAlerts>> {
+    const query = limit === undefined ? '' : `?limit=${positiveInteger('limit', limit)}`;
+    return this.call(priority, '/alerts/recent', `/alerts/recent${query}`, monitoringDecoders.recentAlerts);
+  }
+
+  /** `/websites` with their 24-hour aggregates. */
+  websites(priority: Priority = 'high'): Promise<Decoded<WebsiteList>> {
+    return this.call(priority, '/websites', '/websites', monitoringDecoders.websites);
+  }
+
+  /** `/websites/{id}`: uptime, time to first byte, TLS, recent checks. */
+  websiteSummary(id: number, priority: Priority = 'normal'): Promise<Decoded<WebsiteSummary>> {
+    return this.call(priority, '/websites/{id}', `/websites/${websiteId(id)}`, monitoringDecoders.websiteSummary);
+  }
+
+  /**
+   * `/websites/{id}/checks`. Without a query: the newest 100, newest first. With `since`:
+   * the checks inside the window, oldest first.
+   */
+  checks(id: number, query: ChecksQuery = {}, priority: Priority = 'bulk'): Promise<Decoded<WebsiteCheckList>> {
+    const params: string[] = [];
+    if (query.since !== undefined) params.push(`since=${relativeWindow('since', query.since)}`);
+    if (query.limit !== undefined) params.push(`limit=${positiveInteger('limit', query.limit, MAX_CHECKS_LIMIT)}`);
+    const search = params.length > 0 ? `?${params.join('&')}` : '';
+    return this.call(priority, '/websites/{id}/checks', `/websites/${websiteId(id)}/checks${search}`, monitoringDecoders.checks);
+  }
+
+  /**
+   * `/hosts/{uuid}/metrics/series` for any number of names: as many requests as it takes
+   * to keep each URL under `maxUrlLength`, merged into one result. Repeated names are
+   * asked once. No names, no request.
+   */
+  async series(uuid: string, names: readonly string[], since = '1h', priority: Priority = 'bulk'): Promise<Decoded<SeriesResult>> {
+    const window = relativeWindow('since', since);
+    const unique = [...new Set(names)];
+    for (const name of unique) {
+      if (name === '' || name.includes(',')) {
+        throw new TypeError(`metric name ${JSON.stringify(name)} cannot be sent: names must be non-empty and contain no comma`);
+      }
+    }
+    if (unique.length === 0) {
+      return { value: { hostUuid: uuid, series: {}, window: undefined, batches: 0 }, dropped: [] };
+    }
+    const prefix = `${this.baseUrl}/hosts/${segment('uuid', uuid)}/metrics/series?since=${window}&names=`;
+    const batches = planSeriesBatches(prefix.length, unique, this.maxUrlLength);
+    const answers = await Promise.all(
+      batches.map((batch) =>
+        this.call(
+          priority,
+          '/hosts/{uuid}/metrics/series',
+          prefix.slice(this.baseUrl.length) + batch.map(encodeURIComponent).join(','),
+          monitoringDecoders.series,
+          false,
+        ),
+      ),
+    );
+
+    const series: Record<string, MetricSeries> = {};
+    const dropped: DroppedItem[] = [];
+    const windows = new Set<string>();
+    let hostUuid = uuid;
+    for (const answer of answers) {
+      const { value } = answer;
+      hostUuid = value.host_uuid;
+      windows.add(JSON.stringify([value.since, value.interval]));
+      for (const [name, points] of Object.entries(value.series)) {
+        series[name] = { since: value.since, intervalSeconds: value.interval, points };
+      }
+      dropped.push(...answer.dropped);
+    }
+    this.countDropped('/hosts/{uuid}/metrics/series', dropped);
+    const first = answers[0]?.value;
+    const uniform = windows.size === 1 && first ? { since: first.since, intervalSeconds: first.interval } : undefined;
+    return { value: { hostUuid, series, window: uniform, batches: batches.length }, dropped };
+  }
+
+  private async call<T>(
+    priority: Priority,
+    endpoint: string,
+    pathAndQuery: string,
+    decoder: JsonDecoder<T>,
+    countDropped = true,
+  ): Promise<Decoded<T>> {
+    const context: RequestContext = { api: 'monitoring', endpoint };
+    const url = `${this.baseUrl}${pathAndQuery}`;
+    const decoded = await this.gate.run(priority, endpoint, async (signal) => {
+      const response = await exchange(this.deps, { context, url, headers: this.headers, signal, secrets: this.secrets });
+      return decodeBody(decoder, response.body, context, response.headers['content-type']);
+    });
+    if (countDropped) this.countDropped(endpoint, decoded.dropped);
+    return decoded;
+  }
+
+  private countDropped(endpoint: string, dropped: readonly DroppedItem[]): void {
+    this.metrics?.countDropped({ api: 'monitoring', endpoint, account: this.accountName }, dropped.length);
+    if (dropped.length > 0) {
+      this.logger?.warn(
+        { api: 'monitoring', endpoint, dropped: dropped.length, first: dropped.slice(0, 3) },
+        'upstream response had malformed items; they were dropped',
+      );
+    }
+  }
+}
+
+/**
+ * Splits metric names into batches so that `baseUrlLength` plus each batch's encoded,
+ * comma-joined names stays within `maxUrlLength`. Order is kept; batches are filled
+ * greedily, which is optimal for items that must stay in order.
+ * @throws RangeError naming the metric when one name alone would exceed the limit
+ * @example planSeriesBatches(60, ['a.b', 'c.d'], 64) // [['a.b'], ['c.d']]
+ */
+export function planSeriesBatches(baseUrlLength: number, names: readonly string[], maxUrlLength: number): string[][] {
+  const room = maxUrlLength - baseUrlLength;
+  const batches: string[][] = [];
+  let current: string[] = [];
+  let used = 0;
+  for (const name of names) {
+    const size = encodeURIComponent(name).length;
+    if (size > room) {
+      const shown = name.length > 60 ? `${name.slice(0, 60)}…` : name;
+      throw new RangeError(
+        `metric name '${shown}' is too long to request: with it the series URL would be ${baseUrlLength + size} bytes, over maxUrlLength ${maxUrlLength}`,
+      );
+    }
+    const extra = current.length === 0 ? size : size + 1;
+    if (used + extra > room) {
+      batches.push(current);
+      current = [name];
+      used = size;
+    } else {
+      current.push(name);
+      used += extra;
+    }
+  }
+  if (current.length > 0) batches.push(current);
+  return batches;
+}
+
+function checkBaseUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new TypeError(`monitoring baseUrl is not an absolute URL: '${raw}'`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new TypeError(`monitoring baseUrl must use http or https, got '${url.protocol}'`);
+  }
+  if (url.search || url.hash || url.username || url.password) {
+    throw new TypeError('monitoring baseUrl must not carry credentials, a query or a fragment');
+  }
+  const trimmed = `${url.origin}${url.pathname}`.replace(/\/+$/, '');
+  if (!trimmed.endsWith('/api/v2')) {
+    throw new TypeError(`monitoring baseUrl must end in /api/v2, got '${trimmed}'`);
+  }
+  return trimmed;
+}
+
+function segment(what: string, value: string): string {
+  if (value === '') throw new TypeError(`${what} must not be empty`);
+  return encodeURIComponent(value);
+}
+
+function websiteId(id: number): string {
+  if (!Number.isSafeInteger(id)) throw new TypeError(`website id must be an integer, got ${String(id)}`);
+  return String(id);
+}
+
+function positiveInteger(what: string, value: number, max?: number): string {
+  if (!Number.isSafeInteger(value) || value < 1 || (max !== undefined && value > max)) {
+    const range = max === undefined ? 'a positive integer' : `an integer from 1 to ${max}`;
+    throw new RangeError(`${what} must be ${range}, got ${String(value)}`);
+  }
+  return String(value);
+}
+
+function relativeWindow(what: string, value: string): string {
+  if (!RELATIVE_WINDOW.test(value)) {
+    throw new RangeError(`${what} must be a relative window such as 15m, 1h, 7d or 2w, got '${value}'`);
+  }
+  return value;
+}

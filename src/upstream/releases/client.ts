@@ -1,0 +1,327 @@
+import type { Priority, RequestGate } from '../../budget/types.js';
+import { systemClock, type Clock } from '../../lib/clock.js';
+import {
+  decodeBody,
+  decodeMarketplaceAssets,
+  decodeMarketplaceSource,
+  decodeMarketplaceVersion,
+  decodeReleaseRecord,
+  decodeTextAssets,
+  decodeTextValue,
+  decodeVersionOnly,
+  type Decoded,
+  type JsonDecoder,
+} from '../decode.js';
+import { InvalidResponseError, NotFoundError, type RequestContext } from '../http/errors.js';
+import { exchange, type ExchangeDeps, type UpstreamLogger } from '../http/exchange.js';
+import type { Transport, TransportResponse } from '../http/transport.js';
+import type { UpstreamMetrics } from '../metrics.js';
+import type { ReleaseRecord } from './schemas.js';
+import { matchesMajor, normaliseVersion } from './version.js';
+
+/**
+ * Typed client of the Release Lookup API, in either of its two offerings:
+ *
+ * - `free`: `{baseUrl}/<owner>/<repository>`, no credential, one JSON release record.
+ *   It takes no `major` (its query column says "none"), so for a project with `major` the
+ *   client asks for the latest release and rejects it with `MajorUnavailableError` when it
+ *   lies in another major line, rather than send a parameter the service may ignore and
+ *   report a wrong line as if it matched.
+ * - `marketplace`: `{baseUrl}/release?project=..&major=..` with the marketplace key and
+ *   host headers; one request gives version, type, date, source and assets.
+ */
+
+export type ReleaseMode = 'free' | 'marketplace';
+
+export interface ReleaseClientOptions {
+  mode: ReleaseMode;
+  baseUrl: string;
+  /** Required in marketplace mode. */
+  marketplaceKey?: string;
+  /** Gateway host for the host header; defaults to the host of `baseUrl`. */
+  marketplaceHost?: string;
+  headerNames?: { key?: string; host?: string };
+  transport: Transport;
+  gate: RequestGate;
+  metrics?: UpstreamMetrics;
+  logger?: UpstreamLogger;
+  account?: string;
+  clock?: Clock;
+}
+
+export interface ReleaseProject {
+  /** A bare name (`nginx`), `<owner>/<repository>`, or the URL where the project is hosted. */
+  id: string;
+  /** Restrict to the latest release whose major version is this. */
+  major?: number;
+}
+
+export interface LatestRelease {
+  /** Normalised: `v1.2.3` and `nginx-1.2.3` both give `1.2.3`. */
+  version: string;
+  /** As the service sent it. */
+  rawVersion: string;
+  type?: string;
+  /** As sent, e.g. `2020-12-15 14:41:39+00:00`. */
+  tagDate?: string;
+  sourceUrl?: string;
+  assets?: string[];
+}
+
+/** The free endpoint's newest release is outside the major line asked for. */
+export class MajorUnavailableError extends NotFoundError {
+  readonly major: number;
+  readonly latestVersion: string;
+  constructor(context: RequestContext, major: number, latestVersion: string) {
+    super(
+      context,
+      `the free endpoint only reports the newest release (${latestVersion}), which is not in major line ${major}; use marketplace mode to look up an older major line`,
+    );
+    this.major = major;
+    this.latestVersion = latestVersion;
+  }
+}
+
+export const DEFAULT_MARKETPLACE_HEADERS = { key: 'X-RapidAPI-Key', host: 'X-RapidAPI-Host' } as const;
+
+const FREE_ENDPOINT = '/{owner}/{repository}';
+const FREE_VERSION_ENDPOINT = '/{owner}/{repository}?version';
+const NAME_PART = /^[A-Za-z0-9_.-]+$/;
+const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/;
+
+export class ReleaseClient {
+  readonly mode: ReleaseMode;
+  private readonly baseUrl: string;
+  private readonly headers: Readonly<Record<string, string>>;
+  private readonly secrets: readonly string[];
+  private readonly gate: RequestGate;
+  private readonly deps: ExchangeDeps;
+  private readonly metrics: UpstreamMetrics | undefined;
+  private readonly logger: UpstreamLogger | undefined;
+  private readonly accountName: string | undefined;
+
+  constructor(options: ReleaseClientOptions) {
+    if (options.mode !== 'free' && options.mode !== 'marketplace') {
+      throw new TypeError(`release mode must be 'free' or 'marketplace', got '${String(options.mode)}'`);
+    }
+    this.mode = options.mode;
+    const base = checkBaseUrl(options.baseUrl);
+    this.baseUrl = base.text;
+    if (options.mode === 'marketplace') {
+      const key = options.marketplaceKey ?? '';
+      if (key.trim() === '') throw new TypeError('marketplace mode needs a marketplaceKey');
+      if (/[\r\n]/.test(key)) throw new TypeError('marketplaceKey must not contain line breaks');
+      const keyHeader = options.headerNames?.key ?? DEFAULT_MARKETPLACE_HEADERS.key;
+      const hostHeader = options.headerNames?.host ?? DEFAULT_MARKETPLACE_HEADERS.host;
+      for (const name of [keyHeader, hostHeader]) {
+        if (!HEADER_NAME.test(name)) throw new TypeError(`'${name}' is not a valid HTTP header name`);
+      }
+      this.headers = { [keyHeader]: key, [hostHeader]: options.marketplaceHost ?? base.host };
+      this.secrets = [key];
+    } else {
+      this.headers = {};
+      this.secrets = options.marketplaceKey ? [options.marketplaceKey] : [];
+    }
+    this.gate = options.gate;
+    this.metrics = options.metrics;
+    this.logger = options.logger;
+    this.accountName = options.account;
+    this.deps = {
+      transport: options.transport,
+      clock: options.clock ?? systemClock,
+      metrics: options.metrics,
+      logger: options.logger,
+      account: options.account,
+    };
+  }
+
+  /** The latest release of a project, with everything one request can give. */
+  async latest(project: ReleaseProject, priority: Priority = 'normal'): Promise<LatestRelease> {
+    checkMajor(project.major);
+    if (this.mode === 'marketplace') {
+      const record = await this.json(priority, '/release', `/release?${this.marketplaceQuery(project)}`, decodeReleaseRecord);
+      return toLatestRelease(record.value, { api: 'releases', endpoint: '/release' });
+    }
+    const context: RequestContext = { api: 'releases', endpoint: FREE_ENDPOINT };
+    const record = await this.json(priority, FREE_ENDPOINT, `/${freeProjectPath(project.id)}`, decodeReleaseRecord);
+    const release = toLatestRelease(record.value, context);
+    if (project.major !== undefined && !matchesMajor(release.version, project.major)) {
+      throw new MajorUnavailableError(context, project.major, release.version);
+    }
+    return release;
+  }
+
+  /**
+   * Only the version: the free endpoint's `?version` form, or marketplace `/version`
+   * (`/text/version` with `text`). Returns `{version, rawVersion}`.
+   */
+  async version(project: ReleaseProject, options: { text?: boolean } = {}, priority: Priority = 'normal'): Promise<{ version: string; rawVersion: string }> {
+    checkMajor(project.major);
+    if (this.mode === 'free') {
+      const context: RequestContext = { api: 'releases', endpoint: FREE_VERSION_ENDPOINT };
+      const raw = await this.json(priority, FREE_VERSION_ENDPOINT, `/${freeProjectPath(project.id)}?version`, decodeVersionOnly);
+      const version = normalised(raw.value, context);
+      if (project.major !== undefined && !matchesMajor(version, project.major)) {
+        throw new MajorUnavailableError(context, project.major, version);
+      }
+      return { version, rawVersion: raw.value };
+    }
+    const endpoint = options.text ? '/text/version' : '/version';
+    const context: RequestContext = { api: 'releases', endpoint };
+    const path = `${endpoint}?${this.marketplaceQuery(project)}`;
+    const raw = options.text
+      ? await this.text(priority, endpoint, path, (body) => decodeTextValue(body, context, 'version'))
+      : (await this.json(priority, endpoint, path, decodeMarketplaceVersion)).value;
+    return { version: normalised(raw, context), rawVersion: raw };
+  }
+
+  /** Marketplace `/source` (or `/text/source`): the source tarball URL. */
+  async source(project: ReleaseProject, options: { text?: boolean } = {}, priority: Priority = 'normal'): Promise<string> {
+    checkMajor(project.major);
+    this.requireMarketplace('source');
+    const endpoint = options.text ? '/text/source' : '/source';
+    const context: RequestContext = { api: 'releases', endpoint };
+    const path = `${endpoint}?${this.marketplaceQuery(project)}`;
+    return options.text
+      ? this.text(priority, endpoint, path, (body) => decodeTextValue(body, context, 'source URL'))
+      : (await this.json(priority, endpoint, path, decodeMarketplaceSource)).value;
+  }
+
+  /** Marketplace `/assets` (or `/text/assets`): asset URLs of the latest release. */
+  async assets(project: ReleaseProject, options: { text?: boolean } = {}, priority: Priority = 'normal'): Promise<Decoded<string[]>> {
+    checkMajor(project.major);
+    this.requireMarketplace('assets');
+    const endpoint = options.text ? '/text/assets' : '/assets';
+    const path = `${endpoint}?${this.marketplaceQuery(project)}`;
+    const decoded = options.text
+      ? await this.text(priority, endpoint, path, (body) => decodeTextAssets(body))
+      : await this.json(priority, endpoint, path, decodeMarketplaceAssets);
+    this.countDropped(endpoint, decoded.dropped.length);
+    return decoded;
+  }
+
+  private marketplaceQuery(project: ReleaseProject): string {
+    const id = project.id.trim();
+    if (id === '') throw new TypeError('release project id must not be empty');
+    const major = project.major === undefined ? '' : `&major=${project.major}`;
+    return `project=${encodeURIComponent(id)}${major}`;
+  }
+
+  private requireMarketplace(what: string): void {
+    if (this.mode !== 'marketplace') {
+      throw new TypeError(`the free release endpoint has no ${what} lookup; use latest(), which returns it when the record has it`);
+    }
+  }
+
+  private json<T>(priority: Priority, endpoint: string, pathAndQuery: string, decoder: JsonDecoder<T>): Promise<Decoded<T>> {
+    return this.send(priority, endpoint, pathAndQuery, { accept: 'application/json' }, (response, context) =>
+      decodeBody(decoder, response.body, context, response.headers['content-type']),
+    );
+  }
+
+  private text<T>(priority: Priority, endpoint: string, pathAndQuery: string, decode: (body: Buffer) => T): Promise<T> {
+    return this.send(priority, endpoint, pathAndQuery, { accept: 'text/plain' }, (response) => decode(response.body));
+  }
+
+  private send<T>(
+    priority: Priority,
+    endpoint: string,
+    pathAndQuery: string,
+    extraHeaders: Record<string, string>,
+    decode: (response: TransportResponse, context: RequestContext) => T,
+  ): Promise<T> {
+    const context: RequestContext = { api: 'releases', endpoint };
+    const url = `${this.baseUrl}${pathAndQuery}`;
+    const headers = { ...extraHeaders, ...this.headers };
+    return this.gate.run(priority, endpoint, async (signal) => {
+      const response = await exchange(this.deps, { context, url, headers, signal, secrets: this.secrets });
+      return decode(response, context);
+    });
+  }
+
+  private countDropped(endpoint: string, count: number): void {
+    this.metrics?.countDropped({ api: 'releases', endpoint, account: this.accountName }, count);
+    if (count > 0) this.logger?.warn({ api: 'releases', endpoint, dropped: count }, 'asset lines that are not URLs were dropped');
+  }
+}
+
+/**
+ * `<owner>/<repository>` for the free endpoint, from `owner/repo` or a GitHub URL
+ * (`https://github.com/owner/repo.git`, `github.com/owner/repo/releases`). A bare name
+ * names no repository and is refused.
+ * @example freeProjectPath('https://github.com/nginx/nginx/') // 'nginx/nginx'
+ */
+export function freeProjectPath(id: string): string {
+  const text = id.trim();
+  const refuse = (why: string): never => {
+    throw new TypeError(`release project '${id}' cannot be looked up on the free endpoint: ${why}`);
+  };
+  let parts: string[];
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(text) || /^(www\.)?github\.com\//i.test(text)) {
+    let url: URL;
+    try {
+      url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `https://${text}`);
+    } catch {
+      return refuse('it is not a valid URL');
+    }
+    const host = url.hostname.toLowerCase();
+    if (host !== 'github.com' && host !== 'www.github.com') {
+      return refuse(`it takes <owner>/<repository> of a GitHub repository, and ${host} is not GitHub; use marketplace mode`);
+    }
+    parts = url.pathname.split('/').filter((part) => part !== '').slice(0, 2);
+    if (parts.length < 2) return refuse('the URL names no <owner>/<repository>');
+    parts[1] = (parts[1] ?? '').replace(/\.git$/i, '');
+  } else {
+    parts = text.split('/');
+    if (parts.length === 1) {
+      return refuse('it takes <owner>/<repository>, and a bare name names no repository; give owner/repository or use marketplace mode');
+    }
+    if (parts.length !== 2) return refuse('expected exactly <owner>/<repository>');
+  }
+  for (const part of parts) {
+    if (!NAME_PART.test(part) || part === '.' || part === '..') {
+      return refuse(`'${part}' is not a valid owner or repository name`);
+    }
+  }
+  return parts.join('/');
+}
+
+function toLatestRelease(record: ReleaseRecord, context: RequestContext): LatestRelease {
+  const release: LatestRelease = { version: normalised(record.version, context), rawVersion: record.version };
+  if (record.type !== undefined) release.type = record.type;
+  if (record.tag_date !== undefined) release.tagDate = record.tag_date;
+  const sourceUrl = record.source_url ?? (record.source !== undefined && /^https?:\/\//i.test(record.source) ? record.source : undefined);
+  if (sourceUrl !== undefined) release.sourceUrl = sourceUrl;
+  if (record.assets !== undefined) release.assets = record.assets;
+  return release;
+}
+
+function normalised(raw: string, context: RequestContext): string {
+  const version = normaliseVersion(raw);
+  if (version === undefined) {
+    throw new InvalidResponseError(context, `'${raw.slice(0, 60)}' is not a version`, ['version: not a version']);
+  }
+  return version;
+}
+
+function checkMajor(major: number | undefined): void {
+  if (major !== undefined && (!Number.isSafeInteger(major) || major < 0)) {
+    throw new RangeError(`major must be a non-negative integer, got ${String(major)}`);
+  }
+}
+
+function checkBaseUrl(raw: string): { text: string; host: string } {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new TypeError(`release baseUrl is not an absolute URL: '${raw}'`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new TypeError(`release baseUrl must use http or https, got '${url.protocol}'`);
+  }
+  if (url.search || url.hash || url.username || url.password) {
+    throw new TypeError('release baseUrl must not carry credentials, a query or a fragment');
+  }
+  return { text: `${url.origin}${url.pathname}`.replace(/\/+$/, ''), host: url.host };
+}
