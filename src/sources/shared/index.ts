@@ -1,4 +1,4 @@
-export { sanitizeName, prefixedLabelName, isDiscouragedLabelName } from './names.js';
+export { sanitizeName, replaceInvalidNameChars, prefixedLabelName, isDiscouragedLabelName } from './names.js';
 export {
   BYTES_PER_KIBIBYTE,
   percentToRatio,

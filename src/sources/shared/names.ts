@@ -6,6 +6,11 @@
 
 const INVALID_NAME_CHARS = /[^a-zA-Z0-9_]/g;
 
+/** Replaces every character outside `[a-zA-Z0-9_]` with `_`, nothing else. */
+export function replaceInvalidNameChars(raw: string): string {
+  return raw.replace(INVALID_NAME_CHARS, '_');
+}
+
 /**
  * Replaces every character outside `[a-zA-Z0-9_]` with `_` and prefixes `_` when the
  * result would start with a digit. Case is kept. An empty input gives `_`.
