@@ -1,0 +1,83 @@
+import type { MetricKind } from '../../../upstream/monitoring/metric-catalogue.js';
+import { MINUTE_MS, readableFromMs } from './agents.js';
+import type { HostProfile } from './hosts.js';
+import type { Signal } from './signals.js';
+
+/**
+ * Turns per-minute values into what the series endpoint reports for a bucket.
+ *
+ * A bucket [start, start + interval) covers the minutes that begin inside it. Each minute is
+ * readable or not at `nowMs` (ingest delay, agent outages and their 2-hour buffer, lost
+ * reports, retention, host creation). A bucket reports what is readable:
+ * - delta: the sum of the readable minutes, so the one-minute buckets of an hour add up to
+ *   the hour's bucket once all its minutes are in;
+ * - gauge: the mean of the readable minutes, taken over at most GAUGE_SAMPLES of them,
+ *   evenly spread, when the bucket is large;
+ * - null when no minute is readable, so the newest bucket stays null until data arrives.
+ */
+
+const GAUGE_SAMPLES = 6;
+
+export interface SeriesQuery {
+  readonly profile: HostProfile;
+  readonly kind: MetricKind;
+  readonly signal: Signal;
+  readonly retentionMs: number;
+}
+
+function firstReadableMinute(q: SeriesQuery, nowMs: number): number {
+  return Math.max(q.profile.firstMinute, Math.ceil((nowMs - q.retentionMs) / MINUTE_MS));
+}
+
+function isReadable(q: SeriesQuery, minute: number, nowMs: number): boolean {
+  return readableFromMs(q.profile, minute) <= nowMs;
+}
+
+export function bucketValue(q: SeriesQuery, bucketStartMs: number, intervalS: number, nowMs: number): number | null {
+  const from = Math.ceil(bucketStartMs / MINUTE_MS);
+  const to = Math.ceil((bucketStartMs + intervalS * 1000) / MINUTE_MS);
+  const lo = Math.max(from, firstReadableMinute(q, nowMs));
+  if (lo >= to) return null;
+
+  if (q.kind === 'delta') {
+    let sum = 0;
+    let seen = false;
+    for (let m = lo; m < to; m++) {
+      if (!isReadable(q, m, nowMs)) continue;
+      sum += q.signal(q.profile, m);
+      seen = true;
+    }
+    return seen ? sum : null;
+  }
+
+  const span = to - lo;
+  if (span > GAUGE_SAMPLES) {
+    const mean = gaugeMean(q, nowMs, GAUGE_SAMPLES, (k) => lo + Math.floor(((k + 0.5) * span) / GAUGE_SAMPLES));
+    if (mean !== null) return mean;
+  }
+  // Small buckets, and large ones whose sampled minutes all happen to be unreadable.
+  return gaugeMean(q, nowMs, span, (k) => lo + k);
+}
+
+function gaugeMean(q: SeriesQuery, nowMs: number, count: number, minuteAt: (k: number) => number): number | null {
+  let sum = 0;
+  let n = 0;
+  for (let k = 0; k < count; k++) {
+    const m = minuteAt(k);
+    if (!isReadable(q, m, nowMs)) continue;
+    sum += q.signal(q.profile, m);
+    n++;
+  }
+  if (n === 0) return null;
+  // Keep integers integral (mem bytes, status) and trim float noise from means.
+  return Math.round((sum / n) * 1e6) / 1e6;
+}
+
+/** The newest readable minute at `nowMs` and its value. */
+export function latestValue(q: SeriesQuery, nowMs: number): { timestampMs: number | null; value: number | null } {
+  const oldest = firstReadableMinute(q, nowMs);
+  for (let m = Math.floor(nowMs / MINUTE_MS); m >= oldest; m--) {
+    if (isReadable(q, m, nowMs)) return { timestampMs: m * MINUTE_MS, value: q.signal(q.profile, m) };
+  }
+  return { timestampMs: null, value: null };
+}
