@@ -94,7 +94,7 @@ export class UndiciTransport implements Transport {
       const cap = this.options.maxResponseBytes;
       const declared = Number(headerValue(response.headers['content-length']));
       if (Number.isFinite(declared) && declared > cap) {
-        response.body.destroy();
+        discard(response.body);
         throw new TransportFailure('too_large', `response declares ${declared} bytes, over the cap of ${cap} bytes`, status);
       }
       const chunks: Buffer[] = [];
@@ -103,14 +103,14 @@ export class UndiciTransport implements Transport {
         const buffer = chunk as Buffer;
         received += buffer.length;
         if (received > cap) {
-          response.body.destroy();
+          discard(response.body);
           throw new TransportFailure('too_large', `response body exceeds the cap of ${cap} bytes`, status);
         }
         chunks.push(buffer);
       }
       return { status, headers: flattenHeaders(response.headers), body: Buffer.concat(chunks, received) };
     } catch (error) {
-      if (response && !response.body.destroyed) response.body.destroy();
+      if (response && !response.body.destroyed) discard(response.body);
       throw toTransportFailure(error, signal);
     }
   }
@@ -137,6 +137,12 @@ export class UndiciTransport implements Transport {
     }
     return pool;
   }
+}
+
+/** Drops the rest of a body (and its connection); the abort error this raises is expected. */
+function discard(body: Dispatcher.ResponseData['body']): void {
+  body.on('error', () => undefined);
+  body.destroy();
 }
 
 function definedOnly(options: UndiciTransportOptions): UndiciTransportOptions {
