@@ -1,0 +1,123 @@
+import express from 'express';
+import type { NextFunction, Request, Response, Router } from 'express';
+import { z } from 'zod';
+import type { Clock } from '../../../lib/clock.js';
+import { describeIssues, FAULT_TARGETS, parseFaultUpdate, type FaultController } from '../../faults.js';
+import type { TokenBucketLimiter } from '../../rate-limit.js';
+import type { MonitoringWorld } from '../world-types.js';
+import type { StatsRecorder } from './stats.js';
+
+export interface ControlOptions {
+  world: MonitoringWorld;
+  clock: Clock;
+  faults: FaultController;
+  stats: StatsRecorder;
+  limiter: TokenBucketLimiter;
+}
+
+const HostChange = z.strictObject({
+  account: z.string().min(1),
+  add: z.number().int().min(0).max(1000).optional(),
+  remove: z.number().int().min(0).max(1000).optional(),
+});
+
+const ClearTarget = z.enum([...FAULT_TARGETS, 'all']);
+
+/**
+ * The `/_sim` control surface (no auth): request counts, fault switches, and hosts that
+ * appear or disappear. Mounted on the monitoring listener only; it controls all three.
+ */
+export function createControlRouter(options: ControlOptions): Router {
+  const { world, clock, faults, stats, limiter } = options;
+  const router = express.Router();
+  router.use(express.json({ limit: '64kb' }));
+
+  router.get('/', (_req, res) => {
+    res.json({
+      endpoints: [
+        'GET /_sim/stats',
+        'POST /_sim/stats/reset',
+        'GET /_sim/faults',
+        'POST /_sim/faults',
+        'DELETE /_sim/faults[?target=monitoring|releases|marketplace|all]',
+        'POST /_sim/hosts {account, add?, remove?}',
+        'POST /_sim/rate-limit/reset',
+      ],
+    });
+  });
+
+  router.get('/stats', (_req, res) => {
+    const now = clock.now();
+    res.json({ now_ms: now, now: new Date(now).toISOString(), ...stats.snapshot() });
+  });
+
+  router.post('/stats/reset', (_req, res) => {
+    stats.reset();
+    res.json({ reset: true });
+  });
+
+  router.post('/rate-limit/reset', (_req, res) => {
+    limiter.reset();
+    res.json({ reset: true });
+  });
+
+  router.get('/faults', (_req, res) => {
+    res.json(faults.view());
+  });
+
+  router.post('/faults', (req, res) => {
+    const parsed = parseFaultUpdate(req.query, req.body);
+    if (!parsed.ok) return badRequest(res, parsed.message);
+    try {
+      faults.apply(parsed.update);
+    } catch (error) {
+      return badRequest(res, error instanceof Error ? error.message : String(error));
+    }
+    res.json(faults.view());
+  });
+
+  router.delete('/faults', (req, res) => {
+    const raw: unknown = req.query.target ?? 'all';
+    const target = ClearTarget.safeParse(raw);
+    if (!target.success) {
+      return badRequest(res, `'target' must be one of ${[...FAULT_TARGETS, 'all'].join(', ')}`);
+    }
+    faults.clear(target.data);
+    res.json(faults.view());
+  });
+
+  router.post('/hosts', (req, res) => {
+    const input: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(req.query)) {
+      input[key] = key === 'account' || typeof value !== 'string' ? value : /^[0-9]+$/.test(value) ? Number(value) : value;
+    }
+    if (req.body && typeof req.body === 'object') Object.assign(input, req.body);
+    const parsed = HostChange.safeParse(input);
+    if (!parsed.success) return badRequest(res, `invalid host change: ${describeIssues(parsed.error)}`);
+    const names = world.accounts().map((a) => a.plan);
+    const account = world.accounts().find((a) => a.plan === parsed.data.account);
+    if (!account) return badRequest(res, `'account' must be one of ${names.join(', ')}; got '${parsed.data.account.slice(0, 40)}'`);
+    const now = clock.now();
+    if (parsed.data.add) account.addHosts(parsed.data.add, now);
+    if (parsed.data.remove) account.removeHosts(parsed.data.remove, now);
+    res.json({ account: account.plan, hosts: account.hosts(now).length });
+  });
+
+  router.use((req, res) => {
+    res.status(404).json({ error: 'not_found', message: `No control endpoint ${req.method} /_sim${req.path}` });
+  });
+
+  router.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    const status = (error as { status?: unknown }).status;
+    if (status === 400 || (error as { type?: unknown }).type === 'entity.parse.failed') {
+      return badRequest(res, 'request body is not valid JSON');
+    }
+    res.status(500).json({ error: 'internal_error', message: error instanceof Error ? error.message : String(error) });
+  });
+
+  return router;
+}
+
+function badRequest(res: Response, message: string): void {
+  res.status(400).json({ error: 'bad_request', message });
+}
