@@ -1,0 +1,430 @@
+import type { TimerHandle } from '../lib/clock.js';
+import { RateLimitedError, UpstreamError } from '../upstream/http/errors.js';
+import { AdaptiveTokenBucket } from './adaptive-bucket.js';
+import { fullJitterBackoffMs } from './backoff.js';
+import type { BudgetEvent, RequestBudgetOptions, ResolvedBudgetOptions } from './options.js';
+import { resolveBudgetOptions } from './options.js';
+import { PRIORITIES, PriorityQueue } from './priority-queue.js';
+import { parseRetryAfter } from './retry-after.js';
+import type { BudgetSnapshot, RetryReason } from './snapshot.js';
+import type { Priority, RequestGate } from './types.js';
+
+/** Rejection for requests still queued, waiting or in flight when the budget is closed. */
+export class BudgetClosedError extends Error {
+  readonly account: string;
+  readonly endpoint: string;
+  constructor(account: string, endpoint: string) {
+    super(`request budget for account "${account}" is closed; ${endpoint} was not completed`);
+    this.name = 'BudgetClosedError';
+    this.account = account;
+    this.endpoint = endpoint;
+  }
+}
+
+interface Pending {
+  readonly seq: number;
+  readonly priority: Priority;
+  readonly endpoint: string;
+  readonly attempt: (signal: AbortSignal) => Promise<unknown>;
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (error: unknown) => void;
+  retriesUsed: number;
+}
+
+interface Flight {
+  readonly pending: Pending;
+  readonly controller: AbortController;
+  /** Order in which attempts started; tells echoes of an earlier event from news. */
+  readonly attemptNo: number;
+  readonly isProbe: boolean;
+}
+
+interface AuthFailure {
+  readonly kind: 'unauthorized' | 'plan_required';
+  readonly sinceMs: number;
+  /** Attempts numbered below this started before the failure was known. */
+  readonly firstAttemptAfter: number;
+  readonly error: UpstreamError;
+}
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+/**
+ * The request budget of one API key. Every upstream request for the key goes through
+ * `run`: it waits for a token (bucket sized to the documented limit minus headroom), a
+ * concurrency slot and its turn by priority; 429 pauses the whole key and lowers the
+ * rate; transient failures are retried with backoff; 401/403 make the key fail fast.
+ *
+ * @example
+ * const budget = createRequestBudget({ name: 'acme', clock: systemClock });
+ * const hosts = await budget.run('high', '/hosts', (signal) => client.getHosts(signal));
+ */
+export class RequestBudget implements RequestGate {
+  readonly name: string;
+  private readonly options: ResolvedBudgetOptions;
+  private readonly bucket: AdaptiveTokenBucket;
+  private readonly queue: PriorityQueue<Pending>;
+  private readonly inFlight = new Set<Flight>();
+  private readonly waitingToRetry = new Map<Pending, TimerHandle>();
+  private nextSeq = 0;
+  private wakeTimer: TimerHandle | null = null;
+  private pumping = false;
+  private pumpAgain = false;
+  private closed = false;
+
+  private pausedSinceMs: number | null = null;
+  private pausedUntilMs: number | null = null;
+  private pausedMsCompleted = 0;
+  /** Attempts numbered below this started before the current 429 episode. */
+  private episodeFirstAttempt = 0;
+  private consecutiveRateLimitEpisodes = 0;
+
+  private authFailure: AuthFailure | null = null;
+  private probeInFlight = false;
+
+  private readonly totals = {
+    requests: 0,
+    attempts: 0,
+    succeeded: 0,
+    failed: 0,
+    failedFast: 0,
+    rateLimited: 0,
+    pauses: 0,
+    retries: { rate_limited: 0, server_error: 0, timeout: 0, network: 0 } satisfies Record<RetryReason, number>,
+  };
+
+  constructor(options: RequestBudgetOptions) {
+    this.options = resolveBudgetOptions(options);
+    this.name = this.options.name;
+    this.bucket = new AdaptiveTokenBucket({
+      ratePerSecond: this.options.budgetedRatePerSecond,
+      capacity: this.options.budgetedBurst,
+      initialTokens: this.options.initialTokens,
+      nowMs: this.options.clock.now(),
+    });
+    this.queue = new PriorityQueue<Pending>(this.options.starvationLimit);
+    this.options.metrics?.track(this);
+  }
+
+  run<T>(priority: Priority, endpoint: string, attempt: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    if (!PRIORITIES.includes(priority)) {
+      return Promise.reject(new TypeError(`unknown request priority ${JSON.stringify(priority)}; expected one of ${PRIORITIES.join(', ')}`));
+    }
+    if (typeof attempt !== 'function') {
+      return Promise.reject(new TypeError(`attempt for ${endpoint} must be a function`));
+    }
+    this.totals.requests++;
+    return new Promise<T>((resolve, reject) => {
+      const pending: Pending = {
+        seq: this.nextSeq++,
+        priority,
+        endpoint,
+        attempt,
+        // The queue holds requests of every result type; each resolve gets back the value its own attempt produced.
+        resolve: (value) => resolve(value as T),
+        reject,
+        retriesUsed: 0,
+      };
+      this.admit(pending);
+      this.pump();
+    });
+  }
+
+  /**
+   * Stops the budget: everything queued or waiting to retry is rejected with a
+   * BudgetClosedError, in-flight attempts are aborted through their signal and their
+   * callers rejected at once. Later `run` calls reject immediately.
+   */
+  close(): void {
+    if (this.closed) return;
+    const now = this.options.clock.now();
+    this.settlePauseAccounting(now, true);
+    this.closed = true;
+    this.clearWake();
+    for (const pending of this.queue.drain()) this.fail(pending, this.closedError(pending));
+    for (const [pending, handle] of this.waitingToRetry) {
+      this.options.clock.clearTimeout(handle);
+      this.fail(pending, this.closedError(pending));
+    }
+    this.waitingToRetry.clear();
+    const flights = [...this.inFlight];
+    this.inFlight.clear();
+    for (const flight of flights) {
+      const error = this.closedError(flight.pending);
+      flight.controller.abort(error);
+      this.fail(flight.pending, error);
+    }
+    this.options.metrics?.untrack(this);
+  }
+
+  snapshot(): BudgetSnapshot {
+    const now = this.options.clock.now();
+    this.settlePauseAccounting(now, false);
+    const paused = this.pausedUntilMs !== null && now < this.pausedUntilMs;
+    const currentPauseMs = paused && this.pausedSinceMs !== null ? now - this.pausedSinceMs : 0;
+    const auth = this.authFailure;
+    return {
+      name: this.name,
+      tokens: this.closed ? 0 : this.bucket.available(now),
+      configuredRatePerSecond: this.options.budgetedRatePerSecond,
+      effectiveRatePerSecond: this.bucket.ratePerSecondAt(now),
+      burst: this.options.budgetedBurst,
+      concurrency: this.options.concurrency,
+      pausedUntilMs: paused ? this.pausedUntilMs : null,
+      authFailed: auth ? { kind: auth.kind, sinceMs: auth.sinceMs, retryAtMs: auth.sinceMs + this.options.authRetryMs } : null,
+      queued: { high: this.queue.size('high'), normal: this.queue.size('normal'), bulk: this.queue.size('bulk') },
+      waitingToRetry: this.waitingToRetry.size,
+      inFlight: this.inFlight.size,
+      totals: {
+        ...this.totals,
+        retries: { ...this.totals.retries },
+        pausedSeconds: (this.pausedMsCompleted + currentPauseMs) / 1000,
+      },
+    };
+  }
+
+  /** Puts a request in the queue, unless the key must fail fast or the budget is closed. */
+  private admit(pending: Pending): void {
+    if (this.closed) {
+      this.fail(pending, this.closedError(pending));
+      return;
+    }
+    const auth = this.authFailure;
+    if (auth && this.options.clock.now() < auth.sinceMs + this.options.authRetryMs) {
+      this.totals.failedFast++;
+      this.fail(pending, auth.error);
+      return;
+    }
+    this.queue.push(pending);
+  }
+
+  private pump(): void {
+    if (this.pumping) {
+      // An attempt called `run` synchronously while we were dispatching.
+      this.pumpAgain = true;
+      return;
+    }
+    this.pumping = true;
+    try {
+      do {
+        this.pumpAgain = false;
+        this.dispatchWhilePossible();
+      } while (this.pumpAgain);
+    } finally {
+      this.pumping = false;
+    }
+    this.scheduleWake();
+  }
+
+  private dispatchWhilePossible(): void {
+    while (!this.closed && this.queue.size() > 0 && this.inFlight.size < this.options.concurrency) {
+      const now = this.options.clock.now();
+      const auth = this.authFailure;
+      if (auth) {
+        if (now < auth.sinceMs + this.options.authRetryMs) {
+          for (const pending of this.queue.drain()) {
+            this.totals.failedFast++;
+            this.fail(pending, auth.error);
+          }
+          return;
+        }
+        if (this.probeInFlight) return;
+      }
+      if (this.pausedUntilMs !== null && now < this.pausedUntilMs) return;
+      if (!this.bucket.tryTake(now)) return;
+      const next = this.queue.shift();
+      if (next === undefined) return;
+      this.start(next, auth !== null);
+    }
+  }
+
+  private start(pending: Pending, isProbe: boolean): void {
+    const flight: Flight = { pending, controller: new AbortController(), attemptNo: this.totals.attempts++, isProbe };
+    this.inFlight.add(flight);
+    if (isProbe) this.probeInFlight = true;
+    let result: Promise<unknown>;
+    try {
+      result = Promise.resolve(pending.attempt(flight.controller.signal));
+    } catch (error) {
+      result = Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+    result.then(
+      (value) => this.settle(flight, { ok: true, value }),
+      (error: unknown) => this.settle(flight, { ok: false, error }),
+    );
+  }
+
+  private settle(flight: Flight, outcome: Outcome): void {
+    // Absent after close(): the caller has already been rejected.
+    if (!this.inFlight.delete(flight)) return;
+    if (flight.isProbe) this.probeInFlight = false;
+    const now = this.options.clock.now();
+    const { pending } = flight;
+    if (outcome.ok) {
+      this.consecutiveRateLimitEpisodes = 0;
+      this.clearAuthFailureIfProven(flight);
+      this.totals.succeeded++;
+      pending.resolve(outcome.value);
+    } else {
+      this.handleFailure(flight, outcome.error, now);
+    }
+    this.pump();
+  }
+
+  private handleFailure(flight: Flight, error: unknown, now: number): void {
+    const { pending } = flight;
+    if (!(error instanceof UpstreamError)) {
+      this.fail(pending, error);
+      return;
+    }
+    switch (error.kind) {
+      case 'rate_limited': {
+        this.totals.rateLimited++;
+        this.clearAuthFailureIfProven(flight);
+        this.pauseKey(flight, error, now);
+        // No backoff of its own: the pause holds it in the queue.
+        this.retryOrFail(pending, error, 'rate_limited', 0);
+        return;
+      }
+      case 'server_error':
+      case 'timeout':
+      case 'network': {
+        const delayMs = fullJitterBackoffMs(pending.retriesUsed, this.options.backoff.initialMs, this.options.backoff.maxMs, this.options.random);
+        this.retryOrFail(pending, error, error.kind, delayMs);
+        return;
+      }
+      case 'unauthorized':
+      case 'plan_required':
+        this.enterAuthFailure(flight, error.kind, error, now);
+        this.fail(pending, error);
+        return;
+      case 'bad_request':
+      case 'not_found':
+      case 'invalid_response':
+        // The key was accepted: these prove it as well as a success does.
+        this.clearAuthFailureIfProven(flight);
+        this.fail(pending, error);
+        return;
+    }
+  }
+
+  private pauseKey(flight: Flight, error: UpstreamError, now: number): void {
+    // A 429 for an attempt that started before the current episode began is an echo of
+    // that episode: it may lengthen the pause but does not lower the rate again.
+    const newEpisode = flight.attemptNo >= this.episodeFirstAttempt;
+    if (newEpisode) {
+      this.consecutiveRateLimitEpisodes++;
+      this.episodeFirstAttempt = this.totals.attempts;
+      this.totals.pauses++;
+    }
+    const retryAfter = error instanceof RateLimitedError ? error.retryAfter : undefined;
+    const pauseMs =
+      parseRetryAfter(retryAfter, now, this.options.retryAfterCapMs) ??
+      fullJitterBackoffMs(this.consecutiveRateLimitEpisodes - 1, this.options.backoff.initialMs, this.options.backoff.maxMs, this.options.random);
+
+    this.settlePauseAccounting(now, false);
+    const until = Math.max(now + pauseMs, this.pausedUntilMs ?? now);
+    if (this.pausedSinceMs === null) this.pausedSinceMs = now;
+    this.pausedUntilMs = until;
+    this.bucket.pauseUntil(now, until, newEpisode);
+    this.emit({
+      type: 'paused',
+      account: this.name,
+      untilMs: until,
+      pauseMs: until - now,
+      retryAfter,
+      effectiveRatePerSecond: this.bucket.ratePerSecondAt(until),
+    });
+  }
+
+  private retryOrFail(pending: Pending, error: UpstreamError, reason: RetryReason, delayMs: number): void {
+    if (pending.retriesUsed >= this.options.maxRetries) {
+      this.fail(pending, error);
+      return;
+    }
+    pending.retriesUsed++;
+    this.totals.retries[reason]++;
+    if (delayMs <= 0) {
+      this.admit(pending);
+      return;
+    }
+    const handle = this.options.clock.setTimeout(() => {
+      this.waitingToRetry.delete(pending);
+      this.admit(pending);
+      this.pump();
+    }, delayMs);
+    this.waitingToRetry.set(pending, handle);
+  }
+
+  private enterAuthFailure(flight: Flight, kind: AuthFailure['kind'], error: UpstreamError, now: number): void {
+    const current = this.authFailure;
+    // Attempts started before the key was marked failed echo the same news; only a probe
+    // or a first failure (re)starts the fail-fast window.
+    if (current && !flight.isProbe && flight.attemptNo < current.firstAttemptAfter) return;
+    this.authFailure = { kind, sinceMs: now, firstAttemptAfter: this.totals.attempts, error };
+    for (const pending of this.queue.drain()) {
+      this.totals.failedFast++;
+      this.fail(pending, error);
+    }
+    this.emit({ type: 'auth_failed', account: this.name, kind, retryAtMs: now + this.options.authRetryMs });
+  }
+
+  private clearAuthFailureIfProven(flight: Flight): void {
+    const current = this.authFailure;
+    if (!current || flight.attemptNo < current.firstAttemptAfter) return;
+    this.authFailure = null;
+    this.emit({ type: 'auth_recovered', account: this.name });
+  }
+
+  private scheduleWake(): void {
+    this.clearWake();
+    if (this.closed || this.queue.size() === 0 || this.inFlight.size >= this.options.concurrency) return;
+    const now = this.options.clock.now();
+    const auth = this.authFailure;
+    if (auth && (this.probeInFlight || now < auth.sinceMs + this.options.authRetryMs)) return;
+    const pauseLeft = this.pausedUntilMs !== null ? this.pausedUntilMs - now : 0;
+    const waitMs = Math.max(1, pauseLeft, this.bucket.msUntilToken(now));
+    this.wakeTimer = this.options.clock.setTimeout(() => {
+      this.wakeTimer = null;
+      this.pump();
+    }, waitMs);
+  }
+
+  private clearWake(): void {
+    if (this.wakeTimer !== null) {
+      this.options.clock.clearTimeout(this.wakeTimer);
+      this.wakeTimer = null;
+    }
+  }
+
+  /** Moves a finished pause into the paused-time total; with `truncate`, ends the current one now. */
+  private settlePauseAccounting(now: number, truncate: boolean): void {
+    if (this.pausedSinceMs === null || this.pausedUntilMs === null) return;
+    if (now < this.pausedUntilMs && !truncate) return;
+    this.pausedMsCompleted += Math.max(0, Math.min(now, this.pausedUntilMs) - this.pausedSinceMs);
+    this.pausedSinceMs = null;
+    this.pausedUntilMs = null;
+  }
+
+  private fail(pending: Pending, error: unknown): void {
+    this.totals.failed++;
+    pending.reject(error);
+  }
+
+  private closedError(pending: Pending): BudgetClosedError {
+    return new BudgetClosedError(this.name, pending.endpoint);
+  }
+
+  private emit(event: BudgetEvent): void {
+    try {
+      this.options.onEvent?.(event);
+    } catch {
+      // A failing listener (a logger) must not break request flow.
+    }
+  }
+}
+
+/** Creates the budget of one API key; throws BudgetOptionsError naming every bad option. */
+export function createRequestBudget(options: RequestBudgetOptions): RequestBudget {
+  return new RequestBudget(options);
+}
