@@ -221,14 +221,8 @@ export class RequestBudget implements RequestGate {
       const now = this.options.clock.now();
       const auth = this.authFailure;
       if (auth) {
-        if (now < auth.sinceMs + this.options.authRetryMs) {
-          for (const pending of this.queue.drain()) {
-            this.totals.failedFast++;
-            this.fail(pending, auth.error);
-          }
-          return;
-        }
-        if (this.probeInFlight) return;
+        // admit() keeps the queue empty inside the fail-fast window; past it, one probe at a time.
+        if (now < auth.sinceMs + this.options.authRetryMs || this.probeInFlight) return;
       }
       if (this.pausedUntilMs !== null && now < this.pausedUntilMs) return;
       if (!this.bucket.tryTake(now)) return;
