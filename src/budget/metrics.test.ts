@@ -65,7 +65,7 @@ describe('budget self-metrics', () => {
     expect(families.length).toBeGreaterThanOrEqual(14);
     for (const family of families) {
       expect(family.name).toMatch(/^monapi_[a-z0-9_]+$/);
-      expect(family.name.endsWith('_total')).toBe(family.type === 'counter');
+      expect(family.name.endsWith('_total')).toBe(String(family.type) === 'counter');
       expect(family.help.length).toBeGreaterThan(10);
     }
   });
