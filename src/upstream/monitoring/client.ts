@@ -129,17 +129,17 @@ export class MonitoringClient {
 
   /** `/account`: plan, limits, usage and rate limit. */
   account(priority: Priority = 'high'): Promise<Decoded<Account>> {
-    return this.call(priority, '/account', '/account', monitoringDecoders.account);
+    return this.call(priority, '/account', () => '/account', monitoringDecoders.account);
   }
 
   /** `/hosts`, `allowed: false` hosts included. */
   hosts(priority: Priority = 'high'): Promise<Decoded<HostList>> {
-    return this.call(priority, '/hosts', '/hosts', monitoringDecoders.hosts);
+    return this.call(priority, '/hosts', () => '/hosts', monitoringDecoders.hosts);
   }
 
   /** `/hosts/{uuid}` */
   host(uuid: string, priority: Priority = 'normal'): Promise<Decoded<Host>> {
-    return this.call(priority, '/hosts/{uuid}', `/hosts/${segment('uuid', uuid)}`, monitoringDecoders.host);
+    return this.call(priority, '/hosts/{uuid}', () => `/hosts/${segment('uuid', uuid)}`, monitoringDecoders.host);
   }
 
   /** `/hosts/{uuid}/metrics`: metric names grouped by component. */
@@ -147,7 +147,7 @@ export class MonitoringClient {
     return this.call(
       priority,
       '/hosts/{uuid}/metrics',
-      `/hosts/${segment('uuid', uuid)}/metrics`,
+      () => `/hosts/${segment('uuid', uuid)}/metrics`,
       monitoringDecoders.metricCatalogue,
     );
   }
@@ -157,7 +157,7 @@ export class MonitoringClient {
     return this.call(
       priority,
       '/hosts/{uuid}/metrics/{name}/latest',
-      `/hosts/${segment('uuid', uuid)}/metrics/${segment('name', name)}/latest`,
+      () => `/hosts/${segment('uuid', uuid)}/metrics/${segment('name', name)}/latest`,
       monitoringDecoders.latest,
     );
   }
@@ -167,30 +167,32 @@ export class MonitoringClient {
     return this.call(
       priority,
       '/hosts/{uuid}/components',
-      `/hosts/${segment('uuid', uuid)}/components`,
+      () => `/hosts/${segment('uuid', uuid)}/components`,
       monitoringDecoders.components,
     );
   }
 
   /** `/alerts`: alert rules. */
   alertRules(priority: Priority = 'high'): Promise<Decoded<AlertRuleList>> {
-    return this.call(priority, '/alerts', '/alerts', monitoringDecoders.alertRules);
+    return this.call(priority, '/alerts', () => '/alerts', monitoringDecoders.alertRules);
   }
 
   /** `/alerts/recent`, optionally capped at `limit` events. */
   recentAlerts(limit?: number, priority: Priority = 'high'): Promise<Decoded<RecentAlerts>> {
-    const query = limit === undefined ? '' : `?limit=${positiveInteger('limit', limit)}`;
-    return this.call(priority, '/alerts/recent', `/alerts/recent${query}`, monitoringDecoders.recentAlerts);
+    return this.call(
+      priority,
+      '/alerts/recent',
+      () => (limit === undefined ? '/alerts/recent' : `/alerts/recent?limit=${positiveInteger('limit', limit)}`), monitoringDecoders.recentAlerts);
   }
 
   /** `/websites` with their 24-hour aggregates. */
   websites(priority: Priority = 'high'): Promise<Decoded<WebsiteList>> {
-    return this.call(priority, '/websites', '/websites', monitoringDecoders.websites);
+    return this.call(priority, '/websites', () => '/websites', monitoringDecoders.websites);
   }
 
   /** `/websites/{id}`: uptime, time to first byte, TLS, recent checks. */
   websiteSummary(id: number, priority: Priority = 'normal'): Promise<Decoded<WebsiteSummary>> {
-    return this.call(priority, '/websites/{id}', `/websites/${websiteId(id)}`, monitoringDecoders.websiteSummary);
+    return this.call(priority, '/websites/{id}', () => `/websites/${websiteId(id)}`, monitoringDecoders.websiteSummary);
   }
 
   /**
@@ -198,11 +200,17 @@ export class MonitoringClient {
    * the checks inside the window, oldest first.
    */
   checks(id: number, query: ChecksQuery = {}, priority: Priority = 'bulk'): Promise<Decoded<WebsiteCheckList>> {
-    const params: string[] = [];
-    if (query.since !== undefined) params.push(`since=${relativeWindow('since', query.since)}`);
-    if (query.limit !== undefined) params.push(`limit=${positiveInteger('limit', query.limit, MAX_CHECKS_LIMIT)}`);
-    const search = params.length > 0 ? `?${params.join('&')}` : '';
-    return this.call(priority, '/websites/{id}/checks', `/websites/${websiteId(id)}/checks${search}`, monitoringDecoders.checks);
+    return this.call(
+      priority,
+      '/websites/{id}/checks',
+      () => {
+        const params: string[] = [];
+        if (query.since !== undefined) params.push(`since=${relativeWindow('since', query.since)}`);
+        if (query.limit !== undefined) params.push(`limit=${positiveInteger('limit', query.limit, MAX_CHECKS_LIMIT)}`);
+        return `/websites/${websiteId(id)}/checks${params.length > 0 ? `?${params.join('&')}` : ''}`;
+      },
+      monitoringDecoders.checks,
+    );
   }
 
   /**
@@ -228,7 +236,7 @@ export class MonitoringClient {
         this.call(
           priority,
           '/hosts/{uuid}/metrics/series',
-          prefix.slice(this.baseUrl.length) + batch.map(encodeURIComponent).join(','),
+          () => prefix.slice(this.baseUrl.length) + batch.map(encodeURIComponent).join(','),
           monitoringDecoders.series,
           false,
         ),
@@ -257,12 +265,13 @@ export class MonitoringClient {
   private async call<T>(
     priority: Priority,
     endpoint: string,
-    pathAndQuery: string,
+    /** Builds the path; a thunk so that bad arguments reject instead of throwing. */
+    pathAndQuery: () => string,
     decoder: JsonDecoder<T>,
     countDropped = true,
   ): Promise<Decoded<T>> {
     const context: RequestContext = { api: 'monitoring', endpoint };
-    const url = `${this.baseUrl}${pathAndQuery}`;
+    const url = `${this.baseUrl}${pathAndQuery()}`;
     const decoded = await this.gate.run(priority, endpoint, async (signal) => {
       const response = await exchange(this.deps, { context, url, headers: this.headers, signal, secrets: this.secrets });
       return decodeBody(decoder, response.body, context, response.headers['content-type']);

@@ -1,0 +1,260 @@
+import { Registry } from 'prom-client';
+import { describe, expect, it } from 'vitest';
+import { recordingGate } from '../http/test-server.js';
+import type { Transport, TransportResponse } from '../http/transport.js';
+import { createUpstreamMetrics } from '../metrics.js';
+import { MonitoringClient, planSeriesBatches, type MonitoringClientOptions } from './client.js';
+
+const BASE = 'http://upstream.test/api/v2';
+const T = '2026-11-22T12:00:00Z';
+
+interface Sent {
+  url: URL;
+  headers: Readonly<Record<string, string>>;
+}
+
+/** Answers by path; records every request. */
+function fakeTransport(answer: (url: URL) => unknown) {
+  const sent: Sent[] = [];
+  const transport: Transport = {
+    get(url, headers) {
+      const parsed = new URL(url);
+      sent.push({ url: parsed, headers });
+      const body = answer(parsed);
+      const response: TransportResponse = { status: 200, headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify(body)) };
+      return Promise.resolve(response);
+    },
+  };
+  return { transport, sent };
+}
+
+function client(answer: (url: URL) => unknown, options: Partial<MonitoringClientOptions> = {}) {
+  const { transport, sent } = fakeTransport(answer);
+  const gate = recordingGate();
+  const registry = new Registry();
+  const metrics = createUpstreamMetrics(registry);
+  const monitoring = new MonitoringClient({ baseUrl: BASE, apiKey: 'k-1', transport, gate, metrics, ...options });
+  return { monitoring, sent, gate, registry };
+}
+
+const host = (uuid: string) => ({
+  uuid,
+  hostname: 'h',
+  type: 'linux',
+  agent_version: '1.8.11-1',
+  last_seen: T,
+  online: true,
+  allowed: true,
+  server_kinds: [],
+  tags: [],
+  created_at: T,
+});
+const checkList = { website_id: 7, total: 0, checks: [] };
+
+describe('MonitoringClient requests', () => {
+  const bodies: Record<string, unknown> = {
+    '/api/v2/account': { plan: 'pro' },
+    '/api/v2/hosts': { hosts: [host('a')], total: 1 },
+    '/api/v2/hosts/a%2Fb': host('a/b'),
+    '/api/v2/hosts/a%2Fb/metrics': { host_uuid: 'a/b', metrics: {} },
+    '/api/v2/hosts/a%2Fb/metrics/system.cpu.user/latest': { host_uuid: 'a/b', name: 'system.cpu.user', timestamp: null, value: null },
+    '/api/v2/hosts/a%2Fb/components': { host_uuid: 'a/b', components: [] },
+    '/api/v2/alerts': { rules: [] },
+    '/api/v2/alerts/recent': { alerts: [] },
+    '/api/v2/websites': { websites: [], total: 0 },
+    '/api/v2/websites/7': { id: 7, name: 'w', url: 'https://w' },
+    '/api/v2/websites/7/checks': checkList,
+  };
+  const answer = (url: URL) => bodies[url.pathname];
+
+  it.each([
+    ['account', (c: MonitoringClient) => c.account(), '/api/v2/account', '/account', 'high'],
+    ['hosts', (c: MonitoringClient) => c.hosts(), '/api/v2/hosts', '/hosts', 'high'],
+    ['host', (c: MonitoringClient) => c.host('a/b'), '/api/v2/hosts/a%2Fb', '/hosts/{uuid}', 'normal'],
+    ['metricCatalogue', (c: MonitoringClient) => c.metricCatalogue('a/b'), '/api/v2/hosts/a%2Fb/metrics', '/hosts/{uuid}/metrics', 'normal'],
+    ['latest', (c: MonitoringClient) => c.latest('a/b', 'system.cpu.user'), '/api/v2/hosts/a%2Fb/metrics/system.cpu.user/latest', '/hosts/{uuid}/metrics/{name}/latest', 'normal'],
+    ['components', (c: MonitoringClient) => c.components('a/b'), '/api/v2/hosts/a%2Fb/components', '/hosts/{uuid}/components', 'normal'],
+    ['alertRules', (c: MonitoringClient) => c.alertRules(), '/api/v2/alerts', '/alerts', 'high'],
+    ['recentAlerts', (c: MonitoringClient) => c.recentAlerts(), '/api/v2/alerts/recent', '/alerts/recent', 'high'],
+    ['recentAlerts(limit)', (c: MonitoringClient) => c.recentAlerts(5), '/api/v2/alerts/recent?limit=5', '/alerts/recent', 'high'],
+    ['websites', (c: MonitoringClient) => c.websites(), '/api/v2/websites', '/websites', 'high'],
+    ['websiteSummary', (c: MonitoringClient) => c.websiteSummary(7), '/api/v2/websites/7', '/websites/{id}', 'normal'],
+    ['checks', (c: MonitoringClient) => c.checks(7), '/api/v2/websites/7/checks', '/websites/{id}/checks', 'bulk'],
+    ['checks(since, limit)', (c: MonitoringClient) => c.checks(7, { since: '15m', limit: 500 }), '/api/v2/websites/7/checks?since=15m&limit=500', '/websites/{id}/checks', 'bulk'],
+  ])('%s asks the gate with the route template and sends one request', async (_name, call, pathAndQuery, endpoint, priority) => {
+    const { monitoring, sent, gate } = client(answer);
+    const result = await call(monitoring);
+    expect(result.dropped).toEqual([]);
+    expect(sent).toHaveLength(1);
+    expect(`${sent[0]?.url.pathname}${sent[0]?.url.search}`).toBe(pathAndQuery);
+    expect(gate.calls).toEqual([{ priority, endpoint }]);
+  });
+
+  it('lets the caller choose the priority', async () => {
+    const { monitoring, gate } = client(answer);
+    await monitoring.hosts('bulk');
+    expect(gate.calls[0]?.priority).toBe('bulk');
+  });
+
+  it.each([
+    ['bearer', { authorization: 'Bearer k-1' }],
+    ['x-api-key', { 'x-api-key': 'k-1' }],
+  ] as const)('sends the key with the %s scheme', async (authScheme, headers) => {
+    const { monitoring, sent } = client(answer, { authScheme });
+    await monitoring.account();
+    expect(sent[0]?.headers).toEqual(headers);
+  });
+
+  it('counts dropped list items in the self-metrics', async () => {
+    const { monitoring, registry } = client(() => ({ hosts: [host('a'), { uuid: 3 }], total: 2 }));
+    const { value, dropped } = await monitoring.hosts();
+    expect(value.hosts.map((h) => h.uuid)).toEqual(['a']);
+    expect(dropped).toHaveLength(1);
+    expect(await registry.metrics()).toContain('monapi_upstream_dropped_items_total{api="monitoring",endpoint="/hosts"} 1');
+  });
+
+  it.each([
+    ['checks limit 501', (c: MonitoringClient) => c.checks(7, { limit: 501 }), 'limit must be an integer from 1 to 500'],
+    ['checks limit 0', (c: MonitoringClient) => c.checks(7, { limit: 0 }), 'limit must be'],
+    ['checks since 1y', (c: MonitoringClient) => c.checks(7, { since: '1y' }), "since must be a relative window such as 15m, 1h, 7d or 2w, got '1y'"],
+    ['recentAlerts 1.5', (c: MonitoringClient) => c.recentAlerts(1.5), 'limit must be a positive integer'],
+    ['websiteSummary NaN', (c: MonitoringClient) => c.websiteSummary(Number.NaN), 'website id must be an integer'],
+    ['host empty', (c: MonitoringClient) => c.host(''), 'uuid must not be empty'],
+    ['series since 0h', (c: MonitoringClient) => c.series('a', ['x'], '0h'), 'since must be a relative window'],
+    ['series name with comma', (c: MonitoringClient) => c.series('a', ['a,b']), 'contain no comma'],
+  ])('refuses %s before spending a request', async (_name, call, message) => {
+    const { monitoring, sent } = client(answer);
+    await expect(call(monitoring)).rejects.toThrow(message);
+    expect(sent).toHaveLength(0);
+  });
+});
+
+describe('MonitoringClient options', () => {
+  const { transport } = fakeTransport(() => ({}));
+  const gate = recordingGate();
+  it.each([
+    [{ baseUrl: 'http://x/api/v1' }, 'must end in /api/v2'],
+    [{ baseUrl: 'ftp://x/api/v2' }, 'http or https'],
+    [{ baseUrl: 'nope' }, 'not an absolute URL'],
+    [{ baseUrl: 'http://x/api/v2?a=1' }, 'must not carry'],
+    [{ apiKey: ' ' }, 'apiKey must not be empty'],
+    [{ apiKey: 'a\nb' }, 'line breaks'],
+    [{ authScheme: 'basic' as 'bearer' }, "authScheme must be 'bearer' or 'x-api-key'"],
+    [{ maxUrlLength: 10 }, 'maxUrlLength must be an integer of at least 100'],
+  ])('refuses %o', (overrides, message) => {
+    expect(() => new MonitoringClient({ baseUrl: BASE, apiKey: 'k', transport, gate, ...overrides })).toThrow(message);
+  });
+
+  it('accepts a base URL with a trailing slash', async () => {
+    const { transport: t, sent } = fakeTransport(() => ({ plan: 'pro' }));
+    await new MonitoringClient({ baseUrl: `${BASE}/`, apiKey: 'k', transport: t, gate }).account();
+    expect(sent[0]?.url.pathname).toBe('/api/v2/account');
+  });
+});
+
+describe('planSeriesBatches', () => {
+  it.each([
+    ['no names', 10, [], 100, []],
+    ['all fit', 10, ['aaa', 'bbb', 'ccc'], 21, [['aaa', 'bbb', 'ccc']]],
+    ['one byte short', 10, ['aaa', 'bbb', 'ccc'], 20, [['aaa', 'bbb'], ['ccc']]],
+    ['one per batch', 10, ['aaaa', 'bbbb', 'cccc'], 14, [['aaaa'], ['bbbb'], ['cccc']]],
+    ['order kept', 0, ['a', 'bbbbbbbb', 'c', 'd'], 9, [['a'], ['bbbbbbbb'], ['c', 'd']]],
+    ['encoded size counts', 0, ['a b', 'c'], 5, [['a b'], ['c']]],
+  ])('%s', (_name, base, names, max, expected) => {
+    expect(planSeriesBatches(base, names, max)).toEqual(expected);
+  });
+
+  it('keeps every batch within the limit and loses no name', () => {
+    const names = Array.from({ length: 500 }, (_, i) => `nginx.upstream.metric_${i}.pctl95`);
+    const base = 120;
+    const batches = planSeriesBatches(base, names, 2000);
+    expect(batches.flat()).toEqual(names);
+    for (const batch of batches) expect(base + batch.map(encodeURIComponent).join(',').length).toBeLessThanOrEqual(2000);
+    // Greedy: each batch but the last is full, so no two neighbours could have been merged.
+    for (let i = 0; i + 1 < batches.length; i++) {
+      const merged = [...(batches[i] ?? []), batches[i + 1]?.[0] ?? ''];
+      expect(base + merged.join(',').length).toBeGreaterThan(2000);
+    }
+  });
+
+  it('names a metric that cannot fit even alone', () => {
+    expect(() => planSeriesBatches(1990, ['short', 'x'.repeat(20)], 2000)).toThrow(
+      `metric name '${'x'.repeat(20)}' is too long to request: with it the series URL would be 2010 bytes, over maxUrlLength 2000`,
+    );
+  });
+});
+
+describe('MonitoringClient.series', () => {
+  function seriesAnswer(interval: (names: string[]) => number) {
+    return (url: URL) => {
+      const names = (url.searchParams.get('names') ?? '').split(',');
+      return {
+        host_uuid: 'h1',
+        since: T,
+        interval: interval(names),
+        series: Object.fromEntries(names.map((n) => [n, [{ timestamp: T, value: n.length }]])),
+      };
+    };
+  }
+  const names = Array.from({ length: 40 }, (_, i) => `system.metric.number_${i}`);
+
+  it('splits names into batches under maxUrlLength and merges the answers', async () => {
+    const { monitoring, sent, gate } = client(seriesAnswer(() => 60), { maxUrlLength: 300 });
+    const { value } = await monitoring.series('h1', [...names, names[0] ?? ''], '1h');
+    expect(sent.length).toBeGreaterThan(1);
+    expect(value.batches).toBe(sent.length);
+    for (const request of sent) {
+      expect(request.url.href.length).toBeLessThanOrEqual(300);
+      expect(request.url.searchParams.get('since')).toBe('1h');
+    }
+    const asked = sent.flatMap((r) => (r.url.searchParams.get('names') ?? '').split(','));
+    expect(asked).toEqual(names);
+    expect(Object.keys(value.series)).toEqual(names);
+    expect(value.window).toEqual({ since: T, intervalSeconds: 60 });
+    expect(value.series[names[3] ?? '']).toEqual({ since: T, intervalSeconds: 60, points: [{ timestamp: T, value: names[3]?.length }] });
+    expect(new Set(gate.calls.map((c) => `${c.priority} ${c.endpoint}`))).toEqual(new Set(['bulk /hosts/{uuid}/metrics/series']));
+  });
+
+  it('keeps each batch its own interval when the batches disagree', async () => {
+    const first = names[0] ?? '';
+    const { monitoring } = client(seriesAnswer((asked) => (asked.includes(first) ? 60 : 120)), { maxUrlLength: 300 });
+    const { value } = await monitoring.series('h1', names);
+    expect(value.window).toBeUndefined();
+    expect(value.series[first]?.intervalSeconds).toBe(60);
+    expect(value.series[names[39] ?? '']?.intervalSeconds).toBe(120);
+  });
+
+  it('sends nothing for no names', async () => {
+    const { monitoring, sent } = client(seriesAnswer(() => 60));
+    const { value } = await monitoring.series('h1', []);
+    expect(sent).toHaveLength(0);
+    expect(value).toEqual({ hostUuid: 'h1', series: {}, window: undefined, batches: 0 });
+  });
+
+  it('sends the default window of 1h in one request when the names fit', async () => {
+    const { monitoring, sent } = client(seriesAnswer(() => 60));
+    await monitoring.series('h1', names.slice(0, 3));
+    expect(sent).toHaveLength(1);
+    expect(sent[0]?.url.search).toBe(`?since=1h&names=${names.slice(0, 3).join(',')}`);
+  });
+
+  it('reports dropped points across batches once', async () => {
+    const { monitoring, registry } = client(
+      (url) => ({
+        host_uuid: 'h1',
+        since: T,
+        interval: 60,
+        series: Object.fromEntries(
+          (url.searchParams.get('names') ?? '').split(',').map((n) => [n, [{ timestamp: T, value: 1 }, { timestamp: 'bad', value: 1 }]]),
+        ),
+      }),
+      { maxUrlLength: 300 },
+    );
+    const { dropped, value } = await monitoring.series('h1', names);
+    expect(dropped).toHaveLength(names.length);
+    expect(value.batches).toBeGreaterThan(1);
+    expect(await registry.metrics()).toContain(
+      `monapi_upstream_dropped_items_total{api="monitoring",endpoint="/hosts/{uuid}/metrics/series"} ${names.length}`,
+    );
+  });
+});
