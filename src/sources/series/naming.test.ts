@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { METRIC_CATALOGUE, type MetricKind, type SourceUnit } from '../../upstream/monitoring/metric-catalogue.js';
 import { SeriesNaming, seriesMetricName } from './naming.js';
@@ -93,5 +94,16 @@ describe('SeriesNaming.resolve collisions', () => {
     const naming = new SeriesNaming({ overrides: { 'system.load.1': { kind: 'gauge', unit: 'percent' } } });
     expect(naming.metric('system.load.1').spec.name).toBe('monapi_system_load_1_ratio');
     expect(naming.metric('custom.thing').known).toBe(false);
+  });
+});
+
+describe('docs/metrics/series.md', () => {
+  it('lists every catalogue metric under the name and type the code gives it', () => {
+    const doc = readFileSync(new URL('../../../docs/metrics/series.md', import.meta.url), 'utf8');
+    const naming = new SeriesNaming();
+    const missing = METRIC_CATALOGUE.map((e) => naming.metric(e.name).spec).filter(
+      (spec) => !doc.includes(`| ${spec.name} | ${spec.type} |`),
+    );
+    expect(missing.map((s) => s.name)).toEqual([]);
   });
 });
