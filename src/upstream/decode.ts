@@ -58,7 +58,9 @@ export function parseJsonBody(body: Buffer, context: RequestContext, contentType
     return JSON.parse(text) as unknown;
   } catch (error) {
     const what = contentType ? ` (content-type ${contentType.split(';')[0]?.trim()})` : '';
-    const reason = error instanceof Error ? error.message : 'unparsable';
+    // V8 quotes the start of the body in its message; the body is upstream text that may
+    // echo anything, credentials included, so the excerpt is left out.
+    const reason = error instanceof Error ? error.message.replace(/"[\s\S]*"(\.\.\.)?/, '(excerpt omitted)') : 'unparsable';
     const message =
       text.trim().length === 0 ? `empty body where JSON was expected${what}` : `body is not valid JSON${what}: ${reason}`;
     throw new InvalidResponseError(context, message, [`body: ${reason}`]);

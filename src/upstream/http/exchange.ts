@@ -166,6 +166,36 @@ function readErrorBody(body: Buffer): ErrorBodyFields | undefined {
   return fields.error === undefined && fields.message === undefined ? undefined : fields;
 }
 
+/**
+ * Runs a decode step and makes sure no secret leaves it: upstream text (an odd map key, a
+ * body that echoes the request) can end up in an InvalidResponseError's message or issues.
+ */
+export function withoutSecrets<T>(context: RequestContext, secrets: readonly string[], decode: () => T): T {
+  try {
+    return decode();
+  } catch (error) {
+    if (error instanceof InvalidResponseError) {
+      const leaks = (text: string): boolean => secrets.some((secret) => secret.length > 0 && text.includes(secret));
+      if (leaks(error.message) || error.issues.some(leaks)) {
+        const prefix = `${context.api} ${context.endpoint}: `;
+        const message = error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message;
+        throw new InvalidResponseError(
+          context,
+          redact(message, secrets),
+          error.issues.map((issue) => redact(issue, secrets)),
+          error.status,
+        );
+      }
+    }
+    throw error;
+  }
+}
+
+/** The dropped-item report with every secret replaced. */
+export function redactDropped<T extends { path: string; issue: string }>(dropped: readonly T[], secrets: readonly string[]): T[] {
+  return dropped.map((item) => ({ ...item, path: redact(item.path, secrets), issue: redact(item.issue, secrets) }));
+}
+
 /** Replaces every occurrence of a secret with `[redacted]`. */
 export function redact(text: string, secrets: readonly string[]): string {
   let result = text;

@@ -2,7 +2,7 @@ import type { Priority, RequestGate } from '../../budget/types.js';
 import { systemClock, type Clock } from '../../lib/clock.js';
 import { decodeBody, monitoringDecoders, type Decoded, type DroppedItem, type JsonDecoder } from '../decode.js';
 import type { RequestContext } from '../http/errors.js';
-import { exchange, type ExchangeDeps, type UpstreamLogger } from '../http/exchange.js';
+import { exchange, redactDropped, withoutSecrets, type ExchangeDeps, type UpstreamLogger } from '../http/exchange.js';
 import type { Transport } from '../http/transport.js';
 import type { UpstreamMetrics } from '../metrics.js';
 import type {
@@ -274,10 +274,13 @@ export class MonitoringClient {
     const url = `${this.baseUrl}${pathAndQuery()}`;
     const decoded = await this.gate.run(priority, endpoint, async (signal) => {
       const response = await exchange(this.deps, { context, url, headers: this.headers, signal, secrets: this.secrets });
-      return decodeBody(decoder, response.body, context, response.headers['content-type']);
+      return withoutSecrets(context, this.secrets, () =>
+        decodeBody(decoder, response.body, context, response.headers['content-type']),
+      );
     });
-    if (countDropped) this.countDropped(endpoint, decoded.dropped);
-    return decoded;
+    const dropped = redactDropped(decoded.dropped, this.secrets);
+    if (countDropped) this.countDropped(endpoint, dropped);
+    return { value: decoded.value, dropped };
   }
 
   private countDropped(endpoint: string, dropped: readonly DroppedItem[]): void {

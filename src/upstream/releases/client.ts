@@ -13,7 +13,7 @@ import {
   type JsonDecoder,
 } from '../decode.js';
 import { InvalidResponseError, NotFoundError, type RequestContext } from '../http/errors.js';
-import { exchange, type ExchangeDeps, type UpstreamLogger } from '../http/exchange.js';
+import { exchange, redactDropped, withoutSecrets, type ExchangeDeps, type UpstreamLogger } from '../http/exchange.js';
 import type { Transport, TransportResponse } from '../http/transport.js';
 import type { UpstreamMetrics } from '../metrics.js';
 import type { ReleaseRecord } from './schemas.js';
@@ -139,12 +139,10 @@ export class ReleaseClient {
   async latest(project: ReleaseProject, priority: Priority = 'normal'): Promise<LatestRelease> {
     checkMajor(project.major);
     if (this.mode === 'marketplace') {
-      const record = await this.json(priority, '/release', `/release?${this.marketplaceQuery(project)}`, decodeReleaseRecord);
-      return toLatestRelease(record.value, { api: 'releases', endpoint: '/release' });
+      return this.json(priority, '/release', `/release?${this.marketplaceQuery(project)}`, decodeReleaseRecord, toLatestRelease);
     }
     const context: RequestContext = { api: 'releases', endpoint: FREE_ENDPOINT };
-    const record = await this.json(priority, FREE_ENDPOINT, `/${freeProjectPath(project.id)}`, decodeReleaseRecord);
-    const release = toLatestRelease(record.value, context);
+    const release = await this.json(priority, FREE_ENDPOINT, `/${freeProjectPath(project.id)}`, decodeReleaseRecord, toLatestRelease);
     if (project.major !== undefined && !matchesMajor(release.version, project.major)) {
       throw new MajorUnavailableError(context, project.major, release.version);
     }
@@ -159,20 +157,17 @@ export class ReleaseClient {
     checkMajor(project.major);
     if (this.mode === 'free') {
       const context: RequestContext = { api: 'releases', endpoint: FREE_VERSION_ENDPOINT };
-      const raw = await this.json(priority, FREE_VERSION_ENDPOINT, `/${freeProjectPath(project.id)}?version`, decodeVersionOnly);
-      const version = normalised(raw.value, context);
-      if (project.major !== undefined && !matchesMajor(version, project.major)) {
-        throw new MajorUnavailableError(context, project.major, version);
+      const found = await this.json(priority, FREE_VERSION_ENDPOINT, `/${freeProjectPath(project.id)}?version`, decodeVersionOnly, versionPair);
+      if (project.major !== undefined && !matchesMajor(found.version, project.major)) {
+        throw new MajorUnavailableError(context, project.major, found.version);
       }
-      return { version, rawVersion: raw.value };
+      return found;
     }
     const endpoint = options.text ? '/text/version' : '/version';
-    const context: RequestContext = { api: 'releases', endpoint };
     const path = `${endpoint}?${this.marketplaceQuery(project)}`;
-    const raw = options.text
-      ? await this.text(priority, endpoint, path, (body) => decodeTextValue(body, context, 'version'))
-      : (await this.json(priority, endpoint, path, decodeMarketplaceVersion)).value;
-    return { version: normalised(raw, context), rawVersion: raw };
+    return options.text
+      ? this.text(priority, endpoint, path, (body, context) => versionPair({ value: decodeTextValue(body, context, 'version'), dropped: [] }, context))
+      : this.json(priority, endpoint, path, decodeMarketplaceVersion, versionPair);
   }
 
   /** Marketplace `/source` (or `/text/source`): the source tarball URL. */
@@ -180,11 +175,10 @@ export class ReleaseClient {
     checkMajor(project.major);
     this.requireMarketplace('source');
     const endpoint = options.text ? '/text/source' : '/source';
-    const context: RequestContext = { api: 'releases', endpoint };
     const path = `${endpoint}?${this.marketplaceQuery(project)}`;
     return options.text
-      ? this.text(priority, endpoint, path, (body) => decodeTextValue(body, context, 'source URL'))
-      : (await this.json(priority, endpoint, path, decodeMarketplaceSource)).value;
+      ? this.text(priority, endpoint, path, (body, context) => decodeTextValue(body, context, 'source URL'))
+      : this.json(priority, endpoint, path, decodeMarketplaceSource, (decoded) => decoded.value);
   }
 
   /** Marketplace `/assets` (or `/text/assets`): asset URLs of the latest release. */
@@ -195,9 +189,9 @@ export class ReleaseClient {
     const path = `${endpoint}?${this.marketplaceQuery(project)}`;
     const decoded = options.text
       ? await this.text(priority, endpoint, path, (body) => decodeTextAssets(body))
-      : await this.json(priority, endpoint, path, decodeMarketplaceAssets);
+      : await this.json(priority, endpoint, path, decodeMarketplaceAssets, (value) => value);
     this.countDropped(endpoint, decoded.dropped.length);
-    return decoded;
+    return { value: decoded.value, dropped: redactDropped(decoded.dropped, this.secrets) };
   }
 
   private marketplaceQuery(project: ReleaseProject): string {
@@ -213,14 +207,21 @@ export class ReleaseClient {
     }
   }
 
-  private json<T>(priority: Priority, endpoint: string, pathAndQuery: string, decoder: JsonDecoder<T>): Promise<Decoded<T>> {
+  /** A JSON request whose answer is decoded, then shaped by `finish`, inside the attempt. */
+  private json<T, U>(
+    priority: Priority,
+    endpoint: string,
+    pathAndQuery: string,
+    decoder: JsonDecoder<T>,
+    finish: (decoded: Decoded<T>, context: RequestContext) => U,
+  ): Promise<U> {
     return this.send(priority, endpoint, pathAndQuery, { accept: 'application/json' }, (response, context) =>
-      decodeBody(decoder, response.body, context, response.headers['content-type']),
+      finish(decodeBody(decoder, response.body, context, response.headers['content-type']), context),
     );
   }
 
-  private text<T>(priority: Priority, endpoint: string, pathAndQuery: string, decode: (body: Buffer) => T): Promise<T> {
-    return this.send(priority, endpoint, pathAndQuery, { accept: 'text/plain' }, (response) => decode(response.body));
+  private text<T>(priority: Priority, endpoint: string, pathAndQuery: string, decode: (body: Buffer, context: RequestContext) => T): Promise<T> {
+    return this.send(priority, endpoint, pathAndQuery, { accept: 'text/plain' }, (response, context) => decode(response.body, context));
   }
 
   private send<T>(
@@ -235,7 +236,7 @@ export class ReleaseClient {
     const headers = { ...extraHeaders, ...this.headers };
     return this.gate.run(priority, endpoint, async (signal) => {
       const response = await exchange(this.deps, { context, url, headers, signal, secrets: this.secrets });
-      return decode(response, context);
+      return withoutSecrets(context, this.secrets, () => decode(response, context));
     });
   }
 
@@ -286,7 +287,11 @@ export function freeProjectPath(id: string): string {
   return parts.join('/');
 }
 
-function toLatestRelease(record: ReleaseRecord, context: RequestContext): LatestRelease {
+function versionPair(decoded: Decoded<string>, context: RequestContext): { version: string; rawVersion: string } {
+  return { version: normalised(decoded.value, context), rawVersion: decoded.value };
+}
+
+function toLatestRelease({ value: record }: Decoded<ReleaseRecord>, context: RequestContext): LatestRelease {
   const release: LatestRelease = { version: normalised(record.version, context), rawVersion: record.version };
   if (record.type !== undefined) release.type = record.type;
   if (record.tag_date !== undefined) release.tagDate = record.tag_date;
