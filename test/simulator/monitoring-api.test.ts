@@ -31,7 +31,7 @@ let allowedHost: Host;
 let disallowedHost: Host;
 let websiteId: number;
 
-const get = (path: string, key = sim.keys.pro): Promise<Answer> => call(`${sim.monitoringBaseUrl}${path}`, { key });
+const get = (path: string, key: string = sim.keys.pro): Promise<Answer> => call(`${sim.monitoringBaseUrl}${path}`, { key });
 
 beforeAll(async () => {
   ({ sim, clock } = await startTestSimulator());
@@ -78,7 +78,7 @@ function timestampFields(value: unknown): string[] {
   if (value === null || typeof value !== 'object') return [];
   return Object.entries(value).flatMap(([key, inner]) => {
     const isTime = /(_at|^last_seen|^timestamp|^since)$/.test(key) && typeof inner === 'string';
-    return [...(isTime ? [inner as string] : []), ...timestampFields(inner)];
+    return [...(isTime ? [inner] : []), ...timestampFields(inner)];
   });
 }
 

@@ -13,7 +13,7 @@ const admin = (path: string, method = 'GET', body?: unknown): Promise<Answer> =>
     method,
     ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
   });
-const hosts = (key = sim.keys.pro): Promise<Answer> => call(`${sim.monitoringBaseUrl}/hosts`, { key });
+const hosts = (key: string = sim.keys.pro): Promise<Answer> => call(`${sim.monitoringBaseUrl}/hosts`, { key });
 
 beforeAll(async () => {
   ({ sim, clock } = await startTestSimulator());

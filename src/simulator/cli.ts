@@ -1,0 +1,148 @@
+import { realpathSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { SIMULATOR_DEFAULTS, startSimulator, type SimulatorOptions } from './index.js';
+
+export const USAGE = `Usage: npm run simulator -- [flags]
+
+Runs the simulated Monitoring REST API, the free Release Lookup endpoint and the
+marketplace endpoints until SIGINT or SIGTERM.
+
+  --monitoring-port N    Monitoring API listener (default ${SIMULATOR_DEFAULTS.monitoringPort}; 0 = any free port)
+  --releases-port N      Free Release Lookup listener (default ${SIMULATOR_DEFAULTS.releasesPort})
+  --marketplace-port N   Marketplace listener (default ${SIMULATOR_DEFAULTS.marketplacePort})
+  --listen-host HOST     Address to listen on (default ${SIMULATOR_DEFAULTS.listenHost})
+  --hosts N              Hosts per account (default ${SIMULATOR_DEFAULTS.hosts})
+  --websites N           Websites per account (default ${SIMULATOR_DEFAULTS.websites})
+  --seed S               Seed of the simulated data (default ${SIMULATOR_DEFAULTS.seed})
+  --rate-limit N         Monitoring requests per minute per API key (default ${SIMULATOR_DEFAULTS.rateLimitPerMinute})
+  --burst N              Monitoring burst per API key (default ${SIMULATOR_DEFAULTS.burst})
+  --no-retry-after       Send no Retry-After header on the monitoring API's 429
+  --help                 Show this text
+`;
+
+export type CliParse = { kind: 'run'; options: SimulatorOptions } | { kind: 'help' } | { kind: 'error'; message: string };
+
+const INTEGER_FLAGS = {
+  'monitoring-port': { option: 'monitoringPort', min: 0, max: 65_535 },
+  'releases-port': { option: 'releasesPort', min: 0, max: 65_535 },
+  'marketplace-port': { option: 'marketplacePort', min: 0, max: 65_535 },
+  hosts: { option: 'hosts', min: 0, max: 100_000 },
+  websites: { option: 'websites', min: 0, max: 10_000 },
+  'rate-limit': { option: 'rateLimitPerMinute', min: 1, max: 1_000_000_000 },
+  burst: { option: 'burst', min: 1, max: 1_000_000_000 },
+} as const;
+
+/** Reads the command line; every bad value is an error naming its flag. */
+export function parseCliArgs(argv: readonly string[]): CliParse {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      strict: true,
+      allowPositionals: false,
+      options: {
+        'monitoring-port': { type: 'string' },
+        'releases-port': { type: 'string' },
+        'marketplace-port': { type: 'string' },
+        'listen-host': { type: 'string' },
+        hosts: { type: 'string' },
+        websites: { type: 'string' },
+        seed: { type: 'string' },
+        'rate-limit': { type: 'string' },
+        burst: { type: 'string' },
+        'no-retry-after': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (error) {
+    return { kind: 'error', message: error instanceof Error ? error.message : String(error) };
+  }
+  if (values.help) return { kind: 'help' };
+
+  const options: SimulatorOptions = {};
+  for (const [flag, rule] of Object.entries(INTEGER_FLAGS)) {
+    const raw = values[flag];
+    if (typeof raw !== 'string') continue;
+    if (!/^[0-9]+$/.test(raw) || Number(raw) < rule.min || Number(raw) > rule.max) {
+      return { kind: 'error', message: `--${flag} must be an integer from ${rule.min} to ${rule.max}; got '${raw}'` };
+    }
+    options[rule.option] = Number(raw);
+  }
+  if (typeof values['listen-host'] === 'string') {
+    if (values['listen-host'].trim() === '') return { kind: 'error', message: '--listen-host must not be empty' };
+    options.listenHost = values['listen-host'];
+  }
+  if (typeof values.seed === 'string') {
+    if (values.seed === '') return { kind: 'error', message: '--seed must not be empty' };
+    options.seed = values.seed;
+  }
+  if (values['no-retry-after']) options.retryAfter = false;
+  return { kind: 'run', options };
+}
+
+export async function main(argv: readonly string[]): Promise<number> {
+  const parsed = parseCliArgs(argv);
+  if (parsed.kind === 'help') {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  if (parsed.kind === 'error') {
+    process.stderr.write(`simulator: ${parsed.message}\n\n${USAGE}`);
+    return 2;
+  }
+  let sim;
+  try {
+    sim = await startSimulator(parsed.options);
+  } catch (error) {
+    process.stderr.write(`simulator: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
+  // These keys belong to the simulator and are meant to be public.
+  process.stdout.write(
+    [
+      'Simulator running.',
+      `  Monitoring API:      ${sim.monitoringBaseUrl}`,
+      `  Release Lookup free: ${sim.releasesBaseUrl}`,
+      `  Marketplace:         ${sim.marketplaceBaseUrl}`,
+      `  Control (/_sim):     ${sim.adminUrl}`,
+      'Keys:',
+      `  pro:         ${sim.keys.pro}`,
+      `  business:    ${sim.keys.business}`,
+      `  starter:     ${sim.keys.starter} (answers 403 plan_required)`,
+      `  marketplace: ${sim.keys.marketplace} (X-RapidAPI-Key)`,
+      '',
+    ].join('\n'),
+  );
+  const running = sim;
+  await new Promise<void>((resolve) => {
+    const stop = (signal: NodeJS.Signals): void => {
+      process.stdout.write(`Received ${signal}, closing.\n`);
+      resolve();
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  await running.close();
+  return 0;
+}
+
+function isEntryPoint(): boolean {
+  const script = process.argv[1];
+  if (!script) return false;
+  try {
+    return import.meta.url === pathToFileURL(realpathSync(script)).href;
+  } catch {
+    return false;
+  }
+}
+
+if (isEntryPoint()) {
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (error: unknown) => {
+      process.stderr.write(`simulator: ${error instanceof Error ? error.stack : String(error)}\n`);
+      process.exit(1);
+    },
+  );
+}

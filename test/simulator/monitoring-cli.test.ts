@@ -1,0 +1,75 @@
+import { spawn } from 'node:child_process';
+import { describe, expect, it, vi } from 'vitest';
+import { main, parseCliArgs } from '../../src/simulator/cli.js';
+
+describe('simulator command line', () => {
+  it.each<[string[], Record<string, unknown>]>([
+    [[], {}],
+    [['--monitoring-port', '0', '--releases-port', '9002', '--marketplace-port', '9003'], { monitoringPort: 0, releasesPort: 9002, marketplacePort: 9003 }],
+    [['--hosts', '500', '--websites', '20', '--seed', 'bench'], { hosts: 500, websites: 20, seed: 'bench' }],
+    [['--rate-limit', '60', '--burst', '5', '--no-retry-after'], { rateLimitPerMinute: 60, burst: 5, retryAfter: false }],
+    [['--listen-host', '0.0.0.0'], { listenHost: '0.0.0.0' }],
+    [['--hosts=3'], { hosts: 3 }],
+  ])('%j gives %j', (argv, options) => {
+    expect(parseCliArgs(argv)).toEqual({ kind: 'run', options });
+  });
+
+  it.each<[string[], string]>([
+    [['--hosts', 'abc'], '--hosts'],
+    [['--hosts', '-1'], '--hosts'],
+    [['--hosts', '1.5'], '--hosts'],
+    [['--monitoring-port', '70000'], '--monitoring-port'],
+    [['--rate-limit', '0'], '--rate-limit'],
+    [['--burst', ''], '--burst'],
+    [['--seed', ''], '--seed'],
+    [['--frobnicate'], 'frobnicate'],
+    [['extra'], 'extra'],
+  ])('%j is an error naming %s', (argv, flag) => {
+    const parsed = parseCliArgs(argv);
+    expect(parsed.kind).toBe('error');
+    if (parsed.kind === 'error') expect(parsed.message).toContain(flag);
+  });
+
+  it('--help asks for the usage text', () => {
+    expect(parseCliArgs(['--help'])).toEqual({ kind: 'help' });
+  });
+
+  it('a bad flag value exits 2 with the flag named on stderr', async () => {
+    const writes: string[] = [];
+    const spy = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      writes.push(String(chunk));
+      return true;
+    });
+    try {
+      expect(await main(['--hosts', 'abc'])).toBe(2);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(writes.join('')).toContain("--hosts must be an integer from 0 to 100000; got 'abc'");
+  });
+
+  it('starts, prints its URLs and keys, and closes cleanly on SIGTERM', async () => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'src/simulator/cli.ts', '--monitoring-port', '0', '--releases-port', '0', '--marketplace-port', '0', '--hosts', '2'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let stdout = '';
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString();
+        if (stdout.includes('marketplace:')) resolve();
+      });
+      child.on('exit', () => reject(new Error(`exited early: ${stdout}`)));
+    });
+    const monitoring = /Monitoring API:\s+(\S+)/.exec(stdout)![1]!;
+    expect(monitoring).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v2$/);
+    expect(stdout).toMatch(/Control \(\/_sim\):\s+http:\/\/127\.0\.0\.1:\d+\/_sim/);
+    expect(stdout).toContain('sim-pro-key');
+    const answer = await fetch(`${monitoring}/hosts`, { headers: { 'x-api-key': 'sim-pro-key' } });
+    expect(((await answer.json()) as { total: number }).total).toBe(2);
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  });
+});
