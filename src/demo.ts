@@ -1,0 +1,228 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { loadConfig } from './config/index.js';
+import { createLogger } from './lib/logger.js';
+import { startExporter, type RunningExporter } from './exporter.js';
+import { startSimulator, type RunningSimulator } from './simulator/index.js';
+
+/**
+ * `npm run demo`: the simulator in-process and the exporter against it, configured through
+ * a real config file, so what runs here is what runs in production.
+ */
+
+export interface DemoOptions {
+  hosts: number;
+  websites: number;
+  rateLimitPerMinute: number;
+  burst: number;
+  seed: string;
+  listenAddress: string;
+  releasesMode: 'free' | 'marketplace';
+  simulatorPorts: { monitoring: number; releases: number; marketplace: number };
+  logLevel: 'debug' | 'info' | 'warn' | 'error';
+  logFormat: 'json' | 'pretty';
+}
+
+export interface RunningDemo {
+  simulator: RunningSimulator;
+  exporter: RunningExporter;
+  configFile: string;
+  stop(): Promise<void>;
+}
+
+const HELP = `Usage: npm run demo -- [flags]
+
+Starts the API simulator and the exporter against it (two accounts, Pro and Business,
+and a few release projects), and prints the URLs.
+
+Flags:
+  --hosts N                 hosts per simulated account (default 12)
+  --websites N              websites per simulated account (default 6)
+  --rate-limit PER_MINUTE   the simulator's rate limit per API key; the exporter's budget
+                            is set to match with 5% headroom (default 120)
+  --burst N                 the simulator's burst (default 30)
+  --seed S                  simulator seed (default monapi)
+  --web.listen-address A    where the exporter listens (default 127.0.0.1:9866)
+  --releases MODE           free or marketplace (default marketplace)
+  --simulator-port N        first of three simulator ports (default 0: any free ports)
+  --log.level L             debug, info, warn, error (default info)
+  --log.format F            json or pretty (default pretty on a terminal)
+  --help
+`;
+
+function positiveInt(flag: string, text: string | undefined, fallback: number): number {
+  if (text === undefined) return fallback;
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(n) || n < 1) throw new Error(`--${flag} must be a positive whole number, got ${JSON.stringify(text)}`);
+  return n;
+}
+
+export function parseDemoArgs(argv: readonly string[]): DemoOptions | 'help' {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: {
+      hosts: { type: 'string' },
+      websites: { type: 'string' },
+      'rate-limit': { type: 'string' },
+      burst: { type: 'string' },
+      seed: { type: 'string' },
+      'web.listen-address': { type: 'string' },
+      releases: { type: 'string' },
+      'simulator-port': { type: 'string' },
+      'log.level': { type: 'string' },
+      'log.format': { type: 'string' },
+      help: { type: 'boolean' },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  if (values.help) return 'help';
+  const releases = values.releases ?? 'marketplace';
+  if (releases !== 'free' && releases !== 'marketplace') throw new Error(`--releases must be free or marketplace, got ${JSON.stringify(releases)}`);
+  const level = values['log.level'] ?? 'info';
+  if (!['debug', 'info', 'warn', 'error'].includes(level)) throw new Error(`--log.level must be debug, info, warn or error, got ${JSON.stringify(level)}`);
+  const format = values['log.format'] ?? (process.stdout.isTTY ? 'pretty' : 'json');
+  if (format !== 'json' && format !== 'pretty') throw new Error(`--log.format must be json or pretty, got ${JSON.stringify(format)}`);
+  const firstPort = values['simulator-port'] === undefined ? 0 : positiveInt('simulator-port', values['simulator-port'], 0);
+  const rate = positiveInt('rate-limit', values['rate-limit'], 120);
+  return {
+    hosts: positiveInt('hosts', values.hosts, 12),
+    websites: positiveInt('websites', values.websites, 6),
+    rateLimitPerMinute: rate,
+    burst: positiveInt('burst', values.burst, Math.max(30, Math.round(rate / 4))),
+    seed: values.seed ?? 'monapi',
+    listenAddress: values['web.listen-address'] ?? '127.0.0.1:9866',
+    releasesMode: releases,
+    simulatorPorts: firstPort === 0 ? { monitoring: 0, releases: 0, marketplace: 0 } : { monitoring: firstPort, releases: firstPort + 1, marketplace: firstPort + 2 },
+    logLevel: level as DemoOptions['logLevel'],
+    logFormat: format,
+  };
+}
+
+/** The demo's config file: what an operator would write for these two accounts. */
+export function demoConfigYaml(sim: RunningSimulator, opts: Pick<DemoOptions, 'rateLimitPerMinute' | 'burst' | 'releasesMode'>): string {
+  const account = (name: string, env: string) => `  - name: ${name}
+    base_url: ${sim.monitoringBaseUrl}
+    api_key_env: ${env}
+    rate_limit:
+      requests_per_minute: ${opts.rateLimitPerMinute}
+      burst: ${opts.burst}
+    headroom: 0.05
+    tag_labels: [env, role]
+`;
+  const releases =
+    opts.releasesMode === 'marketplace'
+      ? `releases:
+  mode: marketplace
+  marketplace_base_url: ${sim.marketplaceBaseUrl}
+  marketplace_key_env: DEMO_MARKETPLACE_KEY
+  schedule: "*/5 * * * *"
+  projects:
+    - id: nginx
+    - id: php/php-src
+      major: 8
+    - id: mariadb
+    - id: varnish
+    - id: torvalds/linux
+      major: 4
+    - id: nginxinc/nginx-amplify-agent
+`
+      : `releases:
+  mode: free
+  free_base_url: ${sim.releasesBaseUrl}
+  projects:
+    - id: nginx/nginx
+    - id: torvalds/linux
+    - id: nginxinc/nginx-amplify-agent
+`;
+  return `# Written by npm run demo.
+accounts:
+${account('pro', 'DEMO_PRO_KEY')}${account('business', 'DEMO_BUSINESS_KEY')}${releases}`;
+}
+
+export async function startDemo(opts: DemoOptions): Promise<RunningDemo> {
+  const simulator = await startSimulator({
+    monitoringPort: opts.simulatorPorts.monitoring,
+    releasesPort: opts.simulatorPorts.releases,
+    marketplacePort: opts.simulatorPorts.marketplace,
+    hosts: opts.hosts,
+    websites: opts.websites,
+    seed: opts.seed,
+    rateLimitPerMinute: opts.rateLimitPerMinute,
+    burst: opts.burst,
+  });
+  const dir = mkdtempSync(join(tmpdir(), 'monapi-demo-'));
+  const configFile = join(dir, 'monapi-exporter.yaml');
+  writeFileSync(configFile, demoConfigYaml(simulator, opts));
+  const env = {
+    DEMO_PRO_KEY: simulator.keys.pro,
+    DEMO_BUSINESS_KEY: simulator.keys.business,
+    DEMO_MARKETPLACE_KEY: simulator.keys.marketplace,
+  };
+  try {
+    const config = loadConfig(configFile, env);
+    const log = createLogger({ level: opts.logLevel, format: opts.logFormat });
+    const exporter = await startExporter({ config, listenAddress: opts.listenAddress, telemetryPath: '/metrics', log });
+    return {
+      simulator,
+      exporter,
+      configFile,
+      async stop() {
+        await exporter.stop();
+        await simulator.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  } catch (err) {
+    await simulator.close();
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+async function main(): Promise<void> {
+  let opts: DemoOptions | 'help';
+  try {
+    opts = parseDemoArgs(process.argv.slice(2));
+  } catch (err) {
+    process.stderr.write(`demo: ${err instanceof Error ? err.message : String(err)}\n\n${HELP}`);
+    process.exitCode = 2;
+    return;
+  }
+  if (opts === 'help') {
+    process.stdout.write(HELP);
+    return;
+  }
+  const demo = await startDemo(opts);
+  const { simulator, exporter } = demo;
+  process.stdout.write(`
+monapi-exporter demo
+  exporter   ${exporter.url}/            landing page
+             ${exporter.url}/metrics     Prometheus / OpenMetrics
+             ${exporter.url}/status      JSON status (budget, plan, freshness)
+  simulator  ${simulator.monitoringBaseUrl}   keys: ${simulator.keys.pro}, ${simulator.keys.business}, ${simulator.keys.starter}
+             ${simulator.releasesBaseUrl}   free release lookup
+             ${simulator.marketplaceBaseUrl}   marketplace (X-RapidAPI-Key: ${simulator.keys.marketplace})
+             ${simulator.adminUrl}/stats   requests and 429s per key
+  config     ${demo.configFile}
+  scale      ${opts.hosts} hosts and ${opts.websites} websites per account, ${opts.rateLimitPerMinute} requests/min per key (burst ${opts.burst})
+Press Ctrl+C to stop.
+
+`);
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  setTimeout(() => process.exit(0), 5_000).unref();
+  await demo.stop();
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
+  main().catch((err: unknown) => {
+    process.stderr.write(`demo: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exitCode = 1;
+  });
+}

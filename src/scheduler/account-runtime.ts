@@ -1,0 +1,292 @@
+import type { Logger } from 'pino';
+import type { RequestBudget } from '../budget/request-budget.js';
+import type { AccountConfig } from '../config/types.js';
+import type { MetricSink } from '../exposition/model.js';
+import type { Clock, TimerHandle } from '../lib/clock.js';
+import type { MonitoringSourceFactory, MonitoringSource, SourceContext, Inventory, TargetSource } from '../sources/types.js';
+import { UpstreamError } from '../upstream/http/errors.js';
+import type { MonitoringClient } from '../upstream/monitoring/client.js';
+import type { Host, Website } from '../upstream/monitoring/schemas.js';
+import type { SchedulerMetrics, SchedulingView } from './metrics.js';
+import { computePlan, type PlanFigures } from './plan.js';
+import { Scheduler, type Job, type JobOutcome } from './scheduler.js';
+
+export interface AccountRuntimeOptions {
+  account: AccountConfig;
+  client: MonitoringClient;
+  budget: RequestBudget;
+  sink: MetricSink;
+  clock: Clock;
+  log: Logger;
+  sources: readonly MonitoringSourceFactory[];
+  metrics: SchedulerMetrics;
+}
+
+export interface JobError {
+  readonly source: string;
+  readonly target: string | undefined;
+  readonly atMs: number;
+  readonly kind: string;
+  readonly message: string;
+}
+
+/** Consecutive failures (other than 401/403) after which the account counts as unreachable. */
+const UNREACHABLE_AFTER = 3;
+const MAX_ERRORS_KEPT = 20;
+const PLAN_LOG_SETTLE_MS = 3_000;
+
+/**
+ * Everything one account needs: its sources, their jobs on one scheduler, the inventory
+ * the list sources maintain, and the figures that explain its freshness. Per-host and
+ * per-website jobs follow the inventory: a host that appears gets jobs, one that goes
+ * away loses them and its series are retracted.
+ */
+export class AccountRuntime implements SchedulingView {
+  readonly account: string;
+  private readonly scheduler: Scheduler;
+  private readonly inventory: Inventory = { hosts: new Map(), websites: new Map(), metricNames: new Map() };
+  private readonly sources: MonitoringSource[];
+  private readonly lastSuccessMs = new Map<string, number>();
+  private readonly targetSince = new Map<string, number>();
+  private readonly errors: JobError[] = [];
+  private readonly attempted = new Set<string>();
+  private consecutiveFailures = 0;
+  private authFailure: string | undefined;
+  private answered = false;
+  private cachedPlan: PlanFigures | undefined;
+  private loggedPlanKey = '';
+  private planLogTimer: TimerHandle | undefined;
+  private completedFirstCycle = false;
+
+  constructor(private readonly options: AccountRuntimeOptions) {
+    this.account = options.account.name;
+    this.scheduler = new Scheduler({
+      clock: options.clock,
+      maxConcurrentJobs: Math.max(2, options.account.concurrency),
+      onOutcome: (outcome) => this.recordOutcome(outcome),
+    });
+    const ctx: SourceContext = {
+      account: options.account,
+      client: options.client,
+      sink: options.sink,
+      inventory: this.inventory,
+      clock: options.clock,
+      log: options.log,
+      events: {
+        nameCollision: (hostUuid, familyKey, kept, dropped) => {
+          options.metrics.nameCollision(this.account);
+          options.log.warn({ account: this.account, hostUuid, family: familyKey, kept, dropped }, 'agent metric names collide after sanitising; dropped the others');
+        },
+      },
+      inventoryChanged: () => this.reconcile(),
+    };
+    this.sources = options.sources.map((factory) => factory(ctx)).filter((s) => options.account.sources[s.toggle]);
+    for (const source of this.sources) {
+      if (source.scope === 'account') {
+        const cadence = source.cadence;
+        this.upsertJob({
+          id: source.name,
+          source: source.name,
+          priority: source.priority,
+          cadenceMs: () => options.account.cadenceMs[cadence],
+          requestsPerRun: () => 1,
+          run: (signal) => source.poll(signal),
+        });
+      }
+    }
+    options.metrics.track(this);
+  }
+
+  start(): void {
+    this.scheduler.start();
+  }
+
+  async stop(): Promise<void> {
+    if (this.planLogTimer) this.options.clock.clearTimeout(this.planLogTimer);
+    this.scheduler.stop();
+    await this.scheduler.idle();
+  }
+
+  /** True once every job that exists has run at least once (the first complete cycle). */
+  ready(): boolean {
+    if (this.completedFirstCycle) return true;
+    const jobs = this.scheduler.jobs();
+    if (jobs.length === 0 || !jobs.every((j) => this.attempted.has(j.id))) return false;
+    // The host list must have produced the per-host jobs before the cycle counts as complete.
+    if (this.sources.some((s) => s.scope === 'account' && s.name === 'hosts') && !this.lastSuccessMs.has('hosts')) return false;
+    this.completedFirstCycle = true;
+    return true;
+  }
+
+  plan(): PlanFigures {
+    this.cachedPlan ??= computePlan(
+      this.scheduler.jobs().map((job) => ({
+        source: job.source,
+        priority: job.priority,
+        cadenceMs: job.cadenceMs(),
+        requestsPerRun: job.requestsPerRun(),
+      })),
+      this.options.budget.snapshot().configuredRatePerSecond,
+    );
+    return this.cachedPlan;
+  }
+
+  staleness(nowMs: number): ReadonlyMap<string, number> {
+    const oldest = new Map<string, number>();
+    for (const job of this.scheduler.jobs()) {
+      const since = this.lastSuccessMs.get(job.id) ?? this.targetSince.get(job.id) ?? nowMs;
+      oldest.set(job.source, Math.min(oldest.get(job.source) ?? Infinity, since));
+    }
+    return new Map([...oldest].map(([source, ms]) => [source, Math.max(0, (nowMs - ms) / 1000)]));
+  }
+
+  up(): { up: boolean; reason: string } {
+    if (this.authFailure) return { up: false, reason: this.authFailure };
+    if (this.consecutiveFailures >= UNREACHABLE_AFTER) return { up: false, reason: 'unreachable' };
+    if (!this.answered) return { up: false, reason: 'pending' };
+    return { up: true, reason: '' };
+  }
+
+  lagSeconds(): number {
+    return this.scheduler.maxLagMs() / 1000;
+  }
+
+  status(): Record<string, unknown> {
+    const now = this.options.clock.now();
+    const up = this.up();
+    return {
+      account: this.account,
+      up: up.up,
+      reason: up.reason || undefined,
+      hosts_polled: this.inventory.hosts.size,
+      websites_polled: this.inventory.websites.size,
+      plan: this.plan(),
+      budget: this.options.budget.snapshot(),
+      staleness_seconds: Object.fromEntries(this.staleness(now)),
+      lag_seconds: this.lagSeconds(),
+      last_errors: [...this.errors],
+    };
+  }
+
+  private upsertJob(job: Job): void {
+    if (!this.scheduler.has(job.id)) this.targetSince.set(job.id, this.options.clock.now());
+    this.scheduler.upsert(job);
+    this.planChanged();
+  }
+
+  private removeJob(id: string): void {
+    this.scheduler.remove(id);
+    this.lastSuccessMs.delete(id);
+    this.targetSince.delete(id);
+    this.attempted.delete(id);
+    this.planChanged();
+  }
+
+  /** Makes per-target jobs match the inventory. */
+  private reconcile(): void {
+    for (const source of this.sources) {
+      if (source.scope === 'host') this.reconcileTargets(source, this.inventory.hosts, (h: Host) => h.uuid);
+      else if (source.scope === 'website') this.reconcileTargets(source, this.inventory.websites, (w: Website) => String(w.id));
+    }
+  }
+
+  private reconcileTargets<T>(source: TargetSource<T>, targets: ReadonlyMap<unknown, T>, keyOf: (t: T) => string): void {
+    const wanted = new Map<string, T>();
+    for (const target of targets.values()) {
+      if (source.ready?.(target) ?? true) wanted.set(`${source.name}/${keyOf(target)}`, target);
+    }
+    const prefix = `${source.name}/`;
+    for (const job of this.scheduler.jobs()) {
+      if (job.id.startsWith(prefix) && !wanted.has(job.id)) {
+        this.removeJob(job.id);
+        const key = job.id.slice(prefix.length);
+        // A host that is only not ready (no metric names yet) keeps its state.
+        const stillThere = [...targets.values()].some((t) => keyOf(t) === key);
+        if (!stillThere) source.forget(key);
+      }
+    }
+    for (const [id, target] of wanted) {
+      // Upsert refreshes the target object (online state, hostname) without moving the due time.
+      this.upsertJob({
+        id,
+        source: source.name,
+        priority: source.priority,
+        cadenceMs: () => source.cadenceMs(target),
+        requestsPerRun: () => source.requestsPerRun(target),
+        run: (signal) => source.poll(target, signal),
+      });
+    }
+  }
+
+  private planChanged(): void {
+    this.cachedPlan = undefined;
+    // Jobs arrive in bursts (a host list adds a job per host): log the plan once it settles.
+    if (this.planLogTimer) this.options.clock.clearTimeout(this.planLogTimer);
+    this.planLogTimer = this.options.clock.setTimeout(() => {
+      this.planLogTimer = undefined;
+      this.logPlanOnce();
+    }, PLAN_LOG_SETTLE_MS);
+  }
+
+  /** Logs the plan when its shape changes (not on every host list poll). */
+  private logPlanOnce(): void {
+    const plan = this.plan();
+    const key = `${plan.requestsPerCycle}/${plan.sources.map((s) => `${s.source}:${s.jobs}:${Math.round(s.effectiveCadenceSeconds)}`).join(',')}`;
+    if (key === this.loggedPlanKey) return;
+    this.loggedPlanKey = key;
+    const figures = {
+      requestsPerCycle: plan.requestsPerCycle,
+      demandPerSecond: round(plan.demandPerSecond),
+      budgetPerSecond: round(plan.supplyPerSecond),
+      fullCycleSeconds: round(plan.fullCycleSeconds),
+      stretchedRoundSeconds: round(plan.roundSeconds),
+    };
+    if (plan.pressure > 1) {
+      this.options.log.warn(
+        figures,
+        `the configured cadences need ${round(plan.demandPerSecond)} requests/s but the budget allows ${round(plan.supplyPerSecond)}: stretching per-host and per-website cadences to ${round(plan.roundSeconds)} s`,
+      );
+    } else {
+      this.options.log.info(figures, 'polling plan fits the request budget');
+    }
+  }
+
+  private recordOutcome(outcome: JobOutcome): void {
+    const { job, startedMs, finishedMs, error } = outcome;
+    const seconds = (finishedMs - startedMs) / 1000;
+    this.attempted.add(job.id);
+    if (error === undefined) {
+      this.lastSuccessMs.set(job.id, finishedMs);
+      this.options.metrics.observeRun(this.account, job.source, seconds, 'success', finishedMs);
+      this.consecutiveFailures = 0;
+      this.authFailure = undefined;
+      this.answered = true;
+      return;
+    }
+    this.options.metrics.observeRun(this.account, job.source, seconds, 'error', finishedMs);
+    const kind = error instanceof UpstreamError ? error.kind : 'internal';
+    if (kind === 'unauthorized' || kind === 'plan_required') this.authFailure = kind;
+    else if (kind !== 'not_found' && kind !== 'bad_request') this.consecutiveFailures++;
+    const slash = job.id.indexOf('/');
+    const entry: JobError = {
+      source: job.source,
+      target: slash === -1 ? undefined : job.id.slice(slash + 1),
+      atMs: finishedMs,
+      kind,
+      message: describeError(error),
+    };
+    this.errors.push(entry);
+    if (this.errors.length > MAX_ERRORS_KEPT) this.errors.shift();
+    const log = kind === 'internal' ? this.options.log.error.bind(this.options.log) : this.options.log.warn.bind(this.options.log);
+    log({ account: this.account, source: job.source, target: entry.target, kind, err: error instanceof Error ? { message: error.message } : error }, 'polling job failed');
+  }
+}
+
+function round(n: number): number {
+  return Number.isFinite(n) ? Math.round(n * 100) / 100 : n;
+}
+
+function describeError(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return typeof error === 'string' ? error : JSON.stringify(error) ?? 'unknown error';
+}

@@ -1,0 +1,133 @@
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { PlanFigures } from './plan.js';
+
+/** A view of one account's scheduling that the self-metrics read at scrape time. */
+export interface SchedulingView {
+  readonly account: string;
+  plan(): PlanFigures;
+  /** Per source: seconds since the least recently refreshed target last succeeded. */
+  staleness(nowMs: number): ReadonlyMap<string, number>;
+  up(): { readonly up: boolean; readonly reason: string };
+  lagSeconds(): number;
+}
+
+export interface SchedulerMetrics {
+  observeRun(account: string, source: string, seconds: number, outcome: 'success' | 'error', finishedMs: number): void;
+  nameCollision(account: string): void;
+  track(view: SchedulingView): void;
+}
+
+/**
+ * Self-metrics of the scheduler: per job kind (source) freshness, duration and errors;
+ * the plan figures that say why data is as old as it is; and `monapi_up` per account.
+ */
+export function createSchedulerMetrics(registry: Registry, clock: { now(): number }): SchedulerMetrics {
+  const views: SchedulingView[] = [];
+  const runs = new Counter({
+    name: 'monapi_job_runs_total',
+    help: 'Polling job runs by account, source and outcome (success or error).',
+    labelNames: ['account', 'source', 'outcome'],
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'monapi_job_duration_seconds',
+    help: 'Duration of polling job runs, including time spent waiting for the request budget.',
+    labelNames: ['account', 'source'],
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
+    registers: [registry],
+  });
+  const lastSuccess = new Gauge({
+    name: 'monapi_job_last_success_timestamp_seconds',
+    help: 'When a job of this source last succeeded for any target (Unix time).',
+    labelNames: ['account', 'source'],
+    registers: [registry],
+  });
+  const collisions = new Counter({
+    name: 'monapi_series_name_collisions_total',
+    help: 'Agent metric names dropped because they sanitise to a metric name another agent metric already has (each host and family once).',
+    labelNames: ['account'],
+    registers: [registry],
+  });
+
+  const viewGauge = (name: string, help: string, labelNames: string[], read: (g: Gauge, v: SchedulingView) => void) =>
+    new Gauge({
+      name,
+      help,
+      labelNames,
+      registers: [registry],
+      collect(this: Gauge) {
+        this.reset();
+        for (const view of views) read(this, view);
+      },
+    });
+
+  viewGauge(
+    'monapi_job_staleness_seconds',
+    'Age of the oldest data of a source: seconds since its least recently refreshed target last succeeded (targets never refreshed count from when they appeared).',
+    ['account', 'source'],
+    (g, v) => {
+      for (const [source, seconds] of v.staleness(clock.now())) g.set({ account: v.account, source }, seconds);
+    },
+  );
+  viewGauge('monapi_scheduler_lag_seconds', 'How far behind its cadence the most overdue polling job is.', ['account'], (g, v) =>
+    g.set({ account: v.account }, v.lagSeconds()),
+  );
+  viewGauge('monapi_plan_requests_per_cycle', 'Requests needed to run every polling job of the account once.', ['account'], (g, v) =>
+    g.set({ account: v.account }, v.plan().requestsPerCycle),
+  );
+  viewGauge(
+    'monapi_plan_demand_requests_per_second',
+    'Requests per second the configured cadences ask for.',
+    ['account'],
+    (g, v) => g.set({ account: v.account }, v.plan().demandPerSecond),
+  );
+  viewGauge(
+    'monapi_plan_budget_requests_per_second',
+    'Requests per second the request budget allows (the rate limit minus headroom).',
+    ['account'],
+    (g, v) => g.set({ account: v.account }, v.plan().supplyPerSecond),
+  );
+  viewGauge(
+    'monapi_plan_full_cycle_seconds',
+    'Time one run of every job takes at the budget rate: the best possible staleness.',
+    ['account'],
+    (g, v) => g.set({ account: v.account }, v.plan().fullCycleSeconds),
+  );
+  viewGauge(
+    'monapi_plan_cadence_seconds',
+    'Cadence of a source: configured, and effective after stretching to fit the request budget.',
+    ['account', 'source', 'cadence'],
+    (g, v) => {
+      for (const s of v.plan().sources) {
+        g.set({ account: v.account, source: s.source, cadence: 'configured' }, s.configuredCadenceSeconds);
+        g.set({ account: v.account, source: s.source, cadence: 'effective' }, s.effectiveCadenceSeconds);
+      }
+    },
+  );
+  viewGauge('monapi_plan_jobs', 'Polling jobs per source (one per target).', ['account', 'source'], (g, v) => {
+    for (const s of v.plan().sources) g.set({ account: v.account, source: s.source }, s.jobs);
+  });
+  viewGauge(
+    'monapi_up',
+    'Whether the account answers the exporter: 0 with reason unauthorized or plan_required after a 401 or 403, 0 with reason unreachable after repeated failures, 0 with reason pending before the first answer.',
+    ['account', 'reason'],
+    (g, v) => {
+      const { up, reason } = v.up();
+      g.set({ account: v.account, reason }, up ? 1 : 0);
+    },
+  );
+
+  return {
+    observeRun(account, source, seconds, outcome, finishedMs) {
+      runs.inc({ account, source, outcome });
+      duration.observe({ account, source }, seconds);
+      if (outcome === 'success') lastSuccess.set({ account, source }, finishedMs / 1000);
+    },
+    nameCollision(account) {
+      collisions.inc({ account });
+    },
+    track(view) {
+      views.push(view);
+    },
+  };
+}

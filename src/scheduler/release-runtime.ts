@@ -1,0 +1,128 @@
+import cron from 'node-cron';
+import type { Logger } from 'pino';
+import { Counter, type Registry } from 'prom-client';
+import type { ReleasesConfig } from '../config/types.js';
+import type { MetricSink } from '../exposition/model.js';
+import type { Clock } from '../lib/clock.js';
+import { EMPTY_RELEASE_STATE, mapReleaseLookup, type ReleaseLookupState } from '../sources/releases/map.js';
+import { groupName } from '../sources/types.js';
+import { UpstreamError } from '../upstream/http/errors.js';
+import type { LatestRelease, ReleaseProject } from '../upstream/releases/client.js';
+
+/** Starts a function on a cron schedule; injectable so tests need no real timers. */
+export type CronTrigger = (expression: string, timezone: string, run: () => void) => { stop(): void };
+
+export const nodeCronTrigger: CronTrigger = (expression, timezone, run) => {
+  const task = cron.schedule(expression, run, { timezone, noOverlap: true });
+  return { stop: () => void task.stop() };
+};
+
+export interface ReleaseLookup {
+  latest(project: ReleaseProject): Promise<LatestRelease>;
+}
+
+export interface ReleaseRuntimeOptions {
+  config: ReleasesConfig;
+  client: ReleaseLookup;
+  sink: MetricSink;
+  clock: Clock;
+  log: Logger;
+  registry: Registry;
+  trigger?: CronTrigger;
+}
+
+/**
+ * Looks up every configured project once at start (so /metrics has versions at once)
+ * and then on the cron schedule. Configuration validation guarantees the schedule does
+ * not poll the free endpoint more often than its 2-hour cache unless the operator allowed it.
+ */
+export class ReleaseRuntime {
+  private readonly states = new Map<string, ReleaseLookupState>();
+  private readonly lastErrors = new Map<string, { atMs: number; kind: string; message: string }>();
+  private task: { stop(): void } | undefined;
+  private running: Promise<void> | undefined;
+  private rounds = 0;
+  private readonly lookups: Counter<'outcome'>;
+
+  constructor(private readonly options: ReleaseRuntimeOptions) {
+    this.lookups = new Counter({
+      name: 'monapi_release_lookups_total',
+      help: 'Release lookups by outcome (success or error).',
+      labelNames: ['outcome'],
+      registers: [options.registry],
+    });
+  }
+
+  start(): void {
+    const trigger = this.options.trigger ?? nodeCronTrigger;
+    this.task = trigger(this.options.config.schedule, this.options.config.scheduleTimezone, () => void this.lookupAll());
+    void this.lookupAll();
+  }
+
+  stop(): void {
+    this.task?.stop();
+    this.task = undefined;
+  }
+
+  ready(): boolean {
+    return this.rounds > 0;
+  }
+
+  /** Runs one round; a round already running is not started twice. */
+  lookupAll(): Promise<void> {
+    this.running ??= this.round().finally(() => {
+      this.running = undefined;
+      this.rounds++;
+    });
+    return this.running;
+  }
+
+  status(): Record<string, unknown> {
+    return {
+      mode: this.options.config.mode,
+      schedule: this.options.config.schedule,
+      rounds: this.rounds,
+      projects: this.options.config.projects.map((p) => {
+        const key = keyOf(p);
+        const state = this.states.get(key);
+        return {
+          project: p.id,
+          major: p.major,
+          version: state?.release?.version,
+          last_success_ms: state?.lastSuccessMs,
+          last_error: this.lastErrors.get(key),
+        };
+      }),
+    };
+  }
+
+  private async round(): Promise<void> {
+    await Promise.all(this.options.config.projects.map((project) => this.lookup(project)));
+  }
+
+  private async lookup(project: { id: string; major: number | undefined }): Promise<void> {
+    const key = keyOf(project);
+    const previous = this.states.get(key) ?? EMPTY_RELEASE_STATE;
+    let outcome: { ok: true; release: LatestRelease } | { ok: false };
+    try {
+      const release = await this.options.client.latest(project.major === undefined ? { id: project.id } : { id: project.id, major: project.major });
+      outcome = { ok: true, release };
+      this.lastErrors.delete(key);
+      this.lookups.inc({ outcome: 'success' });
+    } catch (err) {
+      outcome = { ok: false };
+      const kind = err instanceof UpstreamError ? err.kind : 'internal';
+      const message = err instanceof Error ? err.message : JSON.stringify(err);
+      this.lastErrors.set(key, { atMs: this.options.clock.now(), kind, message });
+      this.lookups.inc({ outcome: 'error' });
+      this.options.log.warn({ project: project.id, major: project.major, kind, err: { message } }, 'release lookup failed');
+    }
+    const { state, families } = mapReleaseLookup(outcome, previous, { project: project.id, major: project.major, nowMs: this.options.clock.now() });
+    this.states.set(key, state);
+    this.options.sink.publish(groupName('releases', key), families);
+  }
+}
+
+function keyOf(project: { id: string; major: number | undefined }): string {
+  return project.major === undefined ? project.id : `${project.id}@${project.major}`;
+}

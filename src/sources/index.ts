@@ -1,0 +1,14 @@
+import { createHostsSource } from './hosts/index.js';
+import { createMetricCatalogueSource } from './metric-catalogue/index.js';
+import { createSeriesSource } from './series/index.js';
+import type { MonitoringSourceFactory } from './types.js';
+
+/**
+ * Every polled source of the Monitoring API. Adding an endpoint is one module beside these
+ * and one line here.
+ */
+export const MONITORING_SOURCES: readonly MonitoringSourceFactory[] = [
+  createHostsSource,
+  createMetricCatalogueSource,
+  createSeriesSource,
+];
