@@ -99,8 +99,15 @@ interface NamedSeries {
   readonly points: readonly ParsedPoint[];
 }
 
-function parsePoints(name: string, points: readonly SeriesPoint[]): ParsedPoint[] {
-  const parsed = points.map((p) => ({ t: parseTimestampMs(p.timestamp, `series ${name} point timestamp`), value: p.value }));
+/** Every series of a response has the same sample times: parse each timestamp text once. */
+type TimestampCache = Map<string, number>;
+
+function parsePoints(name: string, points: readonly SeriesPoint[], cache: TimestampCache): ParsedPoint[] {
+  const parsed = points.map((p) => {
+    let t = cache.get(p.timestamp);
+    if (t === undefined) cache.set(p.timestamp, (t = parseTimestampMs(p.timestamp, `series ${name} point timestamp`)));
+    return { t, value: p.value };
+  });
   for (let i = 1; i < parsed.length; i++) {
     if ((parsed[i]?.t ?? 0) < (parsed[i - 1]?.t ?? 0)) return parsed.sort((a, b) => a.t - b.t);
   }
@@ -111,13 +118,14 @@ function parsePoints(name: string, points: readonly SeriesPoint[]): ParsedPoint[
 function indexBatches(input: SeriesBatch | SeriesResponse | readonly (SeriesBatch | SeriesResponse)[]): Map<string, NamedSeries> {
   const list = Array.isArray(input) ? input : [input];
   const byName = new Map<string, NamedSeries>();
+  const cache: TimestampCache = new Map();
   for (const item of list as readonly (SeriesBatch | SeriesResponse)[]) {
     const batch = 'series' in item ? batchFromResponse(item) : item;
     if (!Number.isFinite(batch.intervalSeconds) || batch.intervalSeconds <= 0) {
       throw new Error(`series batch: interval must be a positive number of seconds, got ${batch.intervalSeconds}`);
     }
     for (const [name, points] of Object.entries(batch.points)) {
-      byName.set(name, { intervalMs: batch.intervalSeconds * 1000, points: parsePoints(name, points) });
+      byName.set(name, { intervalMs: batch.intervalSeconds * 1000, points: parsePoints(name, points, cache) });
     }
   }
   return byName;

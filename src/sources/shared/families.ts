@@ -36,9 +36,20 @@ export function infoSpec(name: string, help: string): ScalarSpec {
   return checkedSpec({ name, type: 'info', help });
 }
 
-/** A stable key of a label set, independent of insertion order. */
+const labelKeys = new WeakMap<Labels, string>();
+
+/**
+ * A stable key of a label set, independent of insertion order. Memoised by object identity:
+ * a mapper that puts one labels object on many families (a host's series) pays once. Label
+ * objects are therefore treated as immutable (`Labels` is readonly).
+ */
 export function labelKey(labels: Labels): string {
-  return JSON.stringify(Object.keys(labels).sort().map((k) => [k, labels[k]]));
+  let key = labelKeys.get(labels);
+  if (key === undefined) {
+    key = JSON.stringify(Object.keys(labels).sort().map((k) => [k, labels[k]]));
+    labelKeys.set(labels, key);
+  }
+  return key;
 }
 
 interface FamilyEntry {
