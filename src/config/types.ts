@@ -1,0 +1,114 @@
+import type { HostFilterConfig, IncludeExclude, MetricOverride, TagLabel } from './patterns.js';
+import type { Secret } from './secret.js';
+
+/** The program's view of the configuration: fully defaulted, camelCase, durations in milliseconds. */
+export interface Config {
+  readonly exporter: ExporterConfig;
+  readonly accounts: readonly AccountConfig[];
+  /** Absent when the config has no `releases` section. */
+  readonly releases: ReleasesConfig | undefined;
+}
+
+/** Fixed: dashboards, alerts and the docs depend on it. */
+export const METRIC_PREFIX = 'monapi_';
+
+/**
+ * What to do with a null point (a gap, or a minute the agent has not reported yet) once
+ * it is older than `ingest_delay`: `skip` ignores it (a gauge shows its newest non-null
+ * value, a counter adds nothing); `nan` exposes a gauge as NaN when its newest point is null.
+ */
+export type NullHandling = 'skip' | 'nan';
+
+export interface ExporterConfig {
+  readonly metricPrefix: typeof METRIC_PREFIX;
+  /** Opt-in: timestamps on samples break staleness handling and cause out-of-order drops. */
+  readonly sampleTimestamps: boolean;
+  readonly nullHandling: NullHandling;
+}
+
+export type AuthScheme = 'bearer' | 'x-api-key';
+
+/** Where a secret came from, for summaries and error messages (never the value). */
+export type SecretSource = { readonly kind: 'env'; readonly name: string } | { readonly kind: 'file'; readonly path: string };
+
+export const SOURCE_NAMES = ['hosts', 'series', 'components', 'websites', 'checks', 'alerts', 'alertRules', 'account'] as const;
+export type SourceName = (typeof SOURCE_NAMES)[number];
+
+export const CADENCE_NAMES = [
+  'hosts',
+  'websites',
+  'account',
+  'alerts',
+  'alertRules',
+  'series',
+  'seriesOffline',
+  'metricCatalogue',
+  'components',
+  'checks',
+] as const;
+export type CadenceName = (typeof CADENCE_NAMES)[number];
+
+export interface AccountConfig {
+  /** The `account` label: `[a-z0-9_-]+`, unique. */
+  readonly name: string;
+  /** Without a trailing slash; ends in `/api/v2`. */
+  readonly baseUrl: string;
+  readonly apiKey: Secret;
+  readonly apiKeySource: SecretSource;
+  readonly authScheme: AuthScheme;
+  readonly rateLimit: { readonly requestsPerMinute: number; readonly burst: number };
+  /** Fraction (0-0.9) of the rate limit left unused. */
+  readonly headroom: number;
+  readonly concurrency: number;
+  readonly hosts: HostFilterConfig;
+  /** Glob patterns on dotted metric names; see `selectMetrics`. */
+  readonly metrics: IncludeExclude;
+  readonly tagLabels: readonly TagLabel[];
+  readonly cadenceMs: Readonly<Record<CadenceName, number>>;
+  /** Points newer than this are not counted yet: the agent reports late. */
+  readonly ingestDelayMs: number;
+  readonly metricOverrides: Readonly<Record<string, MetricOverride>>;
+  readonly websites: { readonly includeNames: readonly string[]; readonly excludeNames: readonly string[] };
+  readonly sources: Readonly<Record<SourceName, boolean>>;
+}
+
+export interface ReleaseProject {
+  /** A name (`nginx`), `owner/repo`, or a URL. */
+  readonly id: string;
+  readonly major: number | undefined;
+}
+
+interface ReleasesCommon {
+  /** node-cron expression, 5 or 6 fields. */
+  readonly schedule: string;
+  /** Run the schedule in this zone: the gap check assumed UTC. */
+  readonly scheduleTimezone: 'Etc/UTC';
+  /** The shortest time between two runs of the schedule; undefined if it runs at most once in 28 years. */
+  readonly shortestScheduleGapMs: number | undefined;
+  readonly allowPollingFasterThanCache: boolean;
+  readonly projects: readonly ReleaseProject[];
+}
+
+export interface FreeReleasesConfig extends ReleasesCommon {
+  readonly mode: 'free';
+  /** Without a trailing slash; a project is fetched at `<freeBaseUrl>/<owner>/<repo>`. */
+  readonly freeBaseUrl: string;
+}
+
+export interface MarketplaceReleasesConfig extends ReleasesCommon {
+  readonly mode: 'marketplace';
+  readonly marketplaceBaseUrl: string;
+  readonly marketplaceKey: Secret;
+  readonly marketplaceKeySource: SecretSource;
+  /** Value of the host header; defaults to the host of `marketplaceBaseUrl`. */
+  readonly marketplaceHost: string;
+  readonly headerNames: { readonly key: string; readonly host: string };
+}
+
+export type ReleasesConfig = FreeReleasesConfig | MarketplaceReleasesConfig;
+
+/** The free endpoint caches each answer this long. */
+export const FREE_ENDPOINT_CACHE_MS = 2 * 3_600_000;
+/** The marketplace bills per request: runs closer than this are refused. */
+export const MARKETPLACE_MIN_GAP_MS = 60_000;
+export const DEFAULT_RELEASES_SCHEDULE = '17 */2 * * *';
