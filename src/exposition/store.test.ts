@@ -1,0 +1,358 @@
+import { gunzipSync } from 'node:zlib';
+import { Registry } from 'prom-client';
+import { describe, expect, it, vi } from 'vitest';
+import { FakeClock } from '../lib/clock.js';
+import { everyType } from '../../test/exposition/fixtures.js';
+import { gzipWithTail } from './gzip.js';
+import type { FamilySamples, FamilySpec } from './model.js';
+import { renderOpenMetrics } from './render-openmetrics.js';
+import { renderText } from './render-text.js';
+import { MetricStore, type MetricStoreOptions } from './store.js';
+
+const cpu: FamilySpec = { name: 'demo_cpu_ratio', type: 'gauge', help: 'CPU use.' };
+const mem: FamilySpec = { name: 'demo_memory_bytes', type: 'gauge', help: 'Memory.', unit: 'bytes' };
+
+function gauge(spec: FamilySpec, values: Record<string, number>, label = 'host'): FamilySamples {
+  return {
+    spec: { ...spec, type: 'gauge' },
+    samples: Object.entries(values).map(([value, v]) => ({ labels: { [label]: value }, value: v })),
+  };
+}
+
+function newStore(options: MetricStoreOptions = {}): { store: MetricStore; clock: FakeClock } {
+  const clock = new FakeClock();
+  return { store: new MetricStore({ clock, ...options }), clock };
+}
+
+function text(store: MetricStore): string {
+  return store.snapshot().text.raw.toString('utf8');
+}
+
+function openMetrics(store: MetricStore): string {
+  return store.snapshot().openMetrics.raw.toString('utf8');
+}
+
+describe('MetricStore publish, replace, retract', () => {
+  it('serves nothing until the first rebuild, then what was published', async () => {
+    const { store } = newStore();
+    store.publish('host/a', [gauge(cpu, { a: 0.5 })]);
+    expect(store.generation).toBe(0);
+    expect(text(store)).toBe('');
+    await store.flush();
+    expect(store.generation).toBe(1);
+    expect(text(store)).toBe('# HELP demo_cpu_ratio CPU use.\n# TYPE demo_cpu_ratio gauge\ndemo_cpu_ratio{host="a"} 0.5\n');
+  });
+
+  it('renders the same bytes as the pure renderers for a single group', async () => {
+    const { store } = newStore();
+    store.publish('all', everyType);
+    await store.flush();
+    const sorted = [...everyType].sort((a, b) => (a.spec.name < b.spec.name ? -1 : 1));
+    expect(text(store)).toBe(renderText(sorted));
+    expect(openMetrics(store)).toBe(renderOpenMetrics(sorted, { eof: false }));
+    expect(store.snapshot().families).toBe(everyType.length);
+  });
+
+  it('replaces a group as a whole: series it no longer publishes disappear', async () => {
+    const { store } = newStore();
+    store.publish('g', [gauge(cpu, { a: 1, b: 2 }), gauge(mem, { a: 10 })]);
+    await store.flush();
+    store.publish('g', [gauge(cpu, { a: 3 })]);
+    await store.flush();
+    expect(text(store)).toBe('# HELP demo_cpu_ratio CPU use.\n# TYPE demo_cpu_ratio gauge\ndemo_cpu_ratio{host="a"} 3\n');
+  });
+
+  it('retract removes the series and a family nobody else holds', async () => {
+    const { store } = newStore();
+    store.publish('host/a', [gauge(cpu, { a: 1 }), gauge(mem, { a: 5 })]);
+    store.publish('host/b', [gauge(cpu, { b: 2 })]);
+    await store.flush();
+    store.retract('host/a');
+    await store.flush();
+    expect(text(store)).toBe('# HELP demo_cpu_ratio CPU use.\n# TYPE demo_cpu_ratio gauge\ndemo_cpu_ratio{host="b"} 2\n');
+    expect(store.groups('host/')).toEqual(['host/b']);
+  });
+
+  it('retracting an unknown group changes nothing', async () => {
+    const { store } = newStore();
+    store.publish('g', [gauge(cpu, { a: 1 })]);
+    await store.flush();
+    store.retract('nope');
+    await store.flush();
+    expect(store.generation).toBe(1);
+  });
+
+  it('lists groups by prefix in order', () => {
+    const { store } = newStore();
+    for (const group of ['monitoring/host/b', 'releases/x', 'monitoring/host/a', 'monitoring/account']) store.publish(group, []);
+    expect(store.groups('monitoring/host/')).toEqual(['monitoring/host/a', 'monitoring/host/b']);
+    expect(store.groups('')).toHaveLength(4);
+  });
+
+  it.each(['', undefined as unknown as string])('rejects the group name %j', (group) => {
+    const { store } = newStore();
+    expect(() => store.publish(group, [])).toThrow(/group must be a non-empty string/);
+  });
+});
+
+describe('MetricStore merging and order', () => {
+  it('merges one family from several groups under one header, families by name, groups by name', async () => {
+    const { store } = newStore();
+    store.publish('host/b', [gauge(mem, { b: 20 }), gauge(cpu, { b: 0.2 })]);
+    store.publish('host/a', [gauge(cpu, { a: 0.1 }), gauge(mem, { a: 10 })]);
+    await store.flush();
+    expect(text(store)).toBe(
+      [
+        '# HELP demo_cpu_ratio CPU use.',
+        '# TYPE demo_cpu_ratio gauge',
+        'demo_cpu_ratio{host="a"} 0.1',
+        'demo_cpu_ratio{host="b"} 0.2',
+        '# HELP demo_memory_bytes Memory.',
+        '# TYPE demo_memory_bytes gauge',
+        'demo_memory_bytes{host="a"} 10',
+        'demo_memory_bytes{host="b"} 20',
+        '',
+      ].join('\n'),
+    );
+    expect(openMetrics(store)).toContain('# TYPE demo_memory_bytes gauge\n# UNIT demo_memory_bytes bytes\ndemo_memory_bytes{host="a"} 10\n');
+  });
+
+  it('gives the same bytes whatever order groups were published in', async () => {
+    const groups = Array.from({ length: 20 }, (_, i) => `g${String(i).padStart(2, '0')}`);
+    const publishAll = async (order: string[]): Promise<string> => {
+      const { store } = newStore();
+      for (const g of order) store.publish(g, [gauge(cpu, { [g]: 1 }), gauge(mem, { [g]: 2 })]);
+      await store.flush();
+      return text(store);
+    };
+    const forward = await publishAll(groups);
+    const backward = await publishAll([...groups].reverse());
+    expect(backward).toBe(forward);
+    expect(forward.indexOf('host="g00"')).toBeLessThan(forward.indexOf('host="g19"'));
+  });
+
+  it('keeps the sample order a source gave within a group', async () => {
+    const { store } = newStore();
+    store.publish('g', [gauge(cpu, { z: 1, a: 2, m: 3 })]);
+    await store.flush();
+    const hosts = [...text(store).matchAll(/host="(\w)"/g)].map((m) => m[1]);
+    expect(hosts).toEqual(['z', 'a', 'm']);
+  });
+
+  it('counts series, with a histogram sample as its buckets, +Inf, _sum and _count', async () => {
+    const { store } = newStore();
+    store.publish('g', everyType);
+    await store.flush();
+    // 4 gauge + 2 counter + 1 info + 2 * (3 buckets + 3) histogram + 1 gauge
+    expect(store.snapshot().series).toBe(4 + 2 + 1 + 12 + 1);
+  });
+});
+
+describe('MetricStore conflicts, duplicates and invalid families', () => {
+  it('keeps the first of two families with one name but different help, counts the other, reports it once', async () => {
+    const onConflict = vi.fn();
+    const registry = new Registry();
+    const { store } = newStore({ onConflict, registry });
+    store.publish('a', [gauge(cpu, { a: 1 })]);
+    store.publish('b', [gauge({ ...cpu, help: 'Other help.' }, { b: 2 }), gauge(mem, { b: 3 })]);
+    store.publish('b', [gauge({ ...cpu, help: 'Other help.' }, { b: 2 }), gauge(mem, { b: 3 })]);
+    await store.flush();
+    expect(text(store)).toContain('# HELP demo_cpu_ratio CPU use.\n# TYPE demo_cpu_ratio gauge\ndemo_cpu_ratio{host="a"} 1\n# HELP demo_memory');
+    expect(text(store)).not.toContain('host="b"} 2');
+    expect(text(store)).toContain('demo_memory_bytes{host="b"} 3');
+    expect(store.stats().familyConflicts).toBe(2);
+    expect(onConflict).toHaveBeenCalledTimes(1);
+    expect(onConflict).toHaveBeenCalledWith(expect.objectContaining({ family: 'demo_cpu_ratio', group: 'b' }));
+    expect(await registry.metrics()).toContain('monapi_exporter_family_conflicts_total 2');
+  });
+
+  it('treats a different type as a conflict', async () => {
+    const { store } = newStore();
+    store.publish('a', [gauge({ name: 'x_total', type: 'gauge', help: 'h' }, { a: 1 })]);
+    store.publish('b', [{ spec: { name: 'x_total', type: 'counter', help: 'h' }, samples: [{ labels: {}, value: 1 }] }]);
+    await store.flush();
+    expect(text(store)).toBe('# HELP x_total h\n# TYPE x_total gauge\nx_total{host="a"} 1\n');
+    expect(store.stats().familyConflicts).toBe(1);
+  });
+
+  it('accepts the other definition once the first holder is gone, and lets a sole holder change its help', async () => {
+    const { store } = newStore();
+    store.publish('a', [gauge(cpu, { a: 1 })]);
+    store.publish('b', [gauge({ ...cpu, help: 'New.' }, { b: 2 })]);
+    store.retract('a');
+    store.publish('b', [gauge({ ...cpu, help: 'New.' }, { b: 2 })]);
+    store.publish('b', [gauge({ ...cpu, help: 'Newer.' }, { b: 2 })]);
+    await store.flush();
+    expect(text(store)).toBe('# HELP demo_cpu_ratio Newer.\n# TYPE demo_cpu_ratio gauge\ndemo_cpu_ratio{host="b"} 2\n');
+    expect(store.stats().familyConflicts).toBe(1);
+  });
+
+  it('keeps the first of two identical series from different groups and counts the duplicate', async () => {
+    const onDuplicateSeries = vi.fn();
+    const registry = new Registry();
+    const { store } = newStore({ onDuplicateSeries, registry });
+    store.publish('a', [gauge(cpu, { x: 1 })]);
+    store.publish('b', [gauge(cpu, { x: 2, y: 3 })]);
+    await store.flush();
+    expect(text(store)).toContain('demo_cpu_ratio{host="x"} 1\ndemo_cpu_ratio{host="y"} 3\n');
+    expect(text(store)).not.toContain('host="x"} 2');
+    expect(store.stats().duplicateSeries).toBe(1);
+    expect(onDuplicateSeries).toHaveBeenCalledWith({ family: 'demo_cpu_ratio', group: 'b', owner: 'a', labels: 'host="x"' });
+    expect(await registry.metrics()).toContain('monapi_exporter_duplicate_series_total 1');
+  });
+
+  it('detects duplicates whatever the label order, also within one group', async () => {
+    const { store } = newStore();
+    store.publish('a', [
+      {
+        spec: cpu,
+        samples: [
+          { labels: { host: 'h', mode: 'm' }, value: 1 },
+          { labels: { mode: 'm', host: 'h' }, value: 2 },
+        ],
+      },
+    ]);
+    await store.flush();
+    expect(text(store).match(/demo_cpu_ratio\{/g)).toHaveLength(1);
+    expect(store.stats().duplicateSeries).toBe(1);
+  });
+
+  it('lets a series move to another group once its first holder no longer publishes it', async () => {
+    const { store } = newStore();
+    store.publish('a', [gauge(cpu, { x: 1 })]);
+    store.publish('a', [gauge(cpu, {})]);
+    store.publish('b', [gauge(cpu, { x: 2 })]);
+    await store.flush();
+    expect(text(store)).toContain('demo_cpu_ratio{host="x"} 2\n');
+    expect(store.stats().duplicateSeries).toBe(0);
+  });
+
+  it.each<[string, FamilySamples, string]>([
+    ['an invalid metric name', gauge({ name: 'demo-bad', type: 'gauge', help: '' }, { a: 1 }), 'invalid metric name'],
+    ['a reserved label name', gauge(cpu, { a: 1 }, '__reserved'), 'invalid label name'],
+    ['an invalid label name', gauge(cpu, { a: 1 }, 'bad.label'), 'invalid label name'],
+  ])('rejects a family with %s, keeps the rest, counts it', async (_what, bad, reason) => {
+    const onInvalidFamily = vi.fn();
+    const registry = new Registry();
+    const { store } = newStore({ onInvalidFamily, registry });
+    store.publish('g', [bad, gauge(mem, { a: 1 })]);
+    await store.flush();
+    expect(text(store)).toBe('# HELP demo_memory_bytes Memory.\n# TYPE demo_memory_bytes gauge\ndemo_memory_bytes{host="a"} 1\n');
+    expect(store.stats().invalidFamilies).toBe(1);
+    expect(onInvalidFamily).toHaveBeenCalledWith(expect.objectContaining({ group: 'g', reason: expect.stringContaining(reason) as string }));
+    expect(await registry.metrics()).toContain('monapi_exporter_invalid_families_total 1');
+  });
+});
+
+describe('MetricStore rebuild scheduling', () => {
+  it('rebuilds once after the debounce, not before', async () => {
+    const { store, clock } = newStore({ debounceMs: 200 });
+    store.publish('a', [gauge(cpu, { a: 1 })]);
+    clock.advance(100);
+    store.publish('b', [gauge(cpu, { b: 1 })]);
+    clock.advance(199);
+    await store.whenIdle();
+    expect(store.generation).toBe(0);
+    clock.advance(1);
+    await store.whenIdle();
+    expect(store.generation).toBe(1);
+    expect(text(store)).toContain('host="b"');
+    expect(clock.pending()).toBe(0);
+  });
+
+  it('rebuilds within maxDelayMs even when changes never pause', async () => {
+    const { store, clock } = newStore({ debounceMs: 200, maxDelayMs: 1000 });
+    for (let t = 0; t < 1000; t += 100) {
+      store.publish('a', [gauge(cpu, { a: t })]);
+      clock.advance(100);
+    }
+    await store.whenIdle();
+    expect(store.generation).toBe(1);
+    expect(text(store)).toContain('demo_cpu_ratio{host="a"} 900');
+  });
+
+  it('flush rebuilds at once and cancels the pending timer; without changes it does nothing', async () => {
+    const { store, clock } = newStore();
+    store.publish('a', [gauge(cpu, { a: 1 })]);
+    expect(clock.pending()).toBe(1);
+    await store.flush();
+    expect(clock.pending()).toBe(0);
+    expect(store.generation).toBe(1);
+    await store.flush();
+    expect(store.generation).toBe(1);
+  });
+
+  it('picks up a publish made while a rebuild is running with a following rebuild', async () => {
+    const { store, clock } = newStore({ sliceChars: 64 });
+    store.publish('a', [gauge(cpu, Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`h${i}`, i])))]);
+    const first = store.flush();
+    store.publish('b', [gauge(mem, { late: 1 })]);
+    await first;
+    expect(store.generation).toBe(1);
+    expect(text(store)).not.toContain('late');
+    expect(clock.pending()).toBe(1);
+    clock.advance(200);
+    await store.whenIdle();
+    expect(store.generation).toBe(2);
+    expect(text(store)).toContain('demo_memory_bytes{host="late"} 1');
+  });
+
+  it('yields to the event loop while assembling a large body', async () => {
+    const { store } = newStore({ sliceChars: 1024 });
+    store.publish('a', [gauge(cpu, Object.fromEntries(Array.from({ length: 2000 }, (_, i) => [`h${i}`, i])))]);
+    let generationSeenMeanwhile: number | undefined;
+    setImmediate(() => {
+      generationSeenMeanwhile = store.generation;
+    });
+    await store.flush();
+    expect(generationSeenMeanwhile).toBe(0);
+    expect(store.generation).toBe(1);
+    expect(store.snapshot().longestSliceSeconds).toBeGreaterThanOrEqual(0);
+  });
+
+  it('stops scheduling after close', async () => {
+    const { store, clock } = newStore();
+    await store.close();
+    store.publish('a', [gauge(cpu, { a: 1 })]);
+    expect(clock.pending()).toBe(0);
+    await store.flush();
+    expect(store.generation).toBe(1);
+  });
+
+  it.each([
+    [{ debounceMs: -1 }, /debounceMs must be a finite number >= 0/],
+    [{ maxDelayMs: NaN }, /maxDelayMs must be a finite number >= 0/],
+  ])('rejects bad options %o', (options, message) => {
+    expect(() => new MetricStore(options)).toThrow(message);
+  });
+});
+
+describe('MetricStore snapshot', () => {
+  it('keeps a compressed data part that decodes to the raw part, for both formats', async () => {
+    const { store } = newStore();
+    store.publish('g', everyType);
+    await store.flush();
+    for (const part of [store.snapshot().text, store.snapshot().openMetrics]) {
+      const body = gunzipSync(Buffer.concat(await gzipWithTail(part, Buffer.from('# EOF\n'))));
+      expect(body.toString()).toBe(`${part.raw.toString()}# EOF\n`);
+    }
+  });
+
+  it('records render time, series and body sizes in its registry', async () => {
+    const registry = new Registry();
+    const { store } = newStore({ registry });
+    store.publish('g', [gauge(cpu, { a: 1, b: 2 })]);
+    await store.flush();
+    const metrics = await registry.metrics();
+    expect(metrics).toContain('monapi_exporter_series 2');
+    expect(metrics).toMatch(/monapi_exporter_render_duration_seconds \d/);
+    expect(metrics).toContain(`monapi_exporter_exposition_size_bytes{format="text",encoding="identity"} ${store.snapshot().text.raw.length}`);
+  });
+
+  it('reports whether it holds a family', () => {
+    const { store } = newStore();
+    store.publish('g', [gauge(cpu, { a: 1 })]);
+    expect(store.hasFamily('demo_cpu_ratio')).toBe(true);
+    expect(store.hasFamily('demo_memory_bytes')).toBe(false);
+  });
+});
