@@ -1,3 +1,5 @@
+import { createAccountSource } from './account/index.js';
+import { createComponentsSource } from './components/index.js';
 import { createHostsSource } from './hosts/index.js';
 import { createMetricCatalogueSource } from './metric-catalogue/index.js';
 import { createSeriesSource } from './series/index.js';
@@ -9,6 +11,8 @@ import type { MonitoringSourceFactory } from './types.js';
  */
 export const MONITORING_SOURCES: readonly MonitoringSourceFactory[] = [
   createHostsSource,
+  createAccountSource,
   createMetricCatalogueSource,
   createSeriesSource,
+  createComponentsSource,
 ];

@@ -1,0 +1,15 @@
+import { groupName, type AccountSource, type MonitoringSourceFactory } from '../types.js';
+import { mapAccount } from './map.js';
+
+/** `/account`: plan, limits, usage and rate limit; rarely changes, so polled rarely. */
+export const createAccountSource: MonitoringSourceFactory = (ctx): AccountSource => ({
+  name: 'account',
+  toggle: 'account',
+  scope: 'account',
+  priority: 'high',
+  cadence: 'account',
+  async poll() {
+    const { value } = await ctx.client.account();
+    ctx.sink.publish(groupName('account', ctx.account.name), mapAccount(value, { account: ctx.account.name }));
+  },
+});

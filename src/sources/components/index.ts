@@ -1,0 +1,22 @@
+import { groupName, type HostSource, type MonitoringSourceFactory } from '../types.js';
+import { mapComponents } from './map.js';
+
+/** `/hosts/{uuid}/components`: detected servers and their versions; rarely polled. */
+export const createComponentsSource: MonitoringSourceFactory = (ctx): HostSource => {
+  const group = (uuid: string) => groupName('components', ctx.account.name, uuid);
+  return {
+    name: 'components',
+    toggle: 'components',
+    scope: 'host',
+    priority: 'normal',
+    cadenceMs: () => ctx.account.cadenceMs.components,
+    requestsPerRun: () => 1,
+    async poll(host) {
+      const { value } = await ctx.client.components(host.uuid);
+      ctx.sink.publish(group(host.uuid), mapComponents(value, { account: ctx.account.name }));
+    },
+    forget(uuid) {
+      ctx.sink.retract(group(uuid));
+    },
+  };
+};
