@@ -175,13 +175,25 @@ class SimulatedAccount implements SimAccount {
     return Object.fromEntries(Object.entries(record.catalogue).map(([component, names]) => [component, [...names]]));
   }
 
+  // Series requests call pointValue once per (name, bucket): resolve each (host, name) once.
+  private readonly queries = new Map<string, Map<string, SeriesQuery>>();
+
   private seriesQuery(uuid: string, name: string): SeriesQuery | undefined {
+    const cached = this.queries.get(uuid)?.get(name);
+    if (cached) return cached;
     const record = this.byUuid.get(uuid);
     if (!record?.allowed || !record.metricNames.has(name)) return undefined;
     const entry = catalogueEntry(name);
     const signal = signalFor(name);
     if (!entry || !signal) return undefined;
-    return { profile: record.profile, kind: entry.kind, signal, retentionMs: this.retentionDays * DAY_MS };
+    const query = { profile: record.profile, kind: entry.kind, signal, retentionMs: this.retentionDays * DAY_MS };
+    let perHost = this.queries.get(uuid);
+    if (!perHost) {
+      perHost = new Map();
+      this.queries.set(uuid, perHost);
+    }
+    perHost.set(name, query);
+    return query;
   }
 
   pointValue(uuid: string, name: string, bucketStartMs: number, intervalS: number, nowMs: number): number | null {
@@ -245,7 +257,10 @@ class SimulatedAccount implements SimAccount {
     void nowMs;
     if (!Number.isInteger(n) || n < 0) throw new Error(`world: removeHosts needs a non-negative integer, got ${n}`);
     const removed = this.records.splice(Math.max(0, this.records.length - n));
-    for (const record of removed) this.byUuid.delete(record.profile.uuid);
+    for (const record of removed) {
+      this.byUuid.delete(record.profile.uuid);
+      this.queries.delete(record.profile.uuid);
+    }
   }
 }
 

@@ -197,14 +197,35 @@ export function componentsFor(profile: HostProfile, seed: number): ComponentBody
   return out;
 }
 
+interface SharedCatalogue {
+  readonly catalogue: Readonly<Record<string, string[]>>;
+  readonly names: ReadonlySet<string>;
+}
+
+// Hosts share a catalogue per combination of components (a dozen or so), instead of each
+// of thousands of hosts holding its own copy of a hundred-odd names.
+const sharedCatalogues = new Map<string, SharedCatalogue>();
+const EMPTY_CATALOGUE: SharedCatalogue = { catalogue: {}, names: new Set() };
+
+function sharedCatalogue(profile: HostProfile): SharedCatalogue {
+  const key = [...profile.components].sort().join(',');
+  let shared = sharedCatalogues.get(key);
+  if (!shared) {
+    const catalogue = catalogueFor(profile);
+    shared = { catalogue, names: new Set(Object.values(catalogue).flat()) };
+    sharedCatalogues.set(key, shared);
+  }
+  return shared;
+}
+
 export function hostRecord(profile: HostProfile, allowed: boolean, seed: number): HostRecord {
-  const catalogue = allowed ? catalogueFor(profile) : {};
+  const shared = allowed ? sharedCatalogue(profile) : EMPTY_CATALOGUE;
   return {
     profile,
     allowed,
     componentList: componentsFor(profile, seed),
-    catalogue,
-    metricNames: new Set(Object.values(catalogue).flat()),
+    catalogue: shared.catalogue,
+    metricNames: shared.names,
   };
 }
 

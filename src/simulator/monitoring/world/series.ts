@@ -1,6 +1,7 @@
 import type { MetricKind } from '../../../upstream/monitoring/metric-catalogue.js';
-import { MINUTE_MS, readableFromMs } from './agents.js';
+import { MINUTE_MS } from './agents.js';
 import type { HostProfile } from './hosts.js';
+import { readableFrom } from './minutes.js';
 import type { Signal } from './signals.js';
 
 /**
@@ -30,7 +31,7 @@ function firstReadableMinute(q: SeriesQuery, nowMs: number): number {
 }
 
 function isReadable(q: SeriesQuery, minute: number, nowMs: number): boolean {
-  return readableFromMs(q.profile, minute) <= nowMs;
+  return readableFrom(q.profile, minute) <= nowMs;
 }
 
 export function bucketValue(q: SeriesQuery, bucketStartMs: number, intervalS: number, nowMs: number): number | null {
@@ -52,18 +53,19 @@ export function bucketValue(q: SeriesQuery, bucketStartMs: number, intervalS: nu
 
   const span = to - lo;
   if (span > GAUGE_SAMPLES) {
-    const mean = gaugeMean(q, nowMs, GAUGE_SAMPLES, (k) => lo + Math.floor(((k + 0.5) * span) / GAUGE_SAMPLES));
+    const mean = gaugeMean(q, nowMs, lo, span / GAUGE_SAMPLES, GAUGE_SAMPLES);
     if (mean !== null) return mean;
   }
   // Small buckets, and large ones whose sampled minutes all happen to be unreadable.
-  return gaugeMean(q, nowMs, span, (k) => lo + k);
+  return gaugeMean(q, nowMs, lo, 1, span);
 }
 
-function gaugeMean(q: SeriesQuery, nowMs: number, count: number, minuteAt: (k: number) => number): number | null {
+/** Mean over `count` readable minutes lo + floor((k + 0.5)·stride), k = 0..count-1. */
+function gaugeMean(q: SeriesQuery, nowMs: number, lo: number, stride: number, count: number): number | null {
   let sum = 0;
   let n = 0;
   for (let k = 0; k < count; k++) {
-    const m = minuteAt(k);
+    const m = lo + Math.floor((k + 0.5) * stride);
     if (!isReadable(q, m, nowMs)) continue;
     sum += q.signal(q.profile, m);
     n++;

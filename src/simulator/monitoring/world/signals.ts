@@ -1,6 +1,6 @@
 import { METRIC_CATALOGUE } from '../../../upstream/monitoring/metric-catalogue.js';
-import { hash2, hash3, unit } from './hash.js';
 import type { HostProfile } from './hosts.js';
+import { activity, burst, daily, noise } from './minutes.js';
 
 /**
  * The value every catalogue metric has on one host in one minute, as a pure function of
@@ -14,31 +14,10 @@ import type { HostProfile } from './hosts.js';
 
 export type Signal = (p: HostProfile, minute: number) => number;
 
-const TAU = 2 * Math.PI;
-
-function daily(p: HostProfile, minute: number): number {
-  return 0.55 + 0.45 * Math.sin(TAU * ((minute % 1440) / 1440 - p.peakPhase));
-}
-
-function burst(p: HostProfile, minute: number): number {
-  const h = hash3(p.key, 0xb0257, Math.floor(minute / 10));
-  return unit(h) < 0.02 ? 1.5 + 1.5 * unit(hash2(h, 1)) : 1;
-}
-
-/** [0, 1) noise for one (host, minute, salt). */
-function noise(p: HostProfile, minute: number, salt: number): number {
-  return unit(hash3(p.key, salt, minute));
-}
-
-/** Load on the host relative to its peak: about 0.015 to 2.5. */
-function activity(p: HostProfile, minute: number): number {
-  return p.busy * daily(p, minute) * burst(p, minute) * (0.9 + 0.2 * noise(p, minute, 0xac7));
-}
-
 /** Small counts that are usually zero: a rare event per minute. */
 function rare(p: HostProfile, minute: number, salt: number, probability: number, max: number): number {
-  const h = hash3(p.key, salt, minute);
-  return unit(h) < probability ? 1 + (hash2(h, 7) % max) : 0;
+  const n = noise(p, minute, salt);
+  return n < probability ? 1 + Math.floor((n / probability) * max) : 0;
 }
 
 const round2 = (x: number): number => Math.round(x * 100) / 100;

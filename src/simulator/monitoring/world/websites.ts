@@ -252,17 +252,56 @@ function uptimePct(site: SiteProfile, fromMs: number, toMs: number): number | nu
   return Math.round(((total - countFailures(site, fromMs, toMs)) / total) * 100_000) / 1000;
 }
 
+interface HourOfChecks {
+  readonly first: number;
+  /** Time to first byte per check of the hour; NaN for a failed check. */
+  readonly ttfb: Float64Array;
+}
+
+const HOUR_MS = 3_600_000;
+const MAX_CACHED_HOURS_PER_SITE = 800;
+// Checks are pure functions of (site, index), so an hour's values never change: the
+// 24-hour aggregates of every site are recomputed on each /websites call from cached hours.
+const hoursBySite = new WeakMap<SiteProfile, Map<number, HourOfChecks>>();
+
+function hourOfChecks(site: SiteProfile, hour: number): HourOfChecks {
+  let hours = hoursBySite.get(site);
+  if (!hours) {
+    hours = new Map();
+    hoursBySite.set(site, hours);
+  }
+  let cached = hours.get(hour);
+  if (!cached) {
+    const { first, last } = checkRange(site, hour * HOUR_MS, (hour + 1) * HOUR_MS - 1);
+    const ttfb = new Float64Array(Math.max(0, last - first + 1));
+    for (let c = first; c <= last; c++) ttfb[c - first] = outageAt(site, checkTimeMs(site, c)) ? NaN : ttfbMs(site, c);
+    cached = { first, ttfb };
+    if (hours.size >= MAX_CACHED_HOURS_PER_SITE) hours.clear();
+    hours.set(hour, cached);
+  }
+  return cached;
+}
+
+/** Average and 95th percentile of the time to first byte of the successful checks in [fromMs, toMs]. */
 function ttfbStats(site: SiteProfile, fromMs: number, toMs: number): { avg: number | null; p95: number | null } {
   const { first, last } = checkRange(site, fromMs, toMs);
-  const values: number[] = [];
-  for (let c = first; c <= last; c++) {
-    if (!outageAt(site, checkTimeMs(site, c))) values.push(ttfbMs(site, c));
+  if (last < first) return { avg: null, p95: null };
+  const values = new Float64Array(last - first + 1);
+  let n = 0;
+  let sum = 0;
+  for (let hour = Math.floor(fromMs / HOUR_MS); hour <= Math.floor(toMs / HOUR_MS); hour++) {
+    const h = hourOfChecks(site, hour);
+    for (let k = 0; k < h.ttfb.length; k++) {
+      const c = h.first + k;
+      const v = h.ttfb[k] ?? NaN;
+      if (c < first || c > last || Number.isNaN(v)) continue;
+      values[n++] = v;
+      sum += v;
+    }
   }
-  if (values.length === 0) return { avg: null, p95: null };
-  values.sort((a, b) => a - b);
-  const avg = values.reduce((sum, v) => sum + v, 0) / values.length;
-  const p95 = values[Math.min(values.length - 1, Math.ceil(values.length * 0.95) - 1)] ?? null;
-  return { avg: Math.round(avg * 10) / 10, p95 };
+  if (n === 0) return { avg: null, p95: null };
+  const sorted = values.subarray(0, n).sort();
+  return { avg: Math.round((sum / n) * 10) / 10, p95: sorted[Math.min(n - 1, Math.ceil(n * 0.95) - 1)] ?? null };
 }
 
 const windowStart = (nowMs: number, days: number): number => nowMs - days * DAY_MS + 1;
