@@ -205,7 +205,7 @@ describe('MetricStore conflicts, duplicates and invalid families', () => {
     const { store } = newStore();
     store.publish('a', [
       {
-        spec: cpu,
+        spec: { ...cpu, type: 'gauge' },
         samples: [
           { labels: { host: 'h', mode: 'm' }, value: 1 },
           { labels: { mode: 'm', host: 'h' }, value: 2 },
