@@ -1,0 +1,164 @@
+import { describe, expect, it } from 'vitest';
+import { FlagError, helpText, parseFlags, parseListenAddress } from './flags.js';
+
+const NOT_TTY = { stdoutIsTTY: false, version: '9.9.9' };
+
+function flags(argv: string[], env: NodeJS.ProcessEnv = {}, options = NOT_TTY) {
+  const result = parseFlags(argv, env, options);
+  if ('help' in result || 'version' in result) throw new Error('expected flags');
+  return result;
+}
+
+function errorOf(argv: string[], env: NodeJS.ProcessEnv = {}): string {
+  try {
+    parseFlags(argv, env, NOT_TTY);
+  } catch (error) {
+    expect(error).toBeInstanceOf(FlagError);
+    return (error as Error).message;
+  }
+  throw new Error('expected a FlagError');
+}
+
+describe('parseFlags', () => {
+  it('has the documented defaults', () => {
+    expect(flags([])).toEqual({
+      configFile: 'monapi-exporter.yaml',
+      configCheck: false,
+      webListenAddress: ':9866',
+      listen: { host: undefined, port: 9866 },
+      webTelemetryPath: '/metrics',
+      logLevel: 'info',
+      logFormat: 'json',
+    });
+  });
+
+  it('defaults the log format to pretty on a terminal', () => {
+    expect(flags([], {}, { stdoutIsTTY: true, version: 'x' }).logFormat).toBe('pretty');
+  });
+
+  it('reads every flag in both --name=value and --name value forms', () => {
+    expect(
+      flags([
+        '--config.file=/etc/monapi.yaml',
+        '--config.check',
+        '--web.listen-address',
+        '127.0.0.1:9100',
+        '--web.telemetry-path=/probe/metrics',
+        '--log.level=debug',
+        '--log.format',
+        'pretty',
+      ]),
+    ).toEqual({
+      configFile: '/etc/monapi.yaml',
+      configCheck: true,
+      webListenAddress: '127.0.0.1:9100',
+      listen: { host: '127.0.0.1', port: 9100 },
+      webTelemetryPath: '/probe/metrics',
+      logLevel: 'debug',
+      logFormat: 'pretty',
+    });
+  });
+
+  it.each([
+    ['MONAPI_CONFIG_FILE', '/srv/a.yaml', 'configFile', '/srv/a.yaml'],
+    ['MONAPI_WEB_LISTEN_ADDRESS', '[::1]:9866', 'webListenAddress', '[::1]:9866'],
+    ['MONAPI_WEB_TELEMETRY_PATH', '/m', 'webTelemetryPath', '/m'],
+    ['MONAPI_LOG_LEVEL', 'warn', 'logLevel', 'warn'],
+    ['MONAPI_LOG_FORMAT', 'pretty', 'logFormat', 'pretty'],
+  ] as const)('takes %s from the environment', (envName, value, field, expected) => {
+    expect(flags([], { [envName]: value })[field]).toBe(expected);
+  });
+
+  it('lets the flag win over the environment', () => {
+    const result = flags(['--log.level=error', '--config.file=b.yaml'], { MONAPI_LOG_LEVEL: 'debug', MONAPI_CONFIG_FILE: 'a.yaml' });
+    expect([result.logLevel, result.configFile]).toEqual(['error', 'b.yaml']);
+  });
+
+  it('ignores an empty environment variable', () => {
+    expect(flags([], { MONAPI_LOG_LEVEL: '' }).logLevel).toBe('info');
+  });
+
+  it('answers --help and --version', () => {
+    expect(parseFlags(['--help'], {}, NOT_TTY)).toEqual({ help: helpText() });
+    expect(parseFlags(['-h'], {}, NOT_TTY)).toEqual({ help: helpText() });
+    expect(parseFlags(['--version'], {}, NOT_TTY)).toEqual({ version: 'monapi-exporter 9.9.9' });
+  });
+
+  it('documents every flag with its variable and default in the help', () => {
+    const help = helpText();
+    for (const text of ['--config.file', 'MONAPI_CONFIG_FILE', '--config.check', '--web.listen-address', ':9866', '--web.telemetry-path', '--log.level', '--log.format', 'MONAPI_LOG_FORMAT']) {
+      expect(help).toContain(text);
+    }
+  });
+
+  it('reads the version from package.json when none is given', () => {
+    expect(parseFlags(['--version'], {}, { stdoutIsTTY: false })).toEqual({ version: expect.stringMatching(/^monapi-exporter \d+\.\d+\.\d+/) as unknown });
+  });
+});
+
+describe('parseFlags refuses bad input with the flag and the allowed values', () => {
+  it.each([
+    [['--log.level=verbose'], {}, '--log.level must be one of debug, info, warn, error (got "verbose")'],
+    [[], { MONAPI_LOG_LEVEL: 'trace' }, 'MONAPI_LOG_LEVEL must be one of debug, info, warn, error (got "trace")'],
+    [['--log.format=text'], {}, '--log.format must be one of json, pretty (got "text")'],
+    [
+      ['--web.listen-address=9866'],
+      {},
+      '--web.listen-address must be [host]:port with a port from 0 to 65535, such as :9866, 127.0.0.1:9866 or [::1]:9866 (got "9866")',
+    ],
+    [
+      [],
+      { MONAPI_WEB_LISTEN_ADDRESS: ':70000' },
+      'MONAPI_WEB_LISTEN_ADDRESS must be [host]:port with a port from 0 to 65535, such as :9866, 127.0.0.1:9866 or [::1]:9866 (got ":70000")',
+    ],
+    [['--web.telemetry-path=metrics'], {}, '--web.telemetry-path must start with / and name a path other than / itself, without spaces, ? or # (got "metrics")'],
+    [['--web.telemetry-path=/'], {}, '--web.telemetry-path must start with / and name a path other than / itself, without spaces, ? or # (got "/")'],
+    [['--log.levle=debug'], {}, 'unknown flag --log.levle (did you mean --log.level?)'],
+    [['--verbose'], {}, 'unknown flag --verbose'],
+    [['-v'], {}, 'unknown flag -v'],
+    [['extra'], {}, 'unexpected argument at position 1: this program takes only --flags'],
+    [
+      ['--api-key=abc123'],
+      {},
+      'refusing --api-key: API keys must not be passed on the command line (they show in ps and shell history); set api_key_env or api_key_file in the config file',
+    ],
+    [
+      ['--monitoring.token', 'abc123'],
+      {},
+      'refusing --monitoring.token: API keys must not be passed on the command line (they show in ps and shell history); set api_key_env or api_key_file in the config file',
+    ],
+    [
+      ['--marketplace-key=abc123'],
+      {},
+      'refusing --marketplace-key: API keys must not be passed on the command line (they show in ps and shell history); set api_key_env or api_key_file in the config file',
+    ],
+  ] as const)('%j %j', (argv, env, message) => {
+    expect(errorOf([...argv], env)).toBe(message);
+  });
+
+  it('names a value-less string flag', () => {
+    expect(errorOf(['--log.level'])).toMatch(/--log\.level/);
+  });
+
+  it('never echoes the value of a refused key flag', () => {
+    expect(errorOf(['--api-key=abc123'])).not.toContain('abc123');
+    expect(errorOf(['abc123'])).not.toContain('abc123');
+  });
+});
+
+describe('parseListenAddress', () => {
+  it.each([
+    [':9866', { host: undefined, port: 9866 }],
+    ['0.0.0.0:80', { host: '0.0.0.0', port: 80 }],
+    ['localhost:0', { host: 'localhost', port: 0 }],
+    ['[::]:9866', { host: '::', port: 9866 }],
+    ['[::1]:9866', { host: '::1', port: 9866 }],
+    ['9866', undefined],
+    ['::1:9866', undefined],
+    [':65536', undefined],
+    ['host:', undefined],
+    ['a b:80', undefined],
+  ])('%j', (text, expected) => {
+    expect(parseListenAddress(text)).toEqual(expected);
+  });
+});

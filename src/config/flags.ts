@@ -1,0 +1,184 @@
+/**
+ * Command-line flags in the Prometheus exporter style (`--config.file`, `--web.listen-address`,
+ * ...), each with an environment variable; the flag wins over the variable. Secrets are
+ * never accepted here: a command line shows in `ps` and in shell history.
+ */
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { closestKey } from './errors.js';
+
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+export const LOG_FORMATS = ['json', 'pretty'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
+/** Chosen for this exporter; see docs/configuration.md. */
+export const DEFAULT_LISTEN_ADDRESS = ':9866';
+export const DEFAULT_CONFIG_FILE = 'monapi-exporter.yaml';
+
+export interface Flags {
+  readonly configFile: string;
+  /** Validate the config, print a summary, exit 0 or 1. */
+  readonly configCheck: boolean;
+  /** As given, e.g. `:9866` or `127.0.0.1:9866`. */
+  readonly webListenAddress: string;
+  /** `host` undefined means every interface; IPv6 hosts come without brackets. */
+  readonly listen: { readonly host: string | undefined; readonly port: number };
+  readonly webTelemetryPath: string;
+  readonly logLevel: LogLevel;
+  readonly logFormat: LogFormat;
+}
+
+export interface ParseFlagsOptions {
+  /** Shown by `--version`. Default: the version in package.json. */
+  readonly version?: string;
+  /** Decides the default log format. Default: `process.stdout.isTTY`. */
+  readonly stdoutIsTTY?: boolean;
+}
+
+/** A bad command line or environment variable; the message names the flag or variable and what is allowed. */
+export class FlagError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'FlagError';
+  }
+}
+
+interface FlagSpec {
+  readonly type: 'string' | 'boolean';
+  readonly env?: string;
+  readonly help: string;
+  readonly default?: string;
+}
+
+const FLAGS: Readonly<Record<string, FlagSpec>> = {
+  'config.file': { type: 'string', env: 'MONAPI_CONFIG_FILE', default: DEFAULT_CONFIG_FILE, help: 'YAML configuration file.' },
+  'config.check': { type: 'boolean', help: 'Validate the configuration (secrets included), print a summary without secrets and exit: 0 valid, 1 invalid.' },
+  'web.listen-address': { type: 'string', env: 'MONAPI_WEB_LISTEN_ADDRESS', default: DEFAULT_LISTEN_ADDRESS, help: 'Address to serve metrics on: [host]:port.' },
+  'web.telemetry-path': { type: 'string', env: 'MONAPI_WEB_TELEMETRY_PATH', default: '/metrics', help: 'Path of the metrics endpoint.' },
+  'log.level': { type: 'string', env: 'MONAPI_LOG_LEVEL', default: 'info', help: `Log level: ${LOG_LEVELS.join(', ')}.` },
+  'log.format': { type: 'string', env: 'MONAPI_LOG_FORMAT', help: `Log format: ${LOG_FORMATS.join(', ')}. Default: pretty when stdout is a terminal, else json.` },
+  help: { type: 'boolean', help: 'Show this help and exit.' },
+  version: { type: 'boolean', help: 'Show the version and exit.' },
+};
+
+const SECRET_LOOKING_FLAG = /key|token|secret|passw|credential|bearer/i;
+
+export function helpText(): string {
+  const lines = ['Usage: monapi-exporter [flags]', '', 'Flags:'];
+  for (const [name, spec] of Object.entries(FLAGS)) {
+    const value = spec.type === 'string' ? '=<value>' : '';
+    const extras = [spec.env && `env ${spec.env}`, spec.default !== undefined && `default ${JSON.stringify(spec.default)}`].filter(Boolean);
+    lines.push(`  --${name}${value}`, `      ${spec.help}${extras.length > 0 ? ` (${extras.join(', ')})` : ''}`);
+  }
+  lines.push('', 'API keys are never taken from the command line: set api_key_env or api_key_file in the config file.');
+  return lines.join('\n');
+}
+
+/**
+ * `parseFlags(process.argv.slice(2), process.env)`. Returns `{help}` or `{version}` when
+ * asked for; throws `FlagError` for an unknown flag, a bad value, or a flag that looks
+ * like it carries a key.
+ */
+export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv, options: ParseFlagsOptions = {}): Flags | { help: string } | { version: string } {
+  for (const arg of argv) {
+    if (arg === '--') break;
+    if (!arg.startsWith('-')) continue;
+    // Only the name is ever echoed: a value after "=" may be a key.
+    const name = arg.replace(/^--?/, '').split('=')[0] ?? '';
+    if (SECRET_LOOKING_FLAG.test(name)) {
+      throw new FlagError(
+        `refusing --${name}: API keys must not be passed on the command line (they show in ps and shell history); set api_key_env or api_key_file in the config file`,
+      );
+    }
+    if (!(name in FLAGS) && !(arg === '-h')) {
+      const suggestion = closestKey(name, Object.keys(FLAGS));
+      const hint = suggestion === undefined ? '' : ` (did you mean --${suggestion}?)`;
+      throw new FlagError(`unknown flag ${arg.startsWith('--') ? '--' : '-'}${name}${hint}`);
+    }
+  }
+
+  let values: Record<string, string | boolean | undefined>;
+  let positionals: string[];
+  try {
+    const parsed = parseArgs({
+      args: [...argv],
+      options: {
+        ...Object.fromEntries(Object.entries(FLAGS).map(([name, spec]) => [name, { type: spec.type }])),
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+      allowPositionals: true,
+    });
+    values = parsed.values;
+    positionals = parsed.positionals;
+  } catch (error) {
+    const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
+    throw new FlagError(message ?? 'invalid command line');
+  }
+  if (positionals.length > 0) {
+    throw new FlagError(`unexpected argument at position ${argv.indexOf(positionals[0] ?? '') + 1}: this program takes only --flags`);
+  }
+
+  if (values.help === true) return { help: helpText() };
+  if (values.version === true) return { version: `monapi-exporter ${options.version ?? packageVersion()}` };
+
+  const pick = (name: string): { value: string; from: string } | undefined => {
+    const flag = values[name];
+    if (typeof flag === 'string') return { value: flag, from: `--${name}` };
+    const envName = FLAGS[name]?.env;
+    const fromEnv = envName === undefined ? undefined : env[envName];
+    if (envName !== undefined && fromEnv !== undefined && fromEnv !== '') return { value: fromEnv, from: envName };
+    return undefined;
+  };
+  const oneOf = <T extends string>(name: string, allowed: readonly T[], fallback: T): T => {
+    const given = pick(name);
+    if (given === undefined) return fallback;
+    if (!(allowed as readonly string[]).includes(given.value)) {
+      throw new FlagError(`${given.from} must be one of ${allowed.join(', ')} (got ${JSON.stringify(given.value)})`);
+    }
+    return given.value as T;
+  };
+
+  const configFile = pick('config.file')?.value ?? DEFAULT_CONFIG_FILE;
+  const listenGiven = pick('web.listen-address') ?? { value: DEFAULT_LISTEN_ADDRESS, from: '--web.listen-address' };
+  const listen = parseListenAddress(listenGiven.value);
+  if (listen === undefined) {
+    throw new FlagError(`${listenGiven.from} must be [host]:port with a port from 0 to 65535, such as :9866, 127.0.0.1:9866 or [::1]:9866 (got ${JSON.stringify(listenGiven.value)})`);
+  }
+  const pathGiven = pick('web.telemetry-path') ?? { value: '/metrics', from: '--web.telemetry-path' };
+  if (!/^\/[^\s?#]+$/.test(pathGiven.value)) {
+    throw new FlagError(`${pathGiven.from} must start with / and name a path other than / itself, without spaces, ? or # (got ${JSON.stringify(pathGiven.value)})`);
+  }
+
+  return {
+    configFile,
+    configCheck: values['config.check'] === true,
+    webListenAddress: listenGiven.value,
+    listen,
+    webTelemetryPath: pathGiven.value,
+    logLevel: oneOf('log.level', LOG_LEVELS, 'info'),
+    logFormat: oneOf('log.format', LOG_FORMATS, (options.stdoutIsTTY ?? process.stdout.isTTY === true) ? 'pretty' : 'json'),
+  };
+}
+
+/** `:9866` → {host: undefined, port: 9866}; `[::1]:80` → {host: '::1', port: 80}. */
+export function parseListenAddress(text: string): { host: string | undefined; port: number } | undefined {
+  const match = /^(?:\[([0-9A-Fa-f:.]+)\]|([^\s:[\]]*)):(\d{1,5})$/.exec(text);
+  if (!match) return undefined;
+  const port = Number(match[3]);
+  if (port > 65_535) return undefined;
+  const host = match[1] ?? match[2];
+  return { host: host === '' || host === undefined ? undefined : host, port };
+}
+
+function packageVersion(): string {
+  try {
+    // src/config/ and dist/config/ both sit two levels below the package root.
+    const text = readFileSync(new URL('../../package.json', import.meta.url), 'utf8');
+    const version = (JSON.parse(text) as { version?: unknown }).version;
+    return typeof version === 'string' ? version : 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}

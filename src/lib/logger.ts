@@ -1,0 +1,86 @@
+/**
+ * The program's logger: pino, JSON by default, human-readable through pino-pretty when
+ * asked. pino-pretty is a devDependency, absent from the production image, so it is
+ * loaded on demand and its absence falls back to JSON with a warning rather than a crash.
+ * Fields that may hold a key are redacted wherever they appear in a logged object.
+ */
+import { createRequire } from 'node:module';
+import { pino, type DestinationStream, type Logger } from 'pino';
+
+export type { Logger } from 'pino';
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+export type LogFormat = 'json' | 'pretty';
+
+export interface LoggerOptions {
+  readonly level: LogLevel;
+  readonly format: LogFormat;
+  /** Where lines go. Default: stdout. */
+  readonly destination?: DestinationStream;
+  /** Test seam: loads pino-pretty; returns undefined when it is not installed. */
+  readonly loadPretty?: () => PrettyFactory | undefined;
+}
+
+type PrettyFactory = (options: { destination?: DestinationStream | number; colorize?: boolean; sync?: boolean }) => DestinationStream;
+
+export const REDACTED = '[REDACTED]';
+
+const SECRET_FIELDS = ['apiKey', 'api_key', 'marketplaceKey', 'marketplace_key', 'authorization', 'Authorization', 'password', 'token'];
+const SECRET_HEADERS = [
+  'authorization',
+  'Authorization',
+  '"x-api-key"',
+  '"X-Api-Key"',
+  '"x-rapidapi-key"',
+  '"X-RapidAPI-Key"',
+  '"x-marketplace-key"',
+  '"X-Marketplace-Key"',
+];
+
+/**
+ * Paths the redaction covers: a secret field at the top level or one or two levels down
+ * (`{account: {apiKey}}`, `{config: {accounts: ...}}` is covered by Secret's own toJSON),
+ * and key-bearing headers under `headers`, `req.headers`, `request.headers`.
+ */
+export const REDACT_PATHS: readonly string[] = [
+  ...SECRET_FIELDS.flatMap((field) => [field, `*.${field}`, `*.*.${field}`]),
+  ...SECRET_HEADERS.flatMap((header) => {
+    const access = header.startsWith('"') ? `[${header}]` : `.${header}`;
+    return [`headers${access}`, `*.headers${access}`, `*.*.headers${access}`];
+  }),
+];
+
+const require = createRequire(import.meta.url);
+
+function loadPinoPretty(): PrettyFactory | undefined {
+  try {
+    return require('pino-pretty') as PrettyFactory;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `createLogger({level: 'info', format: 'json'})`. */
+export function createLogger(options: LoggerOptions): Logger {
+  const base = {
+    level: options.level,
+    redact: { paths: [...REDACT_PATHS], censor: REDACTED },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    base: undefined,
+    // `"level":"info"` rather than 30: readable in any log tool without pino's number table.
+    formatters: { level: (label: string) => ({ level: label }) },
+  };
+  if (options.format === 'pretty') {
+    const pretty = (options.loadPretty ?? loadPinoPretty)();
+    if (pretty !== undefined) {
+      const stream = pretty({
+        ...(options.destination !== undefined && { destination: options.destination, colorize: false }),
+        sync: true,
+      });
+      return pino(base, stream);
+    }
+    const logger = options.destination === undefined ? pino(base) : pino(base, options.destination);
+    logger.warn('log format "pretty" needs the pino-pretty package, which is not installed; logging JSON instead');
+    return logger;
+  }
+  return options.destination === undefined ? pino(base) : pino(base, options.destination);
+}
