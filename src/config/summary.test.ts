@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { METRIC_CATALOGUE } from '../upstream/monitoring/metric-catalogue.js';
+import { parseConfig } from './load.js';
+import { summarizeConfig } from './summary.js';
+
+describe('summarizeConfig', () => {
+  const config = parseConfig(
+    `accounts:
+  - name: prod
+    base_url: https://mon.example.com/api/v2
+    api_key_env: PROD_KEY
+    metrics:
+      include: ["system.cpu.*"]
+    sources:
+      websites: false
+      checks: false
+releases:
+  mode: marketplace
+  marketplace_base_url: https://releases.p.example.com
+  marketplace_key_file: /run/secrets/market
+  projects: [nginx, torvalds/linux]
+`,
+    { env: { PROD_KEY: 'prod-secret-1' }, readFile: () => 'market-secret-3\n' },
+  );
+
+  it('names what was configured and where the keys come from', () => {
+    expect(summarizeConfig(config, 'monapi.yaml')).toBe(
+      [
+        'configuration monapi.yaml is valid',
+        'exporter: metric prefix monapi_, sample timestamps off, null points: skip',
+        'accounts: 1',
+        '  prod: https://mon.example.com/api/v2, key from env PROD_KEY (bearer), 120/min burst 30 headroom 10%, concurrency 4',
+        `    sources: hosts, series, components, alerts, alertRules, account; metrics: 5 selected (catalogue has ${METRIC_CATALOGUE.length}); series every 1m, ingest delay 3m`,
+        'releases: marketplace mode (https://releases.p.example.com, key from file /run/secrets/market), schedule "17 */2 * * *" UTC, runs at least 2h apart, 2 projects',
+      ].join('\n'),
+    );
+  });
+
+  it('shows no key', () => {
+    const text = summarizeConfig(config, 'monapi.yaml');
+    expect(text).not.toContain('prod-secret-1');
+    expect(text).not.toContain('market-secret-3');
+  });
+});
