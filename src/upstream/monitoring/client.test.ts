@@ -185,12 +185,12 @@ describe('planSeriesBatches', () => {
 });
 
 describe('MonitoringClient.series', () => {
-  function seriesAnswer(interval: (names: string[]) => number) {
+  function seriesAnswer(interval: (names: string[]) => number, since: (names: string[]) => string = () => T) {
     return (url: URL) => {
       const names = (url.searchParams.get('names') ?? '').split(',');
       return {
         host_uuid: 'h1',
-        since: T,
+        since: since(names),
         interval: interval(names),
         series: Object.fromEntries(names.map((n) => [n, [{ timestamp: T, value: n.length }]])),
       };
@@ -222,6 +222,16 @@ describe('MonitoringClient.series', () => {
     expect(value.window).toBeUndefined();
     expect(value.series[first]?.intervalSeconds).toBe(60);
     expect(value.series[names[39] ?? '']?.intervalSeconds).toBe(120);
+  });
+
+  it('keeps each batch its own since, and reports the earliest when the intervals agree', async () => {
+    const first = names[0] ?? '';
+    const later = '2026-11-22T12:00:01Z';
+    const { monitoring } = client(seriesAnswer(() => 60, (asked) => (asked.includes(first) ? later : T)), { maxUrlLength: 300 });
+    const { value } = await monitoring.series('h1', names);
+    expect(value.window).toEqual({ since: T, intervalSeconds: 60 });
+    expect(value.series[first]?.since).toBe(later);
+    expect(value.series[names[39] ?? '']?.since).toBe(T);
   });
 
   it('sends nothing for no names', async () => {

@@ -68,14 +68,17 @@ export interface MetricSeries {
 }
 
 /**
- * The merged answer of one or more series batches. Usually all batches agree on `since`
- * and `interval`; if the window moved between two batches (a bucket boundary passed) each
- * metric keeps the window and interval its own batch reported.
+ * The merged answer of one or more series batches. Each metric keeps the `since` and
+ * interval its own batch reported: batches answered a second apart report a `since` a
+ * second apart, and in principle the interval can differ too.
  */
 export interface SeriesResult {
   readonly hostUuid: string;
   readonly series: Readonly<Record<string, MetricSeries>>;
-  /** Set when every batch reported the same window and interval. */
+  /**
+   * Set when every batch reported the same interval; `since` is then the earliest `since`
+   * of the batches. Undefined when the intervals differ: use each metric's own.
+   */
   readonly window: { readonly since: string; readonly intervalSeconds: number } | undefined;
   /** Requests spent. */
   readonly batches: number;
@@ -245,20 +248,22 @@ export class MonitoringClient {
 
     const series: Record<string, MetricSeries> = {};
     const dropped: DroppedItem[] = [];
-    const windows = new Set<string>();
+    const intervals = new Set<number>();
+    let earliest: string | undefined;
     let hostUuid = uuid;
     for (const answer of answers) {
       const { value } = answer;
       hostUuid = value.host_uuid;
-      windows.add(JSON.stringify([value.since, value.interval]));
+      intervals.add(value.interval);
+      if (earliest === undefined || Date.parse(value.since) < Date.parse(earliest)) earliest = value.since;
       for (const [name, points] of Object.entries(value.series)) {
         series[name] = { since: value.since, intervalSeconds: value.interval, points };
       }
       dropped.push(...answer.dropped);
     }
     this.countDropped('/hosts/{uuid}/metrics/series', dropped);
-    const first = answers[0]?.value;
-    const uniform = windows.size === 1 && first ? { since: first.since, intervalSeconds: first.interval } : undefined;
+    const [interval] = intervals;
+    const uniform = intervals.size === 1 && interval !== undefined && earliest !== undefined ? { since: earliest, intervalSeconds: interval } : undefined;
     return { value: { hostUuid, series, window: uniform, batches: batches.length }, dropped };
   }
 
