@@ -94,7 +94,7 @@ describe('schema validity', () => {
       for (const site of a.websites(NOW)) {
         Website.parse(site);
         WebsiteSummary.parse(a.websiteSummary(site.id, NOW));
-        for (const check of a.checks(site.id, NOW - 6 * HOUR, NOW)) WebsiteCheck.parse(check);
+        for (const check of a.checks(site.id, NOW - HOUR, NOW)) WebsiteCheck.parse(check);
       }
     }
   });
@@ -168,5 +168,188 @@ describe('hosts', () => {
   });
 });
 
-void MINUTE;
-void DAY;
+describe('series values', () => {
+  const a = pro('series');
+  const allowed = a.hosts(NOW).filter((h) => h.allowed);
+  const deltaNames = (uuid: string): string[] =>
+    Object.values(a.metricCatalogue(uuid) ?? {})
+      .flat()
+      .filter((n) => catalogueEntry(n)?.kind === 'delta');
+
+  it('sums of delta buckets agree across intervals for a fully ingested hour', () => {
+    const hour = Math.floor((NOW - DAY) / HOUR) * HOUR;
+    const problems: string[] = [];
+    for (const host of allowed.slice(0, 6)) {
+      for (const name of deltaNames(host.uuid)) {
+        const sumOf = (intervalS: number): number => {
+          let sum = 0;
+          for (let t = hour; t < hour + HOUR; t += intervalS * 1000) sum += a.pointValue(host.uuid, name, t, intervalS, NOW) ?? 0;
+          return sum;
+        };
+        const byMinute = sumOf(60);
+        for (const intervalS of [120, 300, 900, 3600]) {
+          if (sumOf(intervalS) !== byMinute) problems.push(`${host.hostname} ${name} at ${intervalS}s`);
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('a partly ingested bucket reports what has arrived: its delta is the sum of the readable minutes', () => {
+    const hour = Math.floor(NOW / HOUR) * HOUR;
+    for (const host of allowed.slice(0, 4)) {
+      let sum = 0;
+      let any = false;
+      for (let t = hour; t < hour + HOUR; t += MINUTE) {
+        const v = a.pointValue(host.uuid, 'system.net.bytes_rcvd', t, 60, NOW);
+        if (v !== null) any = true;
+        sum += v ?? 0;
+      }
+      expect(a.pointValue(host.uuid, 'system.net.bytes_rcvd', hour, 3600, NOW)).toBe(any ? sum : null);
+    }
+  });
+
+  it('the newest minutes are still null (ingest delay) while older ones have arrived', () => {
+    const minuteStart = Math.floor(NOW / MINUTE) * MINUTE;
+    const now = minuteStart + 20_000; // less than the smallest per-host lag of 30 s
+    let arrived = 0;
+    for (const host of allowed) {
+      expect(a.pointValue(host.uuid, 'system.cpu.user', minuteStart, 60, now)).toBeNull();
+      expect(a.pointValue(host.uuid, 'system.cpu.user', minuteStart - MINUTE, 60, now)).toBeNull();
+      // Ended 140 s ago, more than the largest lag of 100 s.
+      if (a.pointValue(host.uuid, 'system.cpu.user', minuteStart - 3 * MINUTE, 60, now) !== null) arrived++;
+    }
+    expect(arrived).toBeGreaterThanOrEqual(allowed.length - 2);
+  });
+
+  it('latest is the newest non-null one-minute point', () => {
+    for (const host of allowed) {
+      const latest = a.latest(host.uuid, 'system.load.1', NOW);
+      if (latest.timestampMs === null) continue;
+      expect(a.pointValue(host.uuid, 'system.load.1', latest.timestampMs, 60, NOW)).toBe(latest.value);
+      for (let t = latest.timestampMs + MINUTE; t <= NOW; t += MINUTE) {
+        expect(a.pointValue(host.uuid, 'system.load.1', t, 60, NOW)).toBeNull();
+      }
+    }
+  });
+
+  it.each([
+    [SIM_KEYS.pro, 30],
+    [SIM_KEYS.business, 90],
+  ])('keeps data only within the retention of %s (%i days)', (key, days) => {
+    const account = world('retention').accountByKey(key);
+    if (!account) throw new Error(key);
+    const hosts = account.hosts(NOW).filter((h) => h.allowed);
+    const at = (offsetMs: number, uuid: string): number | null => account.pointValue(uuid, 'system.cpu.user', NOW - offsetMs, 3600, NOW);
+    expect(hosts.filter((h) => at(days * DAY - 2 * HOUR, h.uuid) !== null).length).toBeGreaterThan(hosts.length / 2);
+    expect(hosts.filter((h) => at(days * DAY + 2 * HOUR, h.uuid) !== null)).toEqual([]);
+  });
+
+  it('has no data for hosts beyond the plan limit, nor for names the host does not have', () => {
+    const denied = a.hosts(NOW).filter((h) => !h.allowed);
+    expect(denied.length).toBeGreaterThan(0);
+    for (const host of denied) {
+      expect(a.metricCatalogue(host.uuid)).toEqual({});
+      expect(a.pointValue(host.uuid, 'system.cpu.user', NOW - DAY, 3600, NOW)).toBeNull();
+      expect(a.latest(host.uuid, 'system.cpu.user', NOW)).toEqual({ timestampMs: null, value: null });
+    }
+    const noNginx = allowed.find((h) => !h.server_kinds.includes('web-server'));
+    if (noNginx) expect(a.pointValue(noNginx.uuid, 'nginx.http.request.count', NOW - DAY, 3600, NOW)).toBeNull();
+    expect(a.pointValue(allowed[0]?.uuid ?? '', 'no.such.metric', NOW - DAY, 3600, NOW)).toBeNull();
+  });
+});
+
+describe('online and last_seen', () => {
+  it('online means the agent reported within the last 3 minutes, and some agents go quiet', () => {
+    const a = createWorld({ seed: 'online', hosts: 80, websites: 0 }).accountByKey(SIM_KEYS.pro);
+    if (!a) throw new Error('no account');
+    let offline = 0;
+    for (let k = 0; k < 24; k++) {
+      const now = NOW - k * HOUR - k * 7_000;
+      for (const h of a.hosts(now)) {
+        const lastSeen = Date.parse(h.last_seen);
+        expect(lastSeen).toBeLessThanOrEqual(now);
+        expect(h.online).toBe(now - lastSeen <= 3 * MINUTE);
+        if (!h.online) offline++;
+      }
+    }
+    expect(offline).toBeGreaterThan(0);
+  });
+});
+
+describe('alerts', () => {
+  const a = pro('alerts');
+
+  it('returns events newest first, at or before now, within the limit', () => {
+    const events = a.recentAlerts(NOW, 40);
+    expect(events).toHaveLength(40);
+    for (let i = 1; i < events.length; i++) {
+      const [newer, older] = [events[i - 1], events[i]] as [AlertEvent, AlertEvent];
+      expect(newer.id).toBeGreaterThan(older.id);
+      expect(Date.parse(newer.occurred_at)).toBeGreaterThanOrEqual(Date.parse(older.occurred_at));
+    }
+    expect(Date.parse(events[0]?.occurred_at ?? '')).toBeLessThanOrEqual(NOW);
+    expect(a.recentAlerts(NOW, 5)).toEqual(events.slice(0, 5));
+    expect(a.recentAlerts(NOW, 0)).toEqual([]);
+  });
+
+  it('has both kinds, pointing at this account\'s rules, hosts and websites', () => {
+    const events = a.recentAlerts(NOW, 100);
+    const rules = new Map(a.alertRules().map((r) => [r.id, r]));
+    const hosts = new Set(a.hosts(NOW).map((h) => h.uuid));
+    expect(new Set(events.map((e) => e.type))).toEqual(new Set(['website_down', 'host_alert']));
+    for (const e of events) {
+      if (e.type === 'host_alert') {
+        const rule = rules.get(e.source_id);
+        expect(rule?.enabled).toBe(true);
+        expect(e.source_name).toBe(rule?.name);
+        expect(hosts.has(e.host_uuid ?? '')).toBe(true);
+        expect(e.message).toBe(`${rule?.metric} ${rule?.operator} ${rule?.threshold}`);
+      } else {
+        expect(a.hasWebsite(e.source_id)).toBe(true);
+        expect(e.host_uuid).toBeUndefined();
+        expect(e.message).toMatch(/^(HTTP 5\d\d|timeout)$/);
+      }
+    }
+  });
+
+  it('keeps the same events as time moves on, and adds new ones in front', () => {
+    const before = a.recentAlerts(NOW, 10);
+    const later = a.recentAlerts(NOW + DAY, 200);
+    const oldest = before[before.length - 1]?.id ?? 0;
+    expect(later.filter((e) => e.id >= oldest && Date.parse(e.occurred_at) <= NOW)).toEqual(before);
+  });
+
+  it('has a handful of rules, some bound to a host, some global', () => {
+    const rules = a.alertRules();
+    expect(rules.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(rules.map((r) => r.id)).size).toBe(rules.length);
+  });
+});
+
+describe('addHosts and removeHosts', () => {
+  it('adds hosts that exist from now on and removes the last ones', () => {
+    const a = pro('faults');
+    const before = a.hosts(NOW);
+    a.addHosts(2, NOW);
+    const after = a.hosts(NOW);
+    expect(after).toHaveLength(before.length + 2);
+    const added = after.slice(-2);
+    for (const h of added) {
+      expect(h.created_at).toBe(new Date(NOW).toISOString());
+      expect(h.allowed).toBe(true);
+      expect(before.some((b) => b.uuid === h.uuid || b.hostname === h.hostname)).toBe(false);
+      expect(a.pointValue(h.uuid, 'system.cpu.user', NOW - HOUR, 3600, NOW + HOUR)).toBeNull();
+      expect(a.pointValue(h.uuid, 'system.cpu.user', NOW, 3600, NOW + 2 * HOUR)).not.toBeNull();
+    }
+    expect(a.account(NOW).usage?.hosts).toBe(before.length + 2);
+
+    a.removeHosts(3, NOW);
+    const remaining = a.hosts(NOW);
+    expect(remaining.map((h) => h.uuid)).toEqual(before.slice(0, -1).map((h) => h.uuid));
+    const gone = before[before.length - 1]?.uuid ?? '';
+    expect(a.host(gone, NOW)).toBeUndefined();
+    expect(a.metricCatalogue(gone)).toBeUndefined();
+    expect(() => a.addHosts(-1, NOW)).toThrow(/non-negative integer/);
+  });
+});
