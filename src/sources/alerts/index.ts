@@ -1,0 +1,30 @@
+import { groupName, type AccountSource, type MonitoringSourceFactory } from '../types.js';
+import { EMPTY_ALERTS_STATE, mapRecentAlerts, type AlertsState } from './map.js';
+
+/**
+ * `/alerts/recent`: alert events counted once each, by the website or rule that fired.
+ * The page size grows after a poll that may have missed events and shrinks when quiet.
+ */
+export const createAlertsSource: MonitoringSourceFactory = (ctx): AccountSource => {
+  let state: AlertsState = EMPTY_ALERTS_STATE;
+  return {
+    name: 'alerts',
+    toggle: 'alerts',
+    scope: 'account',
+    priority: 'normal',
+    cadence: 'alerts',
+    async poll() {
+      const requestedLimit = state.limit;
+      const { value } = await ctx.client.recentAlerts(requestedLimit, 'normal');
+      const result = mapRecentAlerts(value, state, { account: ctx.account.name, requestedLimit });
+      state = result.state;
+      ctx.sink.publish(groupName('alerts', ctx.account.name), result.families);
+      if (result.gap) {
+        ctx.log.warn(
+          { account: ctx.account.name, limit: requestedLimit, nextLimit: state.limit },
+          'a full page of recent alert events held none seen before: events in between may have been missed; asking for more next time',
+        );
+      }
+    },
+  };
+};

@@ -1,0 +1,39 @@
+import { groupName, type MonitoringSourceFactory, type WebsiteSource } from '../types.js';
+import { checksCadenceMs, EMPTY_CHECKS_STATE, mapChecks, nextChecksQuery, type ChecksState } from './map.js';
+
+/**
+ * `/websites/{id}/checks`, once per selected website: each new check counted once into
+ * counters and histograms, and the newest check's facts as gauges. One request per run;
+ * each asks only for the checks since the last one counted.
+ */
+export const createChecksSource: MonitoringSourceFactory = (ctx): WebsiteSource => {
+  const states = new Map<string, ChecksState>();
+  const group = (key: string) => groupName('checks', ctx.account.name, key);
+
+  return {
+    name: 'checks',
+    toggle: 'checks',
+    scope: 'website',
+    priority: 'bulk',
+    cadenceMs: (website) => checksCadenceMs(ctx.account.cadenceMs.checks, website.check_interval_seconds),
+    requestsPerRun: () => 1,
+    async poll(website) {
+      const key = String(website.id);
+      const previous = states.get(key) ?? EMPTY_CHECKS_STATE;
+      const { value } = await ctx.client.checks(website.id, nextChecksQuery(previous, ctx.clock.now()), 'bulk');
+      const result = mapChecks(value, previous, { account: ctx.account.name, websiteId: website.id, websiteName: website.name });
+      states.set(key, result.state);
+      ctx.sink.publish(group(key), result.families);
+      if (result.behind) {
+        ctx.log.info(
+          { account: ctx.account.name, websiteId: website.id, returned: value.checks.length, inWindow: value.total },
+          'more website checks are waiting than one page holds; the next polls continue from the newest counted',
+        );
+      }
+    },
+    forget(key) {
+      states.delete(key);
+      ctx.sink.retract(group(key));
+    },
+  };
+};

@@ -1,0 +1,26 @@
+import { groupName, type AccountSource, type MonitoringSourceFactory } from '../types.js';
+import { mapWebsites, selectWebsites } from './map.js';
+
+/**
+ * `/websites`: the 24-hour aggregates of every website, and the inventory of websites the
+ * per-website checks source polls: those the website filters select, less those upstream
+ * does not check (`enabled: false`), which cannot have new checks.
+ */
+export const createWebsitesSource: MonitoringSourceFactory = (ctx): AccountSource => ({
+  name: 'websites',
+  toggle: 'websites',
+  scope: 'account',
+  priority: 'high',
+  cadence: 'websites',
+  async poll() {
+    const { value } = await ctx.client.websites();
+    ctx.sink.publish(groupName('websites', ctx.account.name), mapWebsites(value.websites, { account: ctx.account.name }));
+
+    const polled = selectWebsites(value.websites, ctx.account.websites).filter((w) => w.enabled !== false);
+    ctx.inventory.websites.clear();
+    for (const website of polled) {
+      if (!ctx.inventory.websites.has(website.id)) ctx.inventory.websites.set(website.id, website);
+    }
+    ctx.inventoryChanged();
+  },
+});

@@ -1,0 +1,130 @@
+import { describe, expect, it } from 'vitest';
+import { renderText } from '../../exposition/render-text.js';
+import type { Website } from '../../upstream/monitoring/schemas.js';
+import { mapWebsites, selectWebsites } from './map.js';
+
+function site(overrides: Partial<Website> = {}): Website {
+  return { id: 40001, name: 'shop.example.com', url: 'https://shop.example.com/', ...overrides };
+}
+
+const ID = 'account="prod",website_id="40001",website="shop.example.com"';
+
+/** The sample lines of the rendered exposition text, sorted. */
+function lines(families: Parameters<typeof renderText>[0]): string[] {
+  return renderText(families)
+    .split('\n')
+    .filter((line) => line !== '' && !line.startsWith('#'))
+    .sort();
+}
+const LAST = Date.UTC(2026, 10, 22, 11, 59) / 1000;
+
+describe('mapWebsites', () => {
+  it.each([
+    {
+      name: 'every field present, converted to base units',
+      input: [
+        site({
+          enabled: true,
+          check_interval_seconds: 60,
+          up: true,
+          last_checked_at: '2026-11-22T11:59:00Z',
+          last_status_code: 200,
+          checks_24h: 1440,
+          failures_24h: 3,
+          uptime_pct_24h: 99.792,
+          avg_ttfb_ms_24h: 182.4,
+          p95_ttfb_ms_24h: 420,
+        }),
+      ],
+      want: [
+        `monapi_website_check_interval_seconds{${ID}} 60`,
+        `monapi_website_checks_24h{${ID}} 1440`,
+        `monapi_website_enabled{${ID}} 1`,
+        `monapi_website_failures_24h{${ID}} 3`,
+        `monapi_website_info{${ID},url="https://shop.example.com/"} 1`,
+        `monapi_website_last_check_timestamp_seconds{${ID}} ${LAST}`,
+        `monapi_website_last_status_code{${ID}} 200`,
+        `monapi_website_ttfb_24h_avg_seconds{${ID}} 0.1824`,
+        `monapi_website_ttfb_24h_p95_seconds{${ID}} 0.42`,
+        `monapi_website_up{${ID}} 1`,
+        `monapi_website_uptime_24h_ratio{${ID}} 0.99792`,
+      ],
+    },
+    {
+      name: 'only the seed-certain fields: info alone',
+      input: [site()],
+      want: [`monapi_website_info{${ID},url="https://shop.example.com/"} 1`],
+    },
+    {
+      name: 'nulls (a website never checked yet) give no series; a down site with status 0',
+      input: [
+        site({
+          up: false,
+          enabled: false,
+          last_checked_at: null,
+          last_status_code: 0,
+          uptime_pct_24h: null,
+          avg_ttfb_ms_24h: null,
+          p95_ttfb_ms_24h: null,
+        }),
+      ],
+      want: [
+        `monapi_website_enabled{${ID}} 0`,
+        `monapi_website_info{${ID},url="https://shop.example.com/"} 1`,
+        `monapi_website_last_status_code{${ID}} 0`,
+        `monapi_website_up{${ID}} 0`,
+      ],
+    },
+    {
+      name: 'out-of-range values are dropped: percent above 100, negative durations',
+      input: [site({ uptime_pct_24h: 100.5, avg_ttfb_ms_24h: -1, p95_ttfb_ms_24h: -0.5 })],
+      want: [`monapi_website_info{${ID},url="https://shop.example.com/"} 1`],
+    },
+    {
+      name: 'edges of the ranges are kept; huge counts are kept as sent',
+      input: [site({ uptime_pct_24h: 0, avg_ttfb_ms_24h: 0, checks_24h: 2 ** 53 - 1 })],
+      want: [
+        `monapi_website_checks_24h{${ID}} 9007199254740991`,
+        `monapi_website_info{${ID},url="https://shop.example.com/"} 1`,
+        `monapi_website_ttfb_24h_avg_seconds{${ID}} 0`,
+        `monapi_website_uptime_24h_ratio{${ID}} 0`,
+      ],
+    },
+    {
+      name: 'empty name and URL stay as empty label values; a repeated id counts once',
+      input: [site({ name: '', url: '', up: true }), site({ name: 'again', up: false })],
+      want: [
+        'monapi_website_info{account="prod",website_id="40001",website="",url=""} 1',
+        'monapi_website_up{account="prod",website_id="40001",website=""} 1',
+      ],
+    },
+    {
+      name: 'no websites: nothing (every website series is retracted)',
+      input: [],
+      want: [],
+    },
+  ])('$name', ({ input, want }) => {
+    expect(lines(mapWebsites(input, { account: 'prod' }))).toEqual([...want].sort());
+  });
+
+  it('says in HELP where the data comes from and that it is polled', () => {
+    const text = renderText(mapWebsites([site({ up: true })], { account: 'prod' }));
+    expect(text).toContain('# HELP monapi_website_up 1 when the website\'s latest upstream check succeeded, else 0 (upstream "up"), from /websites, polled in the background.');
+    expect(text).toContain('# TYPE monapi_website_info gauge');
+  });
+});
+
+describe('selectWebsites', () => {
+  const list = [site({ id: 1, name: 'shop.example.com' }), site({ id: 2, name: 'status.example.com' }), site({ id: 3, name: 'blog.other.org' })];
+
+  it.each([
+    { name: 'no filters: every website', include: [], exclude: [], want: [1, 2, 3] },
+    { name: 'include glob', include: ['*.example.com'], exclude: [], want: [1, 2] },
+    { name: 'exclude wins over include', include: ['*.example.com'], exclude: ['status.*'], want: [1] },
+    { name: 'exclude only', include: [], exclude: ['blog.*'], want: [1, 2] },
+    { name: 'include matching nothing', include: ['nope'], exclude: [], want: [] },
+    { name: 'matching is anchored and case-sensitive', include: ['Shop.example.com', 'example.com'], exclude: [], want: [] },
+  ])('$name', ({ include, exclude, want }) => {
+    expect(selectWebsites(list, { includeNames: include, excludeNames: exclude }).map((w) => w.id)).toEqual(want);
+  });
+});

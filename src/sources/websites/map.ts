@@ -1,0 +1,112 @@
+import { createNameFilter } from '../../config/patterns.js';
+import type { FamilySamples } from '../../exposition/model.js';
+import type { Website } from '../../upstream/monitoring/schemas.js';
+import { FamilyCollector, gaugeSpec, infoSpec } from '../shared/families.js';
+import { boolToNumber, millisecondsToSeconds, percentToRatio, timestampSeconds } from '../shared/units.js';
+
+/**
+ * Maps `/websites` (WebsiteList with 24-hour aggregates) to website metrics. Pure: no I/O,
+ * no clock. A field the response lacks (or sends as null) gives no series; a value outside
+ * its meaningful range (a percentage outside 0-100, a negative duration) gives none either.
+ */
+
+const FROM = 'from /websites, polled in the background';
+
+export const WEBSITE_FAMILIES = {
+  info: infoSpec('monapi_website_info', `Website facts (value 1): name and monitored URL, ${FROM}.`),
+  enabled: gaugeSpec('monapi_website_enabled', `1 when upstream checks the website, 0 when its checks are paused, ${FROM}.`),
+  interval: gaugeSpec(
+    'monapi_website_check_interval_seconds',
+    `Time between two upstream checks of the website (upstream "check_interval_seconds"), ${FROM}.`,
+    'seconds',
+  ),
+  up: gaugeSpec('monapi_website_up', `1 when the website's latest upstream check succeeded, else 0 (upstream "up"), ${FROM}.`),
+  uptime: gaugeSpec(
+    'monapi_website_uptime_24h_ratio',
+    `Share of successful checks over the last 24 hours, 0-1 (upstream "uptime_pct_24h" / 100), ${FROM}.`,
+    'ratio',
+  ),
+  ttfbAvg: gaugeSpec(
+    'monapi_website_ttfb_24h_avg_seconds',
+    `Mean time to first byte over the last 24 hours, as upstream computes it (upstream "avg_ttfb_ms_24h" / 1000), ${FROM}.`,
+    'seconds',
+  ),
+  ttfbP95: gaugeSpec(
+    'monapi_website_ttfb_24h_p95_seconds',
+    `95th percentile of the time to first byte over the last 24 hours, as upstream computes it (upstream "p95_ttfb_ms_24h" / 1000), ${FROM}.`,
+    'seconds',
+  ),
+  checks24h: gaugeSpec('monapi_website_checks_24h', `Checks upstream ran in the last 24 hours (upstream "checks_24h"), ${FROM}.`),
+  failures24h: gaugeSpec(
+    'monapi_website_failures_24h',
+    `Failed checks in the last 24 hours (upstream "failures_24h"), ${FROM}.`,
+  ),
+  lastCheck: gaugeSpec(
+    'monapi_website_last_check_timestamp_seconds',
+    `Unix time of the website's latest upstream check (upstream "last_checked_at"), ${FROM}.`,
+    'seconds',
+  ),
+  lastStatus: gaugeSpec(
+    'monapi_website_last_status_code',
+    `HTTP status code of the website's latest upstream check; 0 when it got no response (upstream "last_status_code"), ${FROM}.`,
+  ),
+} as const;
+
+export interface WebsiteMapOptions {
+  /** The configured account name, put on every series. */
+  readonly account: string;
+}
+
+/** The labels that identify one website on every website and check series. */
+export function websiteLabels(account: string, website: Pick<Website, 'id' | 'name'>): { account: string; website_id: string; website: string } {
+  return { account, website_id: String(website.id), website: website.name };
+}
+
+export function mapWebsites(list: readonly Website[], opts: WebsiteMapOptions): FamilySamples[] {
+  const c = new FamilyCollector();
+  const seen = new Set<number>();
+  for (const site of list) {
+    // An id listed twice (paging overlap) is one website: the first entry wins.
+    if (seen.has(site.id)) continue;
+    seen.add(site.id);
+    const id = websiteLabels(opts.account, site);
+    const put = (spec: (typeof WEBSITE_FAMILIES)[keyof typeof WEBSITE_FAMILIES], value: number | null | undefined) => {
+      if (value !== undefined && value !== null && Number.isFinite(value)) c.add(spec, id, value);
+    };
+    c.add(WEBSITE_FAMILIES.info, { ...id, url: site.url }, 1);
+    if (site.enabled !== undefined) put(WEBSITE_FAMILIES.enabled, boolToNumber(site.enabled));
+    put(WEBSITE_FAMILIES.interval, site.check_interval_seconds);
+    if (site.up !== undefined) put(WEBSITE_FAMILIES.up, boolToNumber(site.up));
+    put(WEBSITE_FAMILIES.uptime, inRange(site.uptime_pct_24h, 0, 100, percentToRatio));
+    put(WEBSITE_FAMILIES.ttfbAvg, inRange(site.avg_ttfb_ms_24h, 0, Infinity, millisecondsToSeconds));
+    put(WEBSITE_FAMILIES.ttfbP95, inRange(site.p95_ttfb_ms_24h, 0, Infinity, millisecondsToSeconds));
+    put(WEBSITE_FAMILIES.checks24h, site.checks_24h);
+    put(WEBSITE_FAMILIES.failures24h, site.failures_24h);
+    if (site.last_checked_at) put(WEBSITE_FAMILIES.lastCheck, timestampSeconds(site.last_checked_at, `website ${site.id} last_checked_at`));
+    put(WEBSITE_FAMILIES.lastStatus, site.last_status_code);
+  }
+  return c.toFamilies();
+}
+
+function inRange(value: number | null | undefined, min: number, max: number, convert: (v: number) => number): number | undefined {
+  if (value === null || value === undefined || value < min || value > max) return undefined;
+  return convert(value);
+}
+
+export interface WebsiteFilters {
+  /** Globs over website names (`shop.*`); empty: every website. */
+  readonly includeNames: readonly string[];
+  readonly excludeNames: readonly string[];
+}
+
+/**
+ * The websites to poll checks for, in input order: the name matches an include glob (or
+ * there are none) and no exclude glob. Exclusion wins. Website-level metrics (mapWebsites)
+ * still cover every website, as host-level metrics cover every host.
+ *
+ * @example selectWebsites(list, { includeNames: ['*.example.com'], excludeNames: ['status.*'] })
+ */
+export function selectWebsites<W extends Pick<Website, 'name'>>(websites: readonly W[], filters: WebsiteFilters): W[] {
+  const selected = createNameFilter({ include: filters.includeNames, exclude: filters.excludeNames });
+  return websites.filter((w) => selected(w.name));
+}
