@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { loadConfig } from './config/index.js';
+import { ScaledClock } from './lib/clock.js';
 import { createLogger } from './lib/logger.js';
 import { startExporter, type RunningExporter } from './exporter.js';
 import { startSimulator, type RunningSimulator } from './simulator/index.js';
@@ -24,9 +25,13 @@ export interface DemoOptions {
   simulatorPorts: { monitoring: number; releases: number; marketplace: number };
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   logFormat: 'json' | 'pretty';
+  /** Simulated seconds per real second (1: real time). */
+  speed: number;
 }
 
 export interface RunningDemo {
+  /** Real time at --speed 1; faster otherwise. */
+  clock: ScaledClock;
   simulator: RunningSimulator;
   exporter: RunningExporter;
   configFile: string;
@@ -48,6 +53,8 @@ Flags:
   --web.listen-address A    where the exporter listens (default 127.0.0.1:9866)
   --releases MODE           free or marketplace (default marketplace)
   --simulator-port N        first of three simulator ports (default 0: any free ports)
+  --speed N                 run the simulator and the exporter N times faster than real
+                            time, to watch counters and cadences at work (default 1)
   --log.level L             debug, info, warn, error (default info)
   --log.format F            json or pretty (default pretty on a terminal)
   --help
@@ -74,6 +81,7 @@ export function parseDemoArgs(argv: readonly string[]): DemoOptions | 'help' {
       'simulator-port': { type: 'string' },
       'log.level': { type: 'string' },
       'log.format': { type: 'string' },
+      speed: { type: 'string' },
       help: { type: 'boolean' },
     },
     strict: true,
@@ -99,6 +107,7 @@ export function parseDemoArgs(argv: readonly string[]): DemoOptions | 'help' {
     simulatorPorts: firstPort === 0 ? { monitoring: 0, releases: 0, marketplace: 0 } : { monitoring: firstPort, releases: firstPort + 1, marketplace: firstPort + 2 },
     logLevel: level as DemoOptions['logLevel'],
     logFormat: format,
+    speed: positiveInt('speed', values.speed, 1),
   };
 }
 
@@ -144,7 +153,9 @@ ${account('pro', 'DEMO_PRO_KEY')}${account('business', 'DEMO_BUSINESS_KEY')}${re
 }
 
 export async function startDemo(opts: DemoOptions): Promise<RunningDemo> {
+  const clock = new ScaledClock(opts.speed);
   const simulator = await startSimulator({
+    clock,
     monitoringPort: opts.simulatorPorts.monitoring,
     releasesPort: opts.simulatorPorts.releases,
     marketplacePort: opts.simulatorPorts.marketplace,
@@ -165,8 +176,9 @@ export async function startDemo(opts: DemoOptions): Promise<RunningDemo> {
   try {
     const config = loadConfig(configFile, env);
     const log = createLogger({ level: opts.logLevel, format: opts.logFormat });
-    const exporter = await startExporter({ config, listenAddress: opts.listenAddress, telemetryPath: '/metrics', log });
+    const exporter = await startExporter({ config, listenAddress: opts.listenAddress, telemetryPath: '/metrics', log, clock });
     return {
+      clock,
       simulator,
       exporter,
       configFile,
@@ -208,7 +220,7 @@ monapi-exporter demo
              ${simulator.marketplaceBaseUrl}   marketplace (X-RapidAPI-Key: ${simulator.keys.marketplace})
              ${simulator.adminUrl}/stats   requests and 429s per key
   config     ${demo.configFile}
-  scale      ${opts.hosts} hosts and ${opts.websites} websites per account, ${opts.rateLimitPerMinute} requests/min per key (burst ${opts.burst})
+  scale      ${opts.hosts} hosts and ${opts.websites} websites per account, ${opts.rateLimitPerMinute} requests/min per key (burst ${opts.burst})${opts.speed === 1 ? '' : `, time ${opts.speed}x faster`}
 Press Ctrl+C to stop.
 
 `);

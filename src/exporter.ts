@@ -108,7 +108,8 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
   if (config.releases) {
     const r = config.releases;
     const budget = createRequestBudget({
-      name: 'releases',
+      // Parentheses cannot appear in an account name, so this budget's label never clashes with one.
+      name: '(releases)',
       // The free endpoint's limits are not published; the marketplace's depend on the plan.
       ratePerMinute: r.mode === 'free' ? 30 : 60,
       burst: 5,

@@ -104,3 +104,31 @@ export class FakeClock implements Clock {
 export async function flushMicrotasks(rounds = 20): Promise<void> {
   for (let i = 0; i < rounds; i++) await Promise.resolve();
 }
+
+/**
+ * Real time, sped up: `factor` simulated milliseconds pass per real millisecond. The demo
+ * and the end-to-end test run the simulator and the exporter on one of these, so minutes
+ * of upstream data (and the ingest delay) pass in seconds while everything stays real I/O.
+ */
+export class ScaledClock implements Clock {
+  readonly realStartMs = Date.now();
+
+  constructor(
+    readonly factor: number,
+    readonly startMs = Date.now(),
+  ) {
+    if (!Number.isFinite(factor) || factor <= 0) throw new RangeError(`clock speed factor must be a positive number, got ${factor}`);
+  }
+
+  now(): number {
+    return this.startMs + (Date.now() - this.realStartMs) * this.factor;
+  }
+
+  setTimeout(callback: () => void, ms: number): TimerHandle {
+    return systemClock.setTimeout(callback, Math.max(0, ms) / this.factor);
+  }
+
+  clearTimeout(handle: TimerHandle): void {
+    systemClock.clearTimeout(handle);
+  }
+}

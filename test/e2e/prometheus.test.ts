@@ -1,0 +1,159 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDemo, type RunningDemo } from '../../src/demo.js';
+import type { SimAccount } from '../../src/simulator/monitoring/world-types.js';
+import { startPrometheus, type RunningPrometheus } from '../support/prometheus.js';
+
+/**
+ * The whole stack: the simulator and the exporter (the demo, through a real config file)
+ * on a clock running SPEED times faster than real time, scraped by a real Prometheus every
+ * second. What Prometheus stores is compared with what the simulator generated.
+ */
+
+const SPEED = 30;
+const MINUTE_MS = 60_000;
+const INGEST_DELAY_MS = 3 * MINUTE_MS;
+/** Real seconds of data collected before the assertions. */
+const OBSERVE_SECONDS = 70;
+const COUNTER = 'nginx.http.request.count';
+const COUNTER_FAMILY = 'monapi_nginx_http_request_count_total';
+/** Documented tolerance of rate() against the simulator: one minute of slop at each end of a 35-minute window, plus extrapolation. */
+const RATE_TOLERANCE = 0.15;
+
+let demo: RunningDemo;
+let startedRealMs = 0;
+let prometheus: RunningPrometheus;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+beforeAll(async () => {
+  startedRealMs = Date.now();
+  demo = await startDemo({
+    hosts: 6,
+    websites: 3,
+    rateLimitPerMinute: 120,
+    burst: 30,
+    seed: 'e2e',
+    listenAddress: '127.0.0.1:0',
+    releasesMode: 'marketplace',
+    simulatorPorts: { monitoring: 0, releases: 0, marketplace: 0 },
+    logLevel: 'error',
+    logFormat: 'json',
+    speed: SPEED,
+  });
+  const target = new URL(demo.exporter.url).host;
+  prometheus = await startPrometheus({ targets: [target], scrapeIntervalSeconds: 1 });
+  await prometheus.waitFor('up{job="monapi"}', (s) => s.length === 1 && s[0]?.value === 1, 30_000);
+  await sleep(OBSERVE_SECONDS * 1000);
+}, 180_000);
+
+afterAll(async () => {
+  await prometheus?.stop();
+  await demo?.stop();
+}, 30_000);
+
+function simAccount(name: 'pro' | 'business'): SimAccount {
+  const key = name === 'pro' ? demo.simulator.keys.pro : demo.simulator.keys.business;
+  const account = demo.simulator.world.accountByKey(key);
+  if (!account) throw new Error(`no simulated account for ${name}`);
+  return account;
+}
+
+/** Sum of the simulator's one-minute deltas for minutes starting in [fromMs, toMs). */
+function generated(account: SimAccount, uuid: string, fromMs: number, toMs: number, nowMs: number): number {
+  let sum = 0;
+  for (let t = fromMs; t < toMs; t += MINUTE_MS) sum += account.pointValue(uuid, COUNTER, t, 60, nowMs) ?? 0;
+  return sum;
+}
+
+describe('a real Prometheus scraping the demo', () => {
+  it('has every target up and both accounts answering', async () => {
+    const up = await prometheus.query('up{job="monapi"}');
+    expect(up.map((s) => s.value)).toEqual([1]);
+    const accounts = await prometheus.query('monapi_up');
+    expect(accounts.map((s) => [s.metric.account, s.metric.reason ?? '', s.value]).sort()).toEqual([
+      ['business', '', 1],
+      ['pro', '', 1],
+    ]);
+    const failedScrapes = await prometheus.query('sum(prometheus_target_scrapes_sample_out_of_order_total + prometheus_target_scrapes_sample_duplicate_timestamp_total)');
+    expect(failedScrapes[0]?.value ?? 0).toBe(0);
+  });
+
+  it('reports as many online hosts as the simulator has', async () => {
+    for (const name of ['pro', 'business'] as const) {
+      const account = simAccount(name);
+      const [sample] = await prometheus.query(`monapi_hosts{account="${name}",state="online"}`);
+      expect(sample).toBeDefined();
+      // The exporter's view is at most one host-list cadence (a simulated minute) old.
+      const simNow = clockNow();
+      const counts = [0, 30_000, 60_000, 90_000].map(
+        (ago) => account.hosts(simNow - ago).filter((h) => h.allowed && h.online).length,
+      );
+      expect(sample!.value).toBeGreaterThanOrEqual(Math.min(...counts));
+      expect(sample!.value).toBeLessThanOrEqual(Math.max(...counts));
+      expect(sample!.value).toBeGreaterThan(0);
+    }
+  });
+
+  it('turns per-minute deltas into counters whose values and rates match what the simulator generated', async () => {
+    const account = simAccount('pro');
+    const series = await prometheus.rangeSamples(`${COUNTER_FAMILY}{account="pro"}[${OBSERVE_SECONDS}s]`);
+    expect(series.length).toBeGreaterThan(0);
+    let checked = 0;
+    for (const { metric, values } of series) {
+      const uuid = metric.host_uuid!;
+      const [firstT, firstV] = values[0]!;
+      const [lastT, lastV] = values[values.length - 1]!;
+      if (lastT - firstT < OBSERVE_SECONDS / 2) continue;
+      expect(lastV).toBeGreaterThan(firstV);
+
+      // The counter is an exact sum of simulated one-minute deltas over a contiguous range of
+      // minutes that ends about an ingest delay before the simulated time of its last sample.
+      const simAt = (realSeconds: number) => simTimeAt(realSeconds * 1000);
+      const endMinute = Math.floor((simAt(lastT) - INGEST_DELAY_MS) / MINUTE_MS) * MINUTE_MS;
+      const nowMs = clockNow() + 10 * MINUTE_MS;
+      const startOfLife = Math.floor((simTimeAt(startedRealMs) - INGEST_DELAY_MS) / MINUTE_MS) * MINUTE_MS;
+      let exact = false;
+      for (let e = endMinute - 3 * MINUTE_MS; e <= endMinute + MINUTE_MS && !exact; e += MINUTE_MS) {
+        for (let s = startOfLife - 3 * MINUTE_MS; s <= startOfLife + 3 * MINUTE_MS && !exact; s += MINUTE_MS) {
+          if (generated(account, uuid, s, e, nowMs) === lastV) exact = true;
+        }
+      }
+      expect(exact, `counter ${lastV} of host ${uuid} is no contiguous sum of simulated deltas`).toBe(true);
+
+      const [rate] = await prometheus.query(`rate(${COUNTER_FAMILY}{account="pro",host_uuid="${uuid}"}[${OBSERVE_SECONDS - 10}s])`);
+      expect(rate!.value).toBeGreaterThan(0);
+      const windowEnd = simAt(lastT) - INGEST_DELAY_MS;
+      const windowStart = simAt(lastT - (OBSERVE_SECONDS - 10)) - INGEST_DELAY_MS;
+      const expectedPerRealSecond = generated(account, uuid, windowStart, windowEnd, nowMs) / (OBSERVE_SECONDS - 10);
+      expect(Math.abs(rate!.value - expectedPerRealSecond) / expectedPerRealSecond).toBeLessThan(RATE_TOLERANCE);
+      checked++;
+    }
+    expect(checked).toBeGreaterThan(0);
+  });
+
+  it('exposes gauges in base units within their range', async () => {
+    const cpu = await prometheus.query('monapi_system_cpu_user_ratio');
+    expect(cpu.length).toBeGreaterThan(0);
+    for (const s of cpu) {
+      expect(s.value).toBeGreaterThanOrEqual(0);
+      expect(s.value).toBeLessThanOrEqual(1);
+    }
+  });
+
+  it('shows the latest releases', async () => {
+    const info = await prometheus.query('monapi_release_info{project="nginx"}');
+    expect(info.map((s) => s.metric.version)).toEqual(['1.27.3']);
+    const linux4 = await prometheus.query('monapi_release_version_minor{project="torvalds/linux",major="4"}');
+    expect(linux4.map((s) => s.value)).toEqual([20]);
+  });
+});
+
+
+function clockNow(): number {
+  return simTimeAt(Date.now());
+}
+
+/** The simulated time at a real time: the demo's clock runs SPEED times faster from its start. */
+function simTimeAt(realMs: number): number {
+  const clock = demo.clock;
+  return clock.startMs + (realMs - clock.realStartMs) * clock.factor;
+}
