@@ -46,36 +46,49 @@ describe('AdaptiveTokenBucket', () => {
     expect(b.available(T0 + 30_000)).toBe(0);
   });
 
-  it('halves the rate at a 429, then climbs back by 10% of the configured rate per minute', () => {
+  it('halves the rate at a 429, then climbs back by 25% of the configured rate per minute', () => {
     const b = bucket();
     const resume = T0 + 10_000;
     b.pauseUntil(T0, resume, true);
     expect(b.ratePerSecondAt(resume)).toBeCloseTo(1, 9);
-    expect(b.ratePerSecondAt(resume + 60_000)).toBeCloseTo(1.2, 9);
-    expect(b.ratePerSecondAt(resume + 150_000)).toBeCloseTo(1.5, 9);
-    expect(b.ratePerSecondAt(resume + 300_000)).toBeCloseTo(2, 9);
+    expect(b.ratePerSecondAt(resume + 30_000)).toBeCloseTo(1.25, 9);
+    expect(b.ratePerSecondAt(resume + 60_000)).toBeCloseTo(1.5, 9);
+    expect(b.ratePerSecondAt(resume + 120_000)).toBeCloseTo(2, 9);
     expect(b.ratePerSecondAt(resume + 3_600_000)).toBe(2);
+  });
+
+  it('halves a partly recovered rate again at the next 429, down to the floor', () => {
+    const b = bucket({ ratePerSecond: 4 });
+    b.pauseUntil(T0, T0 + 1_000, true);
+    // 2/s at resume, 3.5/s a minute and a half later; the next 429 halves that, not the configured 4/s.
+    const later = T0 + 1_000 + 90_000;
+    expect(b.ratePerSecondAt(later)).toBeCloseTo(3.5, 9);
+    b.pauseUntil(later, later + 1_000, true);
+    expect(b.ratePerSecondAt(later + 1_000)).toBeCloseTo(2, 9);
   });
 
   it('integrates the climbing rate exactly', () => {
     const b = bucket({ capacity: 1_000 });
     const resume = T0 + 5_000;
     b.pauseUntil(T0, resume, true);
-    // Rate goes 1.0 -> 1.2 tokens/s linearly over the first minute: mean 1.1.
-    expect(b.available(resume + 60_000)).toBeCloseTo(66, 6);
-    // Past the point where it reaches 2/s (5 min), the extra time accrues at 2/s.
-    const atSixMinutes = 66 + (1.2 + 2) / 2 * 240 + 2 * 60;
+    // Rate goes 1.0 -> 1.5 tokens/s linearly over the first minute: mean 1.25.
+    expect(b.available(resume + 60_000)).toBeCloseTo(75, 6);
+    // Past the point where it reaches 2/s (2 min), the extra time accrues at 2/s.
+    const atSixMinutes = 75 + ((1.5 + 2) / 2) * 60 + 2 * 240;
     expect(b.available(resume + 360_000)).toBeCloseTo(atSixMinutes, 6);
   });
 
-  it('repeated 429 episodes compound the decrease but never go below the floor', () => {
+  it('repeated 429 episodes (a storm) never take the rate below the floor of half', () => {
     const b = bucket();
     let now = T0;
     for (let i = 0; i < 12; i++) {
       b.pauseUntil(now, now + 1_000, true);
       now += 1_000;
     }
-    expect(b.ratePerSecondAt(now)).toBeCloseTo(2 * MIN_RATE_FRACTION, 9);
+    expect(MIN_RATE_FRACTION).toBe(0.5);
+    expect(b.ratePerSecondAt(now)).toBeCloseTo(1, 9);
+    // And from the floor, back to the configured rate in two minutes.
+    expect(b.ratePerSecondAt(now + 120_000)).toBeCloseTo(2, 9);
   });
 
   it('a 429 from the same episode moves the resume time without halving again', () => {

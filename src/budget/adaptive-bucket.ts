@@ -1,7 +1,8 @@
 /**
  * A token bucket whose refill rate adapts to 429s (AIMD): a 429 empties the bucket, stops
- * refill until the pause ends, and halves the rate; from then on the rate climbs back
- * linearly (+10% of the configured rate per minute) until it reaches the configured rate.
+ * refill until the pause ends, and halves the rate, never below half the configured rate;
+ * from then on the rate climbs back linearly (+25% of the configured rate per minute, so
+ * from the floor to the configured rate in 2 minutes).
  *
  * Refill is integrated exactly over the piecewise-linear rate, so the bucket never hands
  * out more than `capacity + ∫rate` tokens over any interval, whatever the call pattern.
@@ -16,10 +17,21 @@ export interface AdaptiveBucketConfig {
 
 /** Multiplicative decrease applied per 429 episode. */
 export const RATE_DECREASE_FACTOR = 0.5;
-/** The effective rate never drops below this fraction of the configured rate. */
-export const MIN_RATE_FRACTION = 0.05;
-/** Additive increase: this fraction of the configured rate is regained per minute. */
-export const RATE_INCREASE_PER_MINUTE = 0.1;
+/**
+ * The effective rate never drops below this fraction of the configured rate. The pause, not
+ * the rate, is what protects the upstream while it keeps refusing: during a 429 storm every
+ * episode costs one request whatever the rate. Compounding halvings there (to 5% after a
+ * one-minute storm) only made recovery slow. Half still leaves room for a second exporter
+ * on the same key at its own floor (2 × 54 < 120 per minute at the defaults).
+ */
+export const MIN_RATE_FRACTION = 0.5;
+/**
+ * Additive increase: this fraction of the configured rate is regained per minute, so the
+ * floor climbs back to the configured rate in 2 minutes. Faster would buy little (the
+ * average under steady contention is set by the decrease, not by the climb) and cost a 429
+ * each time the climb overshoots a co-user's share.
+ */
+export const RATE_INCREASE_PER_MINUTE = 0.25;
 
 const EPSILON = 1e-9;
 

@@ -235,9 +235,10 @@ describe('RequestBudget: 429', () => {
     track(budget.run('high', '/hosts', scripted(clock, [new RateLimitedError(ctx, 'slow down', '10'), 'ok']).attempt));
     await flushMicrotasks();
     expect(budget.snapshot().effectiveRatePerSecond).toBeCloseTo(0.9, 9);
-    await clock.advanceAsync(10_000 + 150_000, 1_000);
+    // +25% of the configured 1.8/s per minute: 0.9 -> 1.35 in one minute, 1.8 in two.
+    await clock.advanceAsync(10_000 + 60_000, 1_000);
     expect(budget.snapshot().effectiveRatePerSecond).toBeCloseTo(1.35, 9);
-    await clock.advanceAsync(150_000, 1_000);
+    await clock.advanceAsync(60_000, 1_000);
     expect(budget.snapshot().effectiveRatePerSecond).toBeCloseTo(1.8, 9);
     await clock.advanceAsync(600_000, 10_000);
     expect(budget.snapshot().effectiveRatePerSecond).toBeCloseTo(1.8, 9);
