@@ -1,0 +1,223 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { gunzipSync } from 'node:zlib';
+import { Gauge, Registry } from 'prom-client';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { Logger } from 'pino';
+import { everyType } from '../../test/exposition/fixtures.js';
+import { rawRequest } from '../../test/server/http.js';
+import { MetricStore } from '../exposition/store.js';
+import { createServer, startHttpServer, type RunningServer, type ServerOptions, type StatusProvider } from './app.js';
+
+const execFileAsync = promisify(execFile);
+
+const PROMETHEUS_3_ACCEPT =
+  'application/openmetrics-text;version=1.0.0;escaping=allow-utf-8;q=0.6,application/openmetrics-text;version=0.0.1;q=0.5,text/plain;version=1.0.0;escaping=allow-utf-8;q=0.4,text/plain;version=0.0.4;q=0.3,*/*;q=0.2';
+
+class FlippableStatus implements StatusProvider {
+  isReady = false;
+  payload: unknown = { hosts: 3, lastPoll: '2026-11-22T12:00:00Z', nested: { ok: true, list: [1, 'two', null] } };
+  ready(): boolean {
+    return this.isReady;
+  }
+  status(): unknown {
+    return this.payload;
+  }
+  notReadyReason(): string {
+    return 'first poll still running';
+  }
+}
+
+const running: RunningServer[] = [];
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((server) => server.close()));
+});
+
+async function serve(overrides: Partial<ServerOptions> = {}): Promise<{
+  url: string;
+  store: MetricStore;
+  registry: Registry;
+  status: FlippableStatus;
+}> {
+  const registry = new Registry();
+  const store = new MetricStore({ registry });
+  store.publish('fixtures', everyType);
+  await store.flush();
+  const status = new FlippableStatus();
+  const app = createServer({ store, selfRegistry: registry, status, version: '9.9.9-test', ...overrides });
+  const server = await startHttpServer(app, '127.0.0.1:0');
+  running.push(server);
+  return { url: server.url, store, registry, status };
+}
+
+describe('telemetry path', () => {
+  it('serves Prometheus text without Accept, uncompressed, with the data first and self-metrics after', async () => {
+    const { url, store } = await serve();
+    const res = await rawRequest(`${url}/metrics`);
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('text/plain; version=0.0.4; charset=utf-8');
+    expect(res.headers['content-encoding']).toBeUndefined();
+    expect(res.headers.vary).toBe('Accept, Accept-Encoding');
+    expect(Number(res.headers['content-length'])).toBe(res.body.length);
+    const body = res.body.toString();
+    expect(body.startsWith(store.snapshot().text.raw.toString())).toBe(true);
+    expect(body).toContain('monapi_exporter_scrapes_total{format="text",encoding="identity"} 1');
+    expect(body).toContain('# TYPE monapi_exporter_series gauge');
+    expect(body).not.toContain('# EOF');
+  });
+
+  it('serves gzip-compressed OpenMetrics to Prometheus 3, with # EOF last', async () => {
+    const { url, store } = await serve();
+    const res = await rawRequest(`${url}/metrics`, { headers: { accept: PROMETHEUS_3_ACCEPT, 'accept-encoding': 'gzip' } });
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('application/openmetrics-text; version=1.0.0; charset=utf-8');
+    expect(res.headers['content-encoding']).toBe('gzip');
+    expect(Number(res.headers['content-length'])).toBe(res.body.length);
+    const body = gunzipSync(res.body).toString();
+    expect(body.startsWith(store.snapshot().openMetrics.raw.toString())).toBe(true);
+    expect(body).toContain('# TYPE monapi_exporter_scrapes counter\n');
+    expect(body).toContain('monapi_exporter_scrapes_total{format="openmetrics",encoding="gzip"} 1');
+    expect(body.endsWith('\n# EOF\n')).toBe(true);
+    expect(body.match(/# EOF/g)).toHaveLength(1);
+  });
+
+  it('sends a gzip body that curl --compressed decodes completely', async () => {
+    const { url, store } = await serve();
+    const { stdout } = await execFileAsync('curl', ['-sS', '--compressed', '-H', `Accept: ${PROMETHEUS_3_ACCEPT}`, `${url}/metrics`]);
+    expect(stdout.startsWith(store.snapshot().openMetrics.raw.toString())).toBe(true);
+    expect(stdout.endsWith('\n# EOF\n')).toBe(true);
+  });
+
+  it('does not compress when gzip is refused with q=0', async () => {
+    const { url } = await serve();
+    const res = await rawRequest(`${url}/metrics`, { headers: { 'accept-encoding': 'gzip;q=0, identity' } });
+    expect(res.headers['content-encoding']).toBeUndefined();
+    expect(res.body.toString()).toContain('# TYPE demo_up gauge');
+  });
+
+  it('answers HEAD with the headers of GET and no body', async () => {
+    const { url } = await serve();
+    const res = await rawRequest(`${url}/metrics`, { method: 'HEAD', headers: { 'accept-encoding': 'gzip' } });
+    expect(res.status).toBe(200);
+    expect(res.headers['content-encoding']).toBe('gzip');
+    expect(res.headers['content-type']).toBe('text/plain; version=0.0.4; charset=utf-8');
+    expect(Number(res.headers['content-length'])).toBeGreaterThan(0);
+    expect(res.body.length).toBe(0);
+  });
+
+  it.each(['POST', 'PUT', 'DELETE'])('refuses %s with 405 and Allow', async (method) => {
+    const { url } = await serve();
+    const res = await rawRequest(`${url}/metrics`, { method });
+    expect(res.status).toBe(405);
+    expect(res.headers.allow).toBe('GET, HEAD');
+  });
+
+  it('records scrape count, duration and bytes sent as self-metrics', async () => {
+    const { url, registry } = await serve();
+    const first = await rawRequest(`${url}/metrics`, { headers: { 'accept-encoding': 'gzip' } });
+    await rawRequest(`${url}/metrics`, { headers: { 'accept-encoding': 'gzip' } });
+    const metrics = await registry.metrics();
+    expect(metrics).toContain('monapi_exporter_scrapes_total{format="text",encoding="gzip"} 2');
+    expect(metrics).toContain('monapi_exporter_scrape_duration_seconds_count{format="text",encoding="gzip"} 2');
+    const sent = /monapi_exporter_scrape_sent_bytes_total\{format="text",encoding="gzip"\} (\d+)/.exec(metrics);
+    expect(Number(sent?.[1])).toBeGreaterThanOrEqual(first.body.length);
+  });
+
+  it('leaves out a self-metric whose name the store already exposes', async () => {
+    const registry = new Registry();
+    new Gauge({ name: 'demo_up', help: 'Clash.', registers: [registry] }).set(42);
+    const { url } = await serve({ selfRegistry: registry });
+    const body = (await rawRequest(`${url}/metrics`)).body.toString();
+    expect(body.match(/# TYPE demo_up /g)).toHaveLength(1);
+    expect(body).not.toContain('demo_up 42');
+  });
+
+  it('answers 500 and logs when self-metrics cannot be collected', async () => {
+    const registry = new Registry();
+    new Gauge({
+      name: 'broken',
+      help: 'Throws.',
+      registers: [registry],
+      collect() {
+        throw new Error('collector exploded');
+      },
+    });
+    const error = vi.fn();
+    const { url } = await serve({ selfRegistry: registry, log: { error } as unknown as Logger });
+    const res = await rawRequest(`${url}/metrics`);
+    expect(res.status).toBe(500);
+    expect(error).toHaveBeenCalledTimes(1);
+  });
+
+  it('serves a custom telemetry path and not /metrics', async () => {
+    const { url } = await serve({ telemetryPath: '/custom/metrics' });
+    expect((await rawRequest(`${url}/custom/metrics`)).status).toBe(200);
+    expect((await rawRequest(`${url}/metrics`)).status).toBe(404);
+  });
+
+  it.each([['metrics'], ['/me:trics'], ['/*'], ['/-/ready'], ['/']])('refuses the telemetry path %j', (telemetryPath) => {
+    const registry = new Registry();
+    expect(() => createServer({ store: new MetricStore(), selfRegistry: registry, status: new FlippableStatus(), telemetryPath })).toThrow(
+      /invalid telemetry path/,
+    );
+  });
+});
+
+describe('other routes', () => {
+  it('answers /-/healthy with 200 OK', async () => {
+    const { url } = await serve();
+    const res = await rawRequest(`${url}/-/healthy`);
+    expect(res.status).toBe(200);
+    expect(res.body.toString()).toBe('OK\n');
+  });
+
+  it('answers /-/ready with 503 and the reason until ready, then 200', async () => {
+    const { url, status } = await serve();
+    const notReady = await rawRequest(`${url}/-/ready`);
+    expect(notReady.status).toBe(503);
+    expect(notReady.body.toString()).toBe('Not ready: first poll still running\n');
+    status.isReady = true;
+    const ready = await rawRequest(`${url}/-/ready`);
+    expect(ready.status).toBe(200);
+    expect(ready.body.toString()).toBe('OK\n');
+  });
+
+  it('serialises exactly what the status provider returns at /status', async () => {
+    const { url, status } = await serve();
+    const res = await rawRequest(`${url}/status`);
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    expect(JSON.parse(res.body.toString())).toEqual(status.payload);
+    status.payload = { changed: ['x'] };
+    expect(JSON.parse((await rawRequest(`${url}/status`)).body.toString())).toEqual({ changed: ['x'] });
+  });
+
+  it('shows a landing page with version, links and state', async () => {
+    const { url } = await serve({ telemetryPath: '/custom' });
+    const res = await rawRequest(`${url}/`);
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+    const html = res.body.toString();
+    expect(html).toContain('9.9.9-test');
+    for (const link of ['/custom', '/status', '/-/healthy', '/-/ready']) expect(html).toContain(`href="${link}"`);
+    expect(html).toContain('not ready (first poll still running)');
+    expect(html).toMatch(/\d+ series exposed/);
+  });
+
+  it('answers unknown routes with 404 text', async () => {
+    const { url } = await serve();
+    const res = await rawRequest(`${url}/nope`);
+    expect(res.status).toBe(404);
+    expect(res.headers['content-type']).toMatch(/^text\/plain/);
+  });
+
+  it.each(['/', '/-/healthy', '/-/ready', '/status'])('refuses POST on %s with 405', async (path) => {
+    const { url } = await serve();
+    expect((await rawRequest(`${url}${path}`, { method: 'POST' })).status).toBe(405);
+  });
+
+  it('does not advertise express', async () => {
+    const { url } = await serve();
+    expect((await rawRequest(`${url}/-/healthy`)).headers['x-powered-by']).toBeUndefined();
+  });
+});

@@ -1,0 +1,11 @@
+/**
+ * What the HTTP server asks the rest of the exporter about its state. `status()` is served
+ * as JSON at /status as is: the provider guarantees it is JSON-safe and holds no secrets.
+ */
+export interface StatusProvider {
+  /** True once the exporter has data worth scraping; /-/ready answers 503 until then. */
+  ready(): boolean;
+  status(): unknown;
+  /** Short reason shown by /-/ready and the landing page while not ready. */
+  notReadyReason?(): string;
+}

@@ -1,0 +1,25 @@
+import { request, type Agent, type IncomingHttpHeaders } from 'node:http';
+
+export interface RawResponse {
+  readonly status: number;
+  readonly headers: IncomingHttpHeaders;
+  /** The body as sent, still compressed when Content-Encoding says so. */
+  readonly body: Buffer;
+}
+
+/** A plain HTTP request that does not decode anything, so tests see the bytes on the wire. */
+export function rawRequest(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; agent?: Agent } = {},
+): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: options.method ?? 'GET', headers: options.headers, agent: options.agent }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
