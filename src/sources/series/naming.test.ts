@@ -56,24 +56,22 @@ describe('SeriesNaming.resolve collisions', () => {
     },
     {
       name: 'unknown gauge clashing with a counter family (OpenMetrics name) loses',
-      input: ['nginx.http.request.count', 'nginx_http.request.count'],
-      kept: ['nginx.http.request.count'],
-      collisions: [
-        { familyKey: 'monapi_nginx_http_request_count', kept: 'nginx.http.request.count', dropped: ['nginx_http.request.count'] },
-      ],
+      input: ['nginx.cache.hit', 'nginx_cache.hit'],
+      kept: ['nginx.cache.hit'],
+      collisions: [{ familyKey: 'monapi_nginx_cache_hit', kept: 'nginx.cache.hit', dropped: ['nginx_cache.hit'] }],
     },
     {
       name: 'reserved exporter family',
-      input: ['host.info', 'series.points_missing'],
+      input: ['hosts', 'series.points_missing'],
       kept: [],
       collisions: [
-        { familyKey: 'monapi_host_info', kept: undefined, dropped: ['host.info'] },
+        { familyKey: 'monapi_hosts', kept: undefined, dropped: ['hosts'] },
         { familyKey: 'monapi_series_points_missing', kept: undefined, dropped: ['series.points_missing'] },
       ],
     },
     { name: 'duplicates and empty names are ignored', input: ['a.b', 'a.b', ''], kept: ['a.b'], collisions: [] },
   ])('$name', ({ input, kept, collisions }) => {
-    const naming = new SeriesNaming({ reservedFamilyNames: ['monapi_host_info'] });
+    const naming = new SeriesNaming({ reservedFamilyNames: ['monapi_hosts'] });
     const got = naming.resolve(input);
     expect(got.metrics.map((m) => m.dotted)).toEqual(kept);
     expect(got.collisions).toEqual(collisions);

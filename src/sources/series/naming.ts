@@ -18,8 +18,11 @@ import { baseUnitOf, type BaseUnit } from '../shared/units.js';
  *    `..._bytes_rcvd`, `varnish.cache.hit_ratio` stays `..._hit_ratio` (no doubled unit).
  * 3. A delta (becomes a counter) gets `_total`, unless the name already ends in `_total`
  *    (`varnish.fetch.total` → `monapi_varnish_fetch_total`).
- * 4. A gauge never ends in `_total` (reserved for counters; promtool rejects it): such a
- *    gauge gets `_value` (`php.fpm.proc.total` → `monapi_php_fpm_proc_total_value`).
+ * 4. A gauge never ends in a suffix reserved for other types (`_total` for counters;
+ *    `_count`, `_sum`, `_bucket` for histograms and summaries; `_created`, `_info`):
+ *    promtool rejects them, so such a gauge gets `_value`
+ *    (`php.fpm.proc.total` → `monapi_php_fpm_proc_total_value`,
+ *    `nginx.workers.count` → `monapi_nginx_workers_count_value`).
  *
  * The OpenMetrics unit is declared only when the name ends in it (after step 2 it may not).
  * Timers need no special case: `nginx.http.request.time.pctl95` (seconds) →
@@ -29,6 +32,8 @@ import { baseUnitOf, type BaseUnit } from '../shared/units.js';
  * Names not in the catalogue or the overrides are gauges passed through unconverted
  * (unit `none`).
  */
+
+const RESERVED_SUFFIXES = ['_total', '_count', '_sum', '_bucket', '_created', '_info'];
 
 export interface MetricDefinition {
   readonly kind: MetricKind;
@@ -68,7 +73,7 @@ export function seriesMetricName(dotted: string, def: MetricDefinition): NamePar
   if (unit !== undefined && !name.split('_').includes(unit)) name += `_${unit}`;
   const endsInTotal = name.endsWith('_total');
   if (def.kind === 'delta' && !endsInTotal) name += '_total';
-  if (def.kind === 'gauge' && endsInTotal) name += '_value';
+  if (def.kind === 'gauge' && RESERVED_SUFFIXES.some((suffix) => name.endsWith(suffix))) name += '_value';
   const familyName = def.kind === 'delta' ? name.slice(0, -'_total'.length) : name;
   return { name, unit: unit !== undefined && familyName.endsWith(`_${unit}`) ? unit : undefined };
 }
