@@ -32,6 +32,8 @@ export interface RunningExporter {
   readonly registry: Registry;
   readonly accounts: readonly AccountRuntime[];
   ready(): boolean;
+  /** No upstream request in flight or waiting to be retried (tests drive a fake clock by it). */
+  quiet(): boolean;
   status(): Record<string, unknown>;
   stop(): Promise<void>;
 }
@@ -180,6 +182,10 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
     registry,
     accounts,
     ready,
+    quiet: () => budgets.every((b) => {
+      const s = b.snapshot();
+      return s.inFlight === 0 && s.waitingToRetry === 0;
+    }),
     status,
     async stop() {
       releases?.stop();
