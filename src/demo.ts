@@ -47,7 +47,7 @@ Flags:
   --hosts N                 hosts per simulated account (default 12)
   --websites N              websites per simulated account (default 6)
   --rate-limit PER_MINUTE   the simulator's rate limit per API key; the exporter's budget
-                            is set to match with 5% headroom (default 120)
+                            is set to match with 2% headroom (default 120)
   --burst N                 the simulator's burst (default 30)
   --seed S                  simulator seed (default monapi)
   --web.listen-address A    where the exporter listens (default 127.0.0.1:9866)
@@ -119,7 +119,7 @@ export function demoConfigYaml(sim: RunningSimulator, opts: Pick<DemoOptions, 'r
     rate_limit:
       requests_per_minute: ${opts.rateLimitPerMinute}
       burst: ${opts.burst}
-    headroom: 0.05
+    headroom: 0.02
     tag_labels: [env, role]
 `;
   const releases =

@@ -124,7 +124,7 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
     const baseUrl = r.mode === 'free' ? r.freeBaseUrl : r.marketplaceBaseUrl;
     const client = new ReleaseClient(
       r.mode === 'free'
-        ? { mode: 'free', baseUrl, transport, gate: budget, metrics: upstreamMetrics, logger: upstreamLogger, clock }
+        ? { mode: 'free', baseUrl, transport, gate: budget, metrics: upstreamMetrics, logger: upstreamLogger, clock, account: '(releases)' }
         : {
             mode: 'marketplace',
             baseUrl,
@@ -136,6 +136,7 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
             metrics: upstreamMetrics,
             logger: upstreamLogger,
             clock,
+            account: '(releases)',
           },
     );
     releases = new ReleaseRuntime({ config: r, client, sink: store, clock, log: log.child({ component: 'releases' }), registry });
