@@ -1,11 +1,11 @@
-import { groupName, type AccountSource, type MonitoringSourceFactory } from '../types.js';
+import { groupName, type AccountSource, type SourceContext } from '../types.js';
 import { EMPTY_ALERTS_STATE, mapRecentAlerts, type AlertsState } from './map.js';
 
 /**
  * `/alerts/recent`: alert events counted once each, by the website or rule that fired.
  * The page size grows after a poll that may have missed events and shrinks when quiet.
  */
-export const createAlertsSource: MonitoringSourceFactory = (ctx): AccountSource => {
+export function createAlertsSource(ctx: SourceContext): AccountSource {
   let state: AlertsState = EMPTY_ALERTS_STATE;
   return {
     name: 'alerts',
@@ -27,4 +27,4 @@ export const createAlertsSource: MonitoringSourceFactory = (ctx): AccountSource 
       }
     },
   };
-};
+}

@@ -1,4 +1,4 @@
-import { groupName, type MonitoringSourceFactory, type WebsiteSource } from '../types.js';
+import { groupName, type SourceContext, type WebsiteSource } from '../types.js';
 import { checksCadenceMs, EMPTY_CHECKS_STATE, mapChecks, nextChecksQuery, type ChecksState } from './map.js';
 
 /**
@@ -6,7 +6,7 @@ import { checksCadenceMs, EMPTY_CHECKS_STATE, mapChecks, nextChecksQuery, type C
  * counters and histograms, and the newest check's facts as gauges. One request per run;
  * each asks only for the checks since the last one counted.
  */
-export const createChecksSource: MonitoringSourceFactory = (ctx): WebsiteSource => {
+export function createChecksSource(ctx: SourceContext): WebsiteSource {
   const states = new Map<string, ChecksState>();
   const group = (key: string) => groupName('checks', ctx.account.name, key);
 
@@ -36,4 +36,4 @@ export const createChecksSource: MonitoringSourceFactory = (ctx): WebsiteSource 
       ctx.sink.retract(group(key));
     },
   };
-};
+}

@@ -1,4 +1,4 @@
-import { groupName, type AccountSource, type MonitoringSourceFactory } from '../types.js';
+import { groupName, type AccountSource, type SourceContext } from '../types.js';
 import { mapWebsites, selectWebsites } from './map.js';
 
 /**
@@ -6,21 +6,23 @@ import { mapWebsites, selectWebsites } from './map.js';
  * per-website checks source polls: those the website filters select, less those upstream
  * does not check (`enabled: false`), which cannot have new checks.
  */
-export const createWebsitesSource: MonitoringSourceFactory = (ctx): AccountSource => ({
-  name: 'websites',
-  toggle: 'websites',
-  scope: 'account',
-  priority: 'high',
-  cadence: 'websites',
-  async poll() {
-    const { value } = await ctx.client.websites();
-    ctx.sink.publish(groupName('websites', ctx.account.name), mapWebsites(value.websites, { account: ctx.account.name }));
+export function createWebsitesSource(ctx: SourceContext): AccountSource {
+  return {
+    name: 'websites',
+    toggle: 'websites',
+    scope: 'account',
+    priority: 'high',
+    cadence: 'websites',
+    async poll() {
+      const { value } = await ctx.client.websites();
+      ctx.sink.publish(groupName('websites', ctx.account.name), mapWebsites(value.websites, { account: ctx.account.name }));
 
-    const polled = selectWebsites(value.websites, ctx.account.websites).filter((w) => w.enabled !== false);
-    ctx.inventory.websites.clear();
-    for (const website of polled) {
-      if (!ctx.inventory.websites.has(website.id)) ctx.inventory.websites.set(website.id, website);
-    }
-    ctx.inventoryChanged();
-  },
-});
+      const polled = selectWebsites(value.websites, ctx.account.websites).filter((w) => w.enabled !== false);
+      ctx.inventory.websites.clear();
+      for (const website of polled) {
+        if (!ctx.inventory.websites.has(website.id)) ctx.inventory.websites.set(website.id, website);
+      }
+      ctx.inventoryChanged();
+    },
+  };
+}

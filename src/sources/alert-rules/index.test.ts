@@ -1,0 +1,30 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { startSourceHarness, type SourceHarness } from '../websites/sim-harness.js';
+import { createAlertRulesSource } from './index.js';
+
+let harness: SourceHarness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+describe('alert rules source against the simulator', () => {
+  it('publishes one set of series per rule', async () => {
+    harness = await startSourceHarness();
+    const rules = harness.simAccount.alertRules();
+    expect(rules.length).toBeGreaterThan(0);
+
+    await harness.source(createAlertRulesSource).poll(new AbortController().signal);
+
+    const lines = harness.sink.lines('alert_rules/sim');
+    expect(lines.filter((l) => l.startsWith('monapi_alert_rule_info{'))).toHaveLength(rules.length);
+    for (const rule of rules) {
+      const id = `account="sim",rule_id="${rule.id}"`;
+      expect(lines).toContain(`monapi_alert_rule_enabled{${id}} ${rule.enabled ? 1 : 0}`);
+      expect(lines).toContain(`monapi_alert_rule_threshold{${id}} ${rule.threshold}`);
+      expect(lines).toContain(
+        `monapi_alert_rule_info{${id},rule="${rule.name}",metric="${rule.metric}",operator="${rule.operator}",host_uuid="${rule.host_uuid ?? ''}"} 1`,
+      );
+    }
+  });
+});

@@ -1,0 +1,86 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Website } from '../../upstream/monitoring/schemas.js';
+import { startSourceHarness, type SourceHarness } from '../websites/sim-harness.js';
+import { createChecksSource } from './index.js';
+
+let harness: SourceHarness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+const signal = () => new AbortController().signal;
+
+function counterValue(lines: readonly string[], prefix: string): number {
+  const line = lines.find((l) => l.startsWith(prefix));
+  if (!line) throw new Error(`no line starting with ${prefix} in\n${lines.join('\n')}`);
+  return Number(line.slice(line.lastIndexOf(' ') + 1));
+}
+
+describe('checks source against the simulator', () => {
+  it('counts each check once across polls and follows the newest check', async () => {
+    harness = await startSourceHarness();
+    const h = harness;
+    const [site] = h.simAccount.websites(h.clock.now());
+    if (!site) throw new Error('no websites');
+    const source = h.source(createChecksSource);
+    const group = `checks/sim/${site.id}`;
+    const id = `account="sim",website_id="${site.id}",website="${site.name}"`;
+
+    await source.poll(site, signal());
+    const startMs = h.clock.now();
+    let lines = h.sink.lines(group);
+    expect(counterValue(lines, `monapi_website_checks_total{${id},result="success"}`)).toBe(0);
+    expect(counterValue(lines, `monapi_website_checks_total{${id},result="failure"}`)).toBe(0);
+    expect(lines).toContain(`monapi_website_check_timestamp_seconds{${id}} ${Date.parse(site.last_checked_at ?? '') / 1000}`);
+
+    // Three hours later: every check since the first poll's newest is counted, once.
+    h.clock.advance(3 * 3_600_000);
+    await source.poll(site, signal());
+    const expected = h.simAccount.checkCount(site.id, Date.parse(site.last_checked_at ?? '') + 1, h.clock.now());
+    expect(expected).toBeGreaterThan(30);
+    lines = h.sink.lines(group);
+    const success = counterValue(lines, `monapi_website_checks_total{${id},result="success"}`);
+    const failure = counterValue(lines, `monapi_website_checks_total{${id},result="failure"}`);
+    expect(success + failure).toBe(expected);
+    expect(counterValue(lines, `monapi_website_check_ttfb_seconds_count{${id}}`)).toBe(success);
+    const newest = h.simAccount.checks(site.id, startMs, h.clock.now()).at(-1);
+    expect(lines).toContain(`monapi_website_check_timestamp_seconds{${id}} ${Date.parse(newest?.checked_at ?? '') / 1000}`);
+    expect(lines).toContain(`monapi_website_check_status_code{${id}} ${newest?.status_code}`);
+
+    // Polled again at once: nothing new, nothing counted twice.
+    await source.poll(site, signal());
+    lines = h.sink.lines(group);
+    expect(counterValue(lines, `monapi_website_checks_total{${id},result="success"}`) + counterValue(lines, `monapi_website_checks_total{${id},result="failure"}`)).toBe(expected);
+  });
+
+  it('polls no more often than the website is checked', async () => {
+    harness = await startSourceHarness();
+    const source = harness.source(createChecksSource);
+    const base = { id: 1, name: 'x', url: 'https://x/' } satisfies Website;
+    expect(source.cadenceMs({ ...base, check_interval_seconds: 300 })).toBe(300_000);
+    expect(source.cadenceMs(base)).toBe(harness.account.cadenceMs.checks);
+    expect(source.requestsPerRun(base)).toBe(1);
+  });
+
+  it('forgets a website: its series are retracted and a later poll starts afresh', async () => {
+    harness = await startSourceHarness();
+    const h = harness;
+    const [site] = h.simAccount.websites(h.clock.now());
+    if (!site) throw new Error('no websites');
+    const source = h.source(createChecksSource);
+    const group = `checks/sim/${site.id}`;
+    const id = `account="sim",website_id="${site.id}",website="${site.name}"`;
+    await source.poll(site, signal());
+    h.clock.advance(3_600_000);
+    await source.poll(site, signal());
+    expect(counterValue(h.sink.lines(group), `monapi_website_checks_total{${id},result="success"}`)).toBeGreaterThan(0);
+
+    source.forget(String(site.id));
+    expect(h.sink.groups('checks/')).toEqual([]);
+
+    h.clock.advance(3_600_000);
+    await source.poll(site, signal());
+    expect(counterValue(h.sink.lines(group), `monapi_website_checks_total{${id},result="success"}`)).toBe(0);
+  });
+});

@@ -1,0 +1,62 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Priority } from '../../budget/types.js';
+import type { Decoded } from '../../upstream/decode.js';
+import { MonitoringClient } from '../../upstream/monitoring/client.js';
+import type { WebsiteList } from '../../upstream/monitoring/schemas.js';
+import { createWebsitesSource } from './index.js';
+import { startSourceHarness, type SourceHarness } from './sim-harness.js';
+
+let harness: SourceHarness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+const GROUP = 'websites/sim';
+
+describe('websites source against the simulator', () => {
+  it('publishes every website and puts the filtered ones in the inventory', async () => {
+    harness = await startSourceHarness({ accountYaml: '    websites:\n      exclude_names: ["www.*"]\n' });
+    const expected = harness.simAccount.websites(harness.clock.now());
+    expect(expected.length).toBe(6);
+
+    await harness.source(createWebsitesSource).poll(new AbortController().signal);
+
+    const lines = harness.sink.lines(GROUP);
+    for (const site of expected) {
+      expect(lines).toContain(`monapi_website_info{account="sim",website_id="${site.id}",website="${site.name}",url="${site.url}"} 1`);
+      expect(lines).toContain(`monapi_website_checks_24h{account="sim",website_id="${site.id}",website="${site.name}"} ${site.checks_24h}`);
+    }
+    const excluded = expected.filter((w) => w.name.startsWith('www.')).map((w) => w.id);
+    expect(excluded.length).toBeGreaterThan(0);
+    expect([...harness.inventory.websites.keys()].sort()).toEqual(expected.map((w) => w.id).filter((id) => !excluded.includes(id)).sort());
+    expect(harness.inventoryChanges()).toBe(1);
+  });
+
+  it('drops a website that leaves the list from the series and the inventory', async () => {
+    harness = await startSourceHarness();
+    const hidden = new Set<number>();
+    class HidingClient extends MonitoringClient {
+      override async websites(priority?: Priority): Promise<Decoded<WebsiteList>> {
+        const answer = await super.websites(priority);
+        const websites = answer.value.websites.filter((w) => !hidden.has(w.id));
+        return { ...answer, value: { websites, total: websites.length } };
+      }
+    }
+    const source = harness.source(createWebsitesSource, harness.client(HidingClient));
+    await source.poll(new AbortController().signal);
+    const [first] = harness.simAccount.websites(harness.clock.now());
+    if (!first) throw new Error('no websites');
+    const idLabel = `website_id="${first.id}"`;
+    expect(harness.sink.lines(GROUP).some((l) => l.includes(idLabel))).toBe(true);
+    expect(harness.inventory.websites.has(first.id)).toBe(true);
+
+    hidden.add(first.id);
+    harness.clock.advance(60_000);
+    await source.poll(new AbortController().signal);
+    expect(harness.sink.lines(GROUP).some((l) => l.includes(idLabel))).toBe(false);
+    expect(harness.inventory.websites.has(first.id)).toBe(false);
+    expect(harness.inventory.websites.size).toBe(5);
+    expect(harness.inventoryChanges()).toBe(2);
+  });
+});
