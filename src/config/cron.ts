@@ -66,8 +66,8 @@ export function analyseCron(expression: string): CronAnalysis {
   }
   secondsOfDay.sort((a, b) => a - b);
   const first = secondsOfDay[0];
-  const last = secondsOfDay[secondsOfDay.length - 1];
-  if (first === undefined || last === undefined) return { ok: false, error: `${JSON.stringify(expression)} never fires` };
+  const lastTime = secondsOfDay[secondsOfDay.length - 1];
+  if (first === undefined || lastTime === undefined) return { ok: false, error: `${JSON.stringify(expression)} never fires` };
 
   let shortest = Infinity;
   for (let i = 1; i < secondsOfDay.length; i++) {
@@ -76,19 +76,25 @@ export function analyseCron(expression: string): CronAnalysis {
 
   let previousMatchingDay: number | undefined;
   let matchingDays = 0;
-  for (let dayIndex = 0; dayIndex < SCAN_DAYS; dayIndex++) {
-    const date = new Date(SCAN_START + dayIndex * DAY_SECONDS * 1000);
-    const year = date.getUTCFullYear();
-    const month = date.getUTCMonth() + 1;
-    const day = date.getUTCDate();
-    if (!fields.month.includes(month)) continue;
-    if (!matchesDayOfMonth(fields.dayOfMonth, year, month, day)) continue;
-    if (!matchesDayOfWeek(fields.dayOfWeek, year, month, day, date.getUTCDay())) continue;
-    matchingDays++;
-    if (previousMatchingDay !== undefined) {
-      shortest = Math.min(shortest, (dayIndex - previousMatchingDay) * DAY_SECONDS + first - last);
+  let dayIndex = 0;
+  let weekday = new Date(SCAN_START).getUTCDay();
+  const startYear = new Date(SCAN_START).getUTCFullYear();
+  scan: for (let year = startYear; ; year++) {
+    for (let month = 1; month <= 12; month++) {
+      const last = lastDayOfMonth(year, month);
+      const monthMatches = fields.month.includes(month);
+      for (let day = 1; day <= last; day++, dayIndex++, weekday = (weekday + 1) % 7) {
+        if (dayIndex >= SCAN_DAYS) break scan;
+        if (!monthMatches) continue;
+        if (!matchesDayOfMonth(fields.dayOfMonth, year, month, day, last)) continue;
+        if (!matchesDayOfWeek(fields.dayOfWeek, day, last, weekday)) continue;
+        matchingDays++;
+        if (previousMatchingDay !== undefined) {
+          shortest = Math.min(shortest, (dayIndex - previousMatchingDay) * DAY_SECONDS + first - lastTime);
+        }
+        previousMatchingDay = dayIndex;
+      }
     }
-    previousMatchingDay = dayIndex;
   }
   if (matchingDays === 0) return { ok: false, error: `${JSON.stringify(expression)} never fires: no date matches its day and month fields` };
 
@@ -113,14 +119,15 @@ export function cronFiresAt(expression: string): ((epochMs: number) => boolean) 
     const year = date.getUTCFullYear();
     const month = date.getUTCMonth() + 1;
     const day = date.getUTCDate();
+    const last = lastDayOfMonth(year, month);
     return (
       date.getUTCMilliseconds() === 0 &&
       fields.second.includes(date.getUTCSeconds()) &&
       fields.minute.includes(date.getUTCMinutes()) &&
       fields.hour.includes(date.getUTCHours()) &&
       fields.month.includes(month) &&
-      matchesDayOfMonth(fields.dayOfMonth, year, month, day) &&
-      matchesDayOfWeek(fields.dayOfWeek, year, month, day, date.getUTCDay())
+      matchesDayOfMonth(fields.dayOfMonth, year, month, day, last) &&
+      matchesDayOfWeek(fields.dayOfWeek, day, last, date.getUTCDay())
     );
   };
 }
@@ -139,8 +146,7 @@ function nearestWeekday(year: number, month: number, target: number): number {
   return target;
 }
 
-function matchesDayOfMonth(field: readonly (number | string)[], year: number, month: number, day: number): boolean {
-  const last = lastDayOfMonth(year, month);
+function matchesDayOfMonth(field: readonly (number | string)[], year: number, month: number, day: number, last: number): boolean {
   return field.some((value) => {
     if (typeof value === 'number') return value === day;
     if (value === 'L') return day === last;
@@ -155,13 +161,13 @@ function matchesDayOfMonth(field: readonly (number | string)[], year: number, mo
   });
 }
 
-function matchesDayOfWeek(field: readonly (number | string)[], year: number, month: number, day: number, weekday: number): boolean {
+function matchesDayOfWeek(field: readonly (number | string)[], day: number, last: number, weekday: number): boolean {
   return field.some((value) => {
     if (typeof value === 'number') return value % 7 === weekday;
     const nth = /^([0-7])#([1-5])$/.exec(value);
     if (nth) return Number(nth[1]) % 7 === weekday && Math.floor((day - 1) / 7) + 1 === Number(nth[2]);
     const lastOfMonth = /^([0-7])L$/i.exec(value);
-    if (lastOfMonth) return Number(lastOfMonth[1]) % 7 === weekday && day + 7 > lastDayOfMonth(year, month);
+    if (lastOfMonth) return Number(lastOfMonth[1]) % 7 === weekday && day + 7 > last;
     return false;
   });
 }
