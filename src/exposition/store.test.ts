@@ -283,7 +283,7 @@ describe('MetricStore rebuild scheduling', () => {
   });
 
   it('picks up a publish made while a rebuild is running with a following rebuild', async () => {
-    const { store, clock } = newStore({ sliceChars: 64 });
+    const { store, clock } = newStore({ sliceBytes: 64 });
     store.publish('a', [gauge(cpu, Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`h${i}`, i])))]);
     const first = store.flush();
     store.publish('b', [gauge(mem, { late: 1 })]);
@@ -298,7 +298,7 @@ describe('MetricStore rebuild scheduling', () => {
   });
 
   it('yields to the event loop while assembling a large body', async () => {
-    const { store } = newStore({ sliceChars: 1024 });
+    const { store } = newStore({ sliceBytes: 1024 });
     store.publish('a', [gauge(cpu, Object.fromEntries(Array.from({ length: 2000 }, (_, i) => [`h${i}`, i])))]);
     let generationSeenMeanwhile: number | undefined;
     setImmediate(() => {

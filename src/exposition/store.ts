@@ -44,8 +44,8 @@ export interface MetricStoreOptions {
   /** Upper bound on how long a change waits for a rebuild under constant churn. Default 1000 ms. */
   readonly maxDelayMs?: number;
   readonly gzipLevel?: number;
-  /** Characters encoded per slice before yielding to the event loop. Default 256 Ki. */
-  readonly sliceChars?: number;
+  /** Bytes copied per slice of a rebuild before yielding to the event loop. Default 256 KiB. */
+  readonly sliceBytes?: number;
   /** Where the store registers its own metrics (conflicts, duplicates, render time, series). */
   readonly registry?: Registry;
   /** Called once per family, group and kind of problem; every occurrence is still counted. */
@@ -81,16 +81,19 @@ export interface StoreStats {
 
 interface FamilyEntry {
   readonly spec: FamilySpec;
-  readonly textHeader: string;
-  readonly openMetricsHeader: string;
+  readonly textHeader: Buffer;
+  readonly openMetricsHeader: Buffer;
   readonly owners: Set<string>;
   /** Series key -> the group holding it; the first publisher keeps a duplicated series. */
   readonly seriesOwners: Map<string, string>;
 }
 
-/** One family's pre-rendered sample lines within one group. */
+/**
+ * One family's sample lines within one group, rendered and UTF-8 encoded at publish time,
+ * so a rebuild only copies bytes.
+ */
 interface GroupFamily {
-  lines: string;
+  lines: Buffer;
   readonly keys: string[];
   series: number;
 }
@@ -106,6 +109,8 @@ interface SelfMetrics {
 
 /** Bounds the memory of the "report once" bookkeeping when groups churn. */
 const MAX_REPORTED_KEYS = 10_000;
+
+const EMPTY = Buffer.alloc(0);
 
 function compareStrings(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
@@ -125,10 +130,11 @@ function emptyPrefix(): CompressedPrefix {
  * writes bytes it already has (the approach of kube-state-metrics). Work happens when data
  * changes, not when Prometheus scrapes:
  *
- * - `publish` validates and renders that group's sample lines (nothing else is touched);
- * - a debounced rebuild concatenates the pre-rendered pieces into a text and an OpenMetrics
- *   body, yielding to the event loop between slices, and compresses both on the libuv
- *   thread pool;
+ * - `publish` validates, renders and encodes that group's sample lines (nothing else is
+ *   touched);
+ * - a debounced rebuild copies the pre-encoded pieces into a text and an OpenMetrics body
+ *   (the sample lines are the same bytes in both; only family headers differ), yielding to
+ *   the event loop between slices, and compresses both on the libuv thread pool;
  * - the finished snapshot replaces the previous one atomically (`generation` counts them).
  *
  * Order is deterministic: families by name, then groups by name, then the source's sample
@@ -140,7 +146,7 @@ export class MetricStore implements MetricSink {
   private readonly debounceMs: number;
   private readonly maxDelayMs: number;
   private readonly gzipLevel: number;
-  private readonly sliceChars: number;
+  private readonly sliceBytes: number;
   private readonly options: MetricStoreOptions;
   private readonly metrics: SelfMetrics | undefined;
 
@@ -166,7 +172,7 @@ export class MetricStore implements MetricSink {
     this.debounceMs = nonNegative('debounceMs', options.debounceMs ?? 200);
     this.maxDelayMs = nonNegative('maxDelayMs', options.maxDelayMs ?? 1000);
     this.gzipLevel = options.gzipLevel ?? DEFAULT_GZIP_LEVEL;
-    this.sliceChars = Math.max(1, options.sliceChars ?? 256 * 1024);
+    this.sliceBytes = Math.max(1, options.sliceBytes ?? 256 * 1024);
     this.metrics = options.registry ? createSelfMetrics(options.registry) : undefined;
     const empty = emptyPrefix();
     this.current = {
@@ -264,8 +270,8 @@ export class MetricStore implements MetricSink {
     if (!entry) {
       entry = {
         spec: family.spec,
-        textHeader: textFamilyHeader(family.spec),
-        openMetricsHeader: openMetricsFamilyHeader(family.spec),
+        textHeader: Buffer.from(textFamilyHeader(family.spec), 'utf8'),
+        openMetricsHeader: Buffer.from(openMetricsFamilyHeader(family.spec), 'utf8'),
         owners: new Set(),
         seriesOwners: new Map(),
       };
@@ -274,7 +280,7 @@ export class MetricStore implements MetricSink {
     entry.owners.add(group);
     let rendered = content.get(name);
     if (!rendered) {
-      rendered = { lines: '', keys: [], series: 0 };
+      rendered = { lines: EMPTY, keys: [], series: 0 };
       content.set(name, rendered);
     }
     const lines: string[] = [];
@@ -302,7 +308,8 @@ export class MetricStore implements MetricSink {
         rendered.series += 1;
       }
     }
-    rendered.lines += lines.join('');
+    const encoded = Buffer.from(lines.join(''), 'utf8');
+    rendered.lines = rendered.lines.length === 0 ? encoded : Buffer.concat([rendered.lines, encoded]);
   }
 
   /** Drops a group's content and its claims on families and series. False if it held nothing. */
@@ -392,13 +399,13 @@ export class MetricStore implements MetricSink {
 
     // Capture references to the immutable pieces synchronously: publishes that arrive
     // while the bodies are encoded change the maps, not these strings.
-    const piecesByFamily = new Map<string, string[]>();
+    const piecesByFamily = new Map<string, Buffer[]>();
     let series = 0;
     const groupNames = [...this.groupContent.keys()].sort(compareStrings);
     for (const group of groupNames) {
       for (const [name, rendered] of this.groupContent.get(group) ?? []) {
         series += rendered.series;
-        if (rendered.lines === '') continue;
+        if (rendered.lines.length === 0) continue;
         let pieces = piecesByFamily.get(name);
         if (!pieces) {
           pieces = [];
@@ -408,8 +415,8 @@ export class MetricStore implements MetricSink {
       }
     }
     const familyNames = [...this.families.keys()].sort(compareStrings);
-    const textPieces: string[] = [];
-    const openMetricsPieces: string[] = [];
+    const textPieces: Buffer[] = [];
+    const openMetricsPieces: Buffer[] = [];
     for (const name of familyNames) {
       const entry = this.families.get(name) as FamilyEntry;
       textPieces.push(entry.textHeader);
@@ -450,33 +457,28 @@ export class MetricStore implements MetricSink {
     }
   }
 
-  /** UTF-8 encodes the pieces slice by slice, yielding between slices, and computes the CRC-32 on the way. */
-  private async encode(pieces: readonly string[], endSlice: () => Promise<void>): Promise<{ raw: Buffer; crc: number }> {
-    const chunks: Buffer[] = [];
-    let crc = 0;
+  /**
+   * Copies the pieces into one buffer and computes its CRC-32, yielding to the event loop
+   * after every `sliceBytes`, so a 10 MB body never holds the loop for long.
+   */
+  private async encode(pieces: readonly Buffer[], endSlice: () => Promise<void>): Promise<{ raw: Buffer; crc: number }> {
     let total = 0;
-    let batch: string[] = [];
-    let batchChars = 0;
-    const flushBatch = (): void => {
-      if (batch.length === 0) return;
-      const chunk = Buffer.from(batch.join(''), 'utf8');
-      // zlib's crc32 answers 0 for a NULL (empty) buffer instead of the running value.
-      if (chunk.length > 0) crc = crc32(chunk, crc);
-      total += chunk.length;
-      chunks.push(chunk);
-      batch = [];
-      batchChars = 0;
-    };
+    for (const piece of pieces) total += piece.length;
+    const raw = Buffer.allocUnsafe(total);
+    let offset = 0;
+    let checked = 0;
+    let crc = 0;
     for (const piece of pieces) {
-      batch.push(piece);
-      batchChars += piece.length;
-      if (batchChars >= this.sliceChars) {
-        flushBatch();
+      offset += piece.copy(raw, offset);
+      if (offset - checked >= this.sliceBytes) {
+        crc = crc32(raw.subarray(checked, offset), crc);
+        checked = offset;
         await endSlice();
       }
     }
-    flushBatch();
-    return { raw: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, total), crc };
+    // zlib's crc32 answers 0 for a NULL (empty) buffer instead of the running value.
+    if (offset > checked) crc = crc32(raw.subarray(checked, offset), crc);
+    return { raw, crc };
   }
 }
 
