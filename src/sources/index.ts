@@ -1,8 +1,12 @@
 import { createAccountSource } from './account/index.js';
+import { createAlertRulesSource } from './alert-rules/index.js';
+import { createAlertsSource } from './alerts/index.js';
+import { createChecksSource } from './checks/index.js';
 import { createComponentsSource } from './components/index.js';
 import { createHostsSource } from './hosts/index.js';
 import { createMetricCatalogueSource } from './metric-catalogue/index.js';
 import { createSeriesSource } from './series/index.js';
+import { createWebsitesSource } from './websites/index.js';
 import type { MonitoringSourceFactory } from './types.js';
 
 /**
@@ -15,4 +19,8 @@ export const MONITORING_SOURCES: readonly MonitoringSourceFactory[] = [
   createMetricCatalogueSource,
   createSeriesSource,
   createComponentsSource,
+  createWebsitesSource,
+  createChecksSource,
+  createAlertsSource,
+  createAlertRulesSource,
 ];
