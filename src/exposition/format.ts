@@ -47,14 +47,15 @@ export function formatValue(value: number): string {
   return String(value);
 }
 
-/** `a="x",b="y"` in the order the source gave, without braces. */
+/**
+ * `a="x",b="y"` in the order the source gave, without braces. Built with `join`, which
+ * yields a flat string: the store keeps these as series keys, and a string grown with `+=`
+ * would be a rope several times its length in memory.
+ */
 export function renderLabelPairs(labels: Labels): string {
-  let out = '';
-  for (const name in labels) {
-    const value = labels[name] ?? '';
-    out += out === '' ? `${name}="${escapeLabelValue(value)}"` : `,${name}="${escapeLabelValue(value)}"`;
-  }
-  return out;
+  const parts: string[] = [];
+  for (const name in labels) parts.push(`${name}="${escapeLabelValue(labels[name] ?? '')}"`);
+  return parts.join(',');
 }
 
 /**
