@@ -20,7 +20,9 @@ const NOISE_CHANNELS = 4;
 const MAX_BLOCKS = 1200;
 const TAU = 2 * Math.PI;
 
-interface Block {
+export interface Block {
+  /** The block's first minute. */
+  readonly first: number;
   readonly daily: Float64Array;
   readonly burst: Float64Array;
   readonly activity: Float64Array;
@@ -56,7 +58,7 @@ function computeBlock(p: HostProfile, index: number): Block {
     activity[i] = p.busy * cycle * burstFactor * (0.9 + 0.2 * (noise[i] ?? 0));
     readableFrom[i] = readableFromMs(p, m);
   }
-  return { daily, burst, activity, readableFrom, noise };
+  return { first, daily, burst, activity, readableFrom, noise };
 }
 
 function blockAt(p: HostProfile, index: number): Block {
@@ -79,7 +81,7 @@ function blockAt(p: HostProfile, index: number): Block {
   return block;
 }
 
-function blockFor(p: HostProfile, minute: number): Block {
+export function blockFor(p: HostProfile, minute: number): Block {
   const index = Math.floor(minute / BLOCK_MINUTES);
   if (p === lastProfile && index === lastIndex && lastBlock) return lastBlock;
   const block = blockAt(p, index);
@@ -89,34 +91,31 @@ function blockFor(p: HostProfile, minute: number): Block {
   return block;
 }
 
-const offset = (minute: number): number => minute - Math.floor(minute / BLOCK_MINUTES) * BLOCK_MINUTES;
-
-/** 0.1-1: the host's daily cycle. */
-export function daily(p: HostProfile, minute: number): number {
-  return blockFor(p, minute).daily[offset(minute)] ?? 0;
+/** 0.1-1: the host's daily cycle in minute `i` of block `b`. */
+export function daily(b: Block, i: number): number {
+  return b.daily[i] ?? 0;
 }
 
 /** 1, or 1.5-3 during a 10-minute burst (about 2 % of the time). */
-export function burst(p: HostProfile, minute: number): number {
-  return blockFor(p, minute).burst[offset(minute)] ?? 1;
+export function burst(b: Block, i: number): number {
+  return b.burst[i] ?? 1;
 }
 
 /** Load on the host relative to its peak: about 0.015 to 2.5. */
-export function activity(p: HostProfile, minute: number): number {
-  return blockFor(p, minute).activity[offset(minute)] ?? 0;
+export function activity(b: Block, i: number): number {
+  return b.activity[i] ?? 0;
 }
 
 /** When the minute becomes readable (see agents.ts), or Infinity. */
 export function readableFrom(p: HostProfile, minute: number): number {
-  return blockFor(p, minute).readableFrom[offset(minute)] ?? Infinity;
+  const b = blockFor(p, minute);
+  return b.readableFrom[minute - b.first] ?? Infinity;
 }
 
 /**
  * [0, 1) noise for (host, minute, salt). Salts that differ get different channels or
  * rotations (97 is coprime to the block length), so metrics do not move in lockstep.
  */
-export function noise(p: HostProfile, minute: number, salt: number): number {
-  const block = blockFor(p, minute);
-  const rotated = (offset(minute) + salt * 97) % BLOCK_MINUTES;
-  return block.noise[(salt % NOISE_CHANNELS) * BLOCK_MINUTES + rotated] ?? 0;
+export function noise(b: Block, i: number, salt: number): number {
+  return b.noise[(salt % NOISE_CHANNELS) * BLOCK_MINUTES + ((i + salt * 97) % BLOCK_MINUTES)] ?? 0;
 }

@@ -1,7 +1,7 @@
 import type { MetricKind } from '../../../upstream/monitoring/metric-catalogue.js';
 import { MINUTE_MS } from './agents.js';
 import type { HostProfile } from './hosts.js';
-import { readableFrom } from './minutes.js';
+import { blockFor } from './minutes.js';
 import type { Signal } from './signals.js';
 
 /**
@@ -30,8 +30,11 @@ function firstReadableMinute(q: SeriesQuery, nowMs: number): number {
   return Math.max(q.profile.firstMinute, Math.ceil((nowMs - q.retentionMs) / MINUTE_MS));
 }
 
-function isReadable(q: SeriesQuery, minute: number, nowMs: number): boolean {
-  return readableFrom(q.profile, minute) <= nowMs;
+/** The minute's value if it is readable at `nowMs`, else NaN. */
+function readableValue(q: SeriesQuery, minute: number, nowMs: number): number {
+  const b = blockFor(q.profile, minute);
+  const i = minute - b.first;
+  return (b.readableFrom[i] ?? Infinity) <= nowMs ? q.signal(q.profile, b, i) : NaN;
 }
 
 export function bucketValue(q: SeriesQuery, bucketStartMs: number, intervalS: number, nowMs: number): number | null {
@@ -44,8 +47,9 @@ export function bucketValue(q: SeriesQuery, bucketStartMs: number, intervalS: nu
     let sum = 0;
     let seen = false;
     for (let m = lo; m < to; m++) {
-      if (!isReadable(q, m, nowMs)) continue;
-      sum += q.signal(q.profile, m);
+      const v = readableValue(q, m, nowMs);
+      if (Number.isNaN(v)) continue;
+      sum += v;
       seen = true;
     }
     return seen ? sum : null;
@@ -65,9 +69,9 @@ function gaugeMean(q: SeriesQuery, nowMs: number, lo: number, stride: number, co
   let sum = 0;
   let n = 0;
   for (let k = 0; k < count; k++) {
-    const m = lo + Math.floor((k + 0.5) * stride);
-    if (!isReadable(q, m, nowMs)) continue;
-    sum += q.signal(q.profile, m);
+    const v = readableValue(q, lo + Math.floor((k + 0.5) * stride), nowMs);
+    if (Number.isNaN(v)) continue;
+    sum += v;
     n++;
   }
   if (n === 0) return null;
@@ -79,7 +83,8 @@ function gaugeMean(q: SeriesQuery, nowMs: number, lo: number, stride: number, co
 export function latestValue(q: SeriesQuery, nowMs: number): { timestampMs: number | null; value: number | null } {
   const oldest = firstReadableMinute(q, nowMs);
   for (let m = Math.floor(nowMs / MINUTE_MS); m >= oldest; m--) {
-    if (isReadable(q, m, nowMs)) return { timestampMs: m * MINUTE_MS, value: q.signal(q.profile, m) };
+    const value = readableValue(q, m, nowMs);
+    if (!Number.isNaN(value)) return { timestampMs: m * MINUTE_MS, value };
   }
   return { timestampMs: null, value: null };
 }

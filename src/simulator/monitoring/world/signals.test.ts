@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 
 import { METRIC_CATALOGUE } from '../../../upstream/monitoring/metric-catalogue.js';
 import { createHostProfile, type HostProfile } from './hosts.js';
-import { signalFor } from './signals.js';
+import { signalFor, valueAt } from './signals.js';
 
 const START_MINUTE = Math.floor(Date.UTC(2026, 10, 20) / 60_000);
 const counters = new Map<string, number>();
@@ -27,7 +27,7 @@ function expectEverywhere(hosts: HostProfile[], check: (p: HostProfile, m: numbe
 function value(p: HostProfile, name: string, m: number): number {
   const signal = signalFor(name);
   if (!signal) throw new Error(`no signal for ${name}`);
-  return signal(p, m);
+  return valueAt(signal, p, m);
 }
 
 function hostsWith(component: string): HostProfile[] {
