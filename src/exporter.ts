@@ -96,6 +96,7 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
     });
     return new AccountRuntime({
       account,
+      exporter: config.exporter,
       client,
       budget,
       sink: store,

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { RequestBudget } from '../budget/request-budget.js';
-import type { AccountConfig } from '../config/types.js';
+import type { AccountConfig, ExporterConfig } from '../config/types.js';
 import type { MetricSink } from '../exposition/model.js';
 import type { Clock, TimerHandle } from '../lib/clock.js';
 import type { MonitoringSourceFactory, MonitoringSource, SourceContext, Inventory, TargetSource } from '../sources/types.js';
@@ -13,6 +13,7 @@ import { Scheduler, type Job, type JobOutcome } from './scheduler.js';
 
 export interface AccountRuntimeOptions {
   account: AccountConfig;
+  exporter: ExporterConfig;
   client: MonitoringClient;
   budget: RequestBudget;
   sink: MetricSink;
@@ -67,6 +68,7 @@ export class AccountRuntime implements SchedulingView {
     });
     const ctx: SourceContext = {
       account: options.account,
+      exporter: options.exporter,
       client: options.client,
       sink: options.sink,
       inventory: this.inventory,

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Priority } from '../budget/types.js';
-import type { AccountConfig, CadenceName, SourceName } from '../config/types.js';
+import type { AccountConfig, CadenceName, ExporterConfig, SourceName } from '../config/types.js';
 import type { MetricSink } from '../exposition/model.js';
 import type { Clock } from '../lib/clock.js';
 import type { MonitoringClient } from '../upstream/monitoring/client.js';
@@ -27,6 +27,8 @@ export interface SourceEvents {
 
 export interface SourceContext {
   readonly account: AccountConfig;
+  /** Exporter-wide choices: null handling, sample timestamps. */
+  readonly exporter: ExporterConfig;
   readonly client: MonitoringClient;
   readonly sink: MetricSink;
   readonly inventory: Inventory;

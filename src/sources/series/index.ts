@@ -58,6 +58,7 @@ export const createSeriesSource: MonitoringSourceFactory = (ctx): HostSource => 
         nowMs: ctx.clock.now(),
         ingestDelayMs: ctx.account.ingestDelayMs,
         naming,
+        nullHandling: ctx.exporter.nullHandling,
       });
       states.set(host.uuid, result.state);
       report(result.collisions);

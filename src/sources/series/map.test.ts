@@ -74,6 +74,18 @@ describe('mapSeries gauges', () => {
     expect(metricLines(got.families)).toEqual(want);
   });
 
+  it.each<{ name: string; values: (number | null)[]; want: string[] }>([
+    // Points at T0-5m..T0-1m; with a 2-minute ingest delay the agent must have reported up to T0-2m.
+    { name: 'a gap the agent should have filled is NaN', values: [10, 20, null, null, null], want: [`monapi_system_cpu_user_ratio{${L}} NaN`] },
+    { name: 'nulls only inside the ingest delay keep the newest value', values: [10, 20, 30, null, null], want: [`monapi_system_cpu_user_ratio{${L}} 0.3`] },
+    { name: 'a value newer than the gap wins', values: [10, 20, null, 40, null], want: [`monapi_system_cpu_user_ratio{${L}} 0.4`] },
+    { name: 'all null past the delay is NaN, not absent', values: [null, null, null, null, null], want: [`monapi_system_cpu_user_ratio{${L}} NaN`] },
+  ])('null_handling nan: $name', ({ values, want }) => {
+    const input = batch({ 'system.cpu.user': points(T0 - 5 * MIN, values) });
+    const got = mapSeries(input, EMPTY_SERIES_STATE, { ...host, nowMs: T0, ingestDelayMs: 2 * MIN, naming, nullHandling: 'nan' });
+    expect(metricLines(got.families)).toEqual(want);
+  });
+
   it('respects a custom staleness limit', () => {
     const input = batch({ 'system.load.1': points(T0 - 3 * MIN, [1]) });
     const opts = { ...host, nowMs: T0, ingestDelayMs: 0, naming };

@@ -75,6 +75,11 @@ export interface SeriesMapOptions extends SeriesHostIdentity {
   /** Gauges whose newest non-null point is older than this are not emitted. Default 10 min. */
   readonly stalenessMs?: number;
   readonly naming: SeriesNaming;
+  /**
+   * `skip` (default): a gauge shows its newest non-null point. `nan`: a gauge whose newest
+   * point past the ingest delay is null, with nothing newer reported, is exposed as NaN.
+   */
+  readonly nullHandling?: 'skip' | 'nan';
 }
 
 export interface SeriesMapResult {
@@ -131,10 +136,21 @@ function indexBatches(input: SeriesBatch | SeriesResponse | readonly (SeriesBatc
   return byName;
 }
 
-function newestGauge(series: NamedSeries, metric: SeriesMetric, nowMs: number, stalenessMs: number): number | undefined {
+function newestGauge(
+  series: NamedSeries,
+  metric: SeriesMetric,
+  nowMs: number,
+  stalenessMs: number,
+  nanAfterMs: number | undefined,
+): number | undefined {
   for (let i = series.points.length - 1; i >= 0; i--) {
     const p = series.points[i];
-    if (p === undefined || p.value === null) continue;
+    if (p === undefined) continue;
+    if (p.value === null) {
+      // The newest point the agent must have reported by now is a gap: say so with NaN.
+      if (nanAfterMs !== undefined && p.t + series.intervalMs <= nanAfterMs) return NaN;
+      continue;
+    }
     return nowMs - p.t > stalenessMs ? undefined : toBaseUnit(p.value, metric.unit);
   }
   return undefined;
@@ -193,7 +209,7 @@ export function mapSeries(
     const series = byName.get(metric.dotted);
     if (!series) continue;
     if (metric.kind === 'gauge') {
-      const value = newestGauge(series, metric, opts.nowMs, stalenessMs);
+      const value = newestGauge(series, metric, opts.nowMs, stalenessMs, opts.nullHandling === 'nan' ? eligibleEndMs : undefined);
       if (value !== undefined) c.add(metric.spec, labels, value);
       continue;
     }

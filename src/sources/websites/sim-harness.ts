@@ -112,6 +112,7 @@ export async function startSourceHarness(options: HarnessOptions = {}): Promise<
     source(factory, client = defaultClient) {
       return factory({
         account,
+        exporter: { metricPrefix: 'monapi_', sampleTimestamps: false, nullHandling: 'skip' },
         client,
         sink,
         inventory,
