@@ -1,8 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { FamilySamples } from '../../exposition/model.js';
 import { renderText } from '../../exposition/render-text.js';
 import type { AlertRule } from '../../upstream/monitoring/schemas.js';
-import { mapAlertRules } from './map.js';
+import { ALERT_RULE_FAMILIES, mapAlertRules } from './map.js';
 
 function rule(overrides: Partial<AlertRule> = {}): AlertRule {
   return { id: 701, name: 'cpu high', metric: 'system.cpu.user', operator: '>', threshold: 90, enabled: true, ...overrides };
@@ -68,5 +69,15 @@ describe('mapAlertRules', () => {
 
   it('says in HELP that the threshold is in the metric’s own unit', () => {
     expect(renderText(mapAlertRules([rule()], { account: 'prod' }))).toMatch(/# HELP monapi_alert_rule_threshold .*own unit/);
+  });
+});
+
+describe('docs/metrics/alert-rules.md', () => {
+  it('has one row per family, with the type and unit the code gives it', () => {
+    const doc = readFileSync(new URL('../../../docs/metrics/alert-rules.md', import.meta.url), 'utf8');
+    const rows = doc.split('\n').filter((line) => line.startsWith('| monapi_'));
+    const specs = Object.values(ALERT_RULE_FAMILIES);
+    expect(rows.map((row) => row.split(' | ')[0]?.slice(2)).sort()).toEqual(specs.map((s) => s.name).sort());
+    for (const spec of specs) expect(rows).toContainEqual(expect.stringContaining(`| ${spec.name} | ${spec.type} | ${spec.unit ?? ''} |`));
   });
 });

@@ -1,8 +1,10 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { FamilySamples } from '../../exposition/model.js';
 import { renderText } from '../../exposition/render-text.js';
 import type { AlertEvent } from '../../upstream/monitoring/schemas.js';
 import {
+  ALERT_FAMILIES,
   DEFAULT_ALERTS_LIMIT,
   EMPTY_ALERTS_STATE,
   mapRecentAlerts,
@@ -156,5 +158,15 @@ describe('mapRecentAlerts bounded memory', () => {
     // A forgotten id shown again is not counted twice.
     const [third] = runPolls([[ev(1)]], 100, second?.state);
     expect(third?.counted).toBe(0);
+  });
+});
+
+describe('docs/metrics/alerts.md', () => {
+  it('has one row per family, with the type and unit the code gives it', () => {
+    const doc = readFileSync(new URL('../../../docs/metrics/alerts.md', import.meta.url), 'utf8');
+    const rows = doc.split('\n').filter((line) => line.startsWith('| monapi_'));
+    const specs = Object.values(ALERT_FAMILIES);
+    expect(rows.map((row) => row.split(' | ')[0]?.slice(2)).sort()).toEqual(specs.map((s) => s.name).sort());
+    for (const spec of specs) expect(rows).toContainEqual(expect.stringContaining(`| ${spec.name} | ${spec.type} | ${spec.unit ?? ''} |`));
   });
 });

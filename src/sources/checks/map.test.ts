@@ -1,8 +1,10 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { FamilySamples } from '../../exposition/model.js';
 import { renderText } from '../../exposition/render-text.js';
 import type { WebsiteCheck, WebsiteCheckList } from '../../upstream/monitoring/schemas.js';
 import {
+  CHECK_FAMILIES,
   checksCadenceMs,
   CHECKS_MAX_WINDOW_MINUTES,
   EMPTY_CHECKS_STATE,
@@ -270,5 +272,15 @@ describe('checksCadenceMs', () => {
     { configured: 60_000, interval: undefined, want: 60_000 },
   ])('configured $configured ms, website checked every $interval s → $want ms', ({ configured, interval, want }) => {
     expect(checksCadenceMs(configured, interval)).toBe(want);
+  });
+});
+
+describe('docs/metrics/checks.md', () => {
+  it('has one row per family, with the type and unit the code gives it', () => {
+    const doc = readFileSync(new URL('../../../docs/metrics/checks.md', import.meta.url), 'utf8');
+    const rows = doc.split('\n').filter((line) => line.startsWith('| monapi_'));
+    const specs = Object.values(CHECK_FAMILIES);
+    expect(rows.map((row) => row.split(' | ')[0]?.slice(2)).sort()).toEqual(specs.map((s) => s.name).sort());
+    for (const spec of specs) expect(rows).toContainEqual(expect.stringContaining(`| ${spec.name} | ${spec.type} | ${spec.unit ?? ''} |`));
   });
 });

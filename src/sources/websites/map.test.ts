@@ -1,7 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { renderText } from '../../exposition/render-text.js';
 import type { Website } from '../../upstream/monitoring/schemas.js';
-import { mapWebsites, selectWebsites } from './map.js';
+import { mapWebsites, selectWebsites, WEBSITE_FAMILIES } from './map.js';
 
 function site(overrides: Partial<Website> = {}): Website {
   return { id: 40001, name: 'shop.example.com', url: 'https://shop.example.com/', ...overrides };
@@ -126,5 +127,15 @@ describe('selectWebsites', () => {
     { name: 'matching is anchored and case-sensitive', include: ['Shop.example.com', 'example.com'], exclude: [], want: [] },
   ])('$name', ({ include, exclude, want }) => {
     expect(selectWebsites(list, { includeNames: include, excludeNames: exclude }).map((w) => w.id)).toEqual(want);
+  });
+});
+
+describe('docs/metrics/websites.md', () => {
+  it('has one row per family, with the type and unit the code gives it', () => {
+    const doc = readFileSync(new URL('../../../docs/metrics/websites.md', import.meta.url), 'utf8');
+    const rows = doc.split('\n').filter((line) => line.startsWith('| monapi_'));
+    const specs = Object.values(WEBSITE_FAMILIES);
+    expect(rows.map((row) => row.split(' | ')[0]?.slice(2)).sort()).toEqual(specs.map((s) => s.name).sort());
+    for (const spec of specs) expect(rows).toContainEqual(expect.stringContaining(`| ${spec.name} | ${spec.type} | ${spec.unit ?? ''} |`));
   });
 });
