@@ -11,6 +11,7 @@ import {
   type SeriesHostState,
 } from './map.js';
 import { SeriesNaming, type MetricOverrides } from './naming.js';
+import { OWN_FAMILY_NAMES, SELF_METRIC_PREFIXES } from '../own-families.js';
 
 /** Longest query string besides the names: `?since=240m&names=` and the host path. */
 const SERIES_URL_OVERHEAD = '/hosts//metrics/series?since=240m&names='.length;
@@ -21,7 +22,11 @@ const SERIES_URL_OVERHEAD = '/hosts//metrics/series?since=240m&names='.length;
  * more than necessary), in as few batched requests as the URL length allows.
  */
 export const createSeriesSource: MonitoringSourceFactory = (ctx): HostSource => {
-  const naming = new SeriesNaming({ overrides: effectiveOverrides(ctx) });
+  const naming = new SeriesNaming({
+    overrides: effectiveOverrides(ctx),
+    reservedFamilyNames: OWN_FAMILY_NAMES,
+    reservedPrefixes: SELF_METRIC_PREFIXES,
+  });
   const states = new Map<string, SeriesHostState>();
   const reported = new Set<string>();
   const group = (uuid: string) => groupName('series', ctx.account.name, uuid);

@@ -123,6 +123,12 @@ export interface SeriesNamingOptions {
    * cannot clash with the exporter's own families.
    */
   readonly reservedFamilyNames?: Iterable<string>;
+  /**
+   * Name prefixes of the exporter's own self-metrics (`monapi_exporter_`, `monapi_budget_`,
+   * ...), which are rendered apart from the sources' families: an unknown agent name under
+   * one of them is dropped like a reserved name.
+   */
+  readonly reservedPrefixes?: readonly string[];
 }
 
 /**
@@ -141,12 +147,14 @@ export class SeriesNaming {
   private readonly owners = new Map<string, string>();
   /** Known names that lost to another known name at construction. */
   private readonly knownLosers = new Map<string, SeriesCollision>();
+  private readonly reservedPrefixes: readonly string[];
 
   constructor(options: SeriesNamingOptions = {}) {
     const defs = new Map<string, MetricDefinition>();
     for (const entry of options.catalogue ?? METRIC_CATALOGUE) defs.set(entry.name, { kind: entry.kind, unit: entry.unit });
     for (const [name, def] of Object.entries(options.overrides ?? {})) defs.set(name, { kind: def.kind, unit: def.unit });
     this.definitions = defs;
+    this.reservedPrefixes = options.reservedPrefixes ?? [];
 
     for (const reserved of [...OWN_FAMILIES, ...(options.reservedFamilyNames ?? [])]) {
       this.owners.set(reserved.endsWith('_total') ? reserved.slice(0, -'_total'.length) : reserved, '');
@@ -209,7 +217,7 @@ export class SeriesNaming {
         drop(key, knownLoss.kept, dotted);
         continue;
       }
-      const owner = this.owners.get(key);
+      const owner = this.owners.get(key) ?? (this.reservedPrefixes.some((p) => key.startsWith(p) || key === p.slice(0, -1)) ? '' : undefined);
       if (!metric.known && owner !== undefined) {
         drop(key, owner === '' ? undefined : owner, dotted);
         continue;
