@@ -184,7 +184,7 @@ async function parent(): Promise<void> {
 
   // MetricStore: publish, then rebuild.
   global.gc?.();
-  const heapBefore = process.memoryUsage().heapUsed;
+  const memoryBefore = process.memoryUsage();
   const store = new MetricStore();
   let started = performance.now();
   for (let g = 0; g < GROUPS; g++) store.publish(groupName(g), groupFamilies(g, 0));
@@ -198,9 +198,16 @@ async function parent(): Promise<void> {
     rebuilds.push(performance.now() - started);
     slices.push(store.snapshot().longestSliceSeconds * 1000);
   }
+  // ArrayBuffer backing stores are released after GC on a background thread: give it time.
   global.gc?.();
-  const storeHeap = process.memoryUsage().heapUsed - heapBefore;
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  global.gc?.();
+  const memoryAfter = process.memoryUsage();
+  const storeHeap = memoryAfter.heapUsed - memoryBefore.heapUsed;
+  // Buffers live outside the V8 heap; `external` counts them.
+  const storeExternal = memoryAfter.external - memoryBefore.external;
   const snap = store.snapshot();
+  const snapBytes = snap.text.raw.length + snap.text.deflated.length + snap.openMetrics.raw.length + snap.openMetrics.deflated.length;
   started = performance.now();
   store.publish(groupName(0), groupFamilies(0, 99));
   const republishMs = performance.now() - started;
@@ -229,7 +236,9 @@ async function parent(): Promise<void> {
   console.log(`longest event-loop block: prom-client ${ms(promRender)} vs MetricStore ${ms(median(slices))} -> ${(promRender / median(slices)).toFixed(1)}x shorter`);
   console.log(`body: text ${mb(snap.text.raw.length)} (${(snap.text.raw.length / series).toFixed(0)} B/series), OpenMetrics ${mb(snap.openMetrics.raw.length)}, prom-client ${mb(Buffer.byteLength(promBody))}`);
   console.log(`gzip: text ${mb(snap.text.deflated.length)}, OpenMetrics ${mb(snap.openMetrics.deflated.length)}, prom-client body ${mb(promGzip.length)}`);
-  console.log(`MetricStore heap after rebuild: ${mb(storeHeap)}${global.gc ? '' : ' (run with --expose-gc for a steadier figure)'}`);
+  console.log(
+    `MetricStore memory after rebuild: heap ${mb(storeHeap)} (${(storeHeap / series).toFixed(0)} B/series), buffers ${mb(storeExternal)} (of which snapshot bodies ${mb(snapBytes)})${global.gc ? '' : ' (run with --expose-gc for steadier figures)'}`,
+  );
 
   console.log(`\n## Under load (${SECONDS} s each, ${SCRAPERS} concurrent scrapers + a /-/healthy probe every 20 ms, 1,000 series changed every 100 ms)`);
   const rows: [string, LoadResult][] = [];
