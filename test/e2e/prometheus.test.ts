@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemo, type RunningDemo } from '../../src/demo.js';
 import type { SimAccount } from '../../src/simulator/monitoring/world-types.js';
+import { DEFAULT_CHECK_BUCKETS_SECONDS } from '../../src/sources/checks/map.js';
 import { startPrometheus, type RunningPrometheus } from '../support/prometheus.js';
 
 /**
@@ -137,6 +138,27 @@ describe('a real Prometheus scraping the demo', () => {
       expect(s.value).toBeGreaterThanOrEqual(0);
       expect(s.value).toBeLessThanOrEqual(1);
     }
+  });
+
+  it('draws a TTFB median from the check histograms inside the range the simulator generated', async () => {
+    const account = simAccount('pro');
+    const [median] = await prometheus.query(
+      'histogram_quantile(0.5, sum by (le) (rate(monapi_website_check_ttfb_seconds_bucket{account="pro"}[60s])))',
+    );
+    expect(median && Number.isFinite(median.value)).toBe(true);
+    const simNow = clockNow();
+    const ttfbs = account
+      .websites(simNow)
+      .flatMap((w) => account.checks(w.id, simNow - 40 * MINUTE_MS, simNow))
+      .filter((c) => c.success)
+      .map((c) => c.ttfb_ms / 1000);
+    expect(ttfbs.length).toBeGreaterThan(10);
+    // histogram_quantile interpolates inside a bucket, so the range is widened to the bucket bounds.
+    const bounds = [0, ...DEFAULT_CHECK_BUCKETS_SECONDS, Infinity];
+    const lower = Math.max(...bounds.filter((b) => b <= Math.min(...ttfbs)));
+    const upper = Math.min(...bounds.filter((b) => b >= Math.max(...ttfbs)));
+    expect(median!.value).toBeGreaterThanOrEqual(lower);
+    expect(median!.value).toBeLessThanOrEqual(upper);
   });
 
   it('shows the latest releases', async () => {
