@@ -144,8 +144,7 @@ class SimulatedAccount implements SimAccount {
     this.byUuid.set(record.profile.uuid, record);
   }
 
-  account(nowMs: number): Account {
-    void nowMs;
+  account(_nowMs: number): Account {
     return {
       id: this.id,
       name: this.definition.name,
@@ -253,8 +252,7 @@ class SimulatedAccount implements SimAccount {
     this.limit += n;
   }
 
-  removeHosts(n: number, nowMs: number): void {
-    void nowMs;
+  removeHosts(n: number, _nowMs: number): void {
     if (!Number.isInteger(n) || n < 0) throw new Error(`world: removeHosts needs a non-negative integer, got ${n}`);
     const removed = this.records.splice(Math.max(0, this.records.length - n));
     for (const record of removed) {
