@@ -87,9 +87,22 @@ function withLe(pairs: string, le: string): string {
   return pairs === '' ? `{le="${le}"}` : `{${pairs},le="${le}"}`;
 }
 
-export function renderScalarLine(spec: FamilySpec, sample: ScalarSample, pairs = renderLabelPairs(sample.labels)): string {
+export type LineFormat = 'text' | 'openmetrics';
+
+export function renderScalarLine(
+  spec: FamilySpec,
+  sample: ScalarSample,
+  pairs = renderLabelPairs(sample.labels),
+  format: LineFormat = 'text',
+): string {
   const value = spec.type === 'info' ? '1' : formatValue(sample.value);
-  return `${spec.name}${braces(pairs)} ${value}\n`;
+  return `${spec.name}${braces(pairs)} ${value}${timestampSuffix(sample.timestampMs, format)}\n`;
+}
+
+/** Text 0.0.4 writes milliseconds as an integer; OpenMetrics writes seconds. */
+function timestampSuffix(timestampMs: number | undefined, format: LineFormat): string {
+  if (timestampMs === undefined || !Number.isFinite(timestampMs)) return '';
+  return format === 'text' ? ` ${Math.round(timestampMs)}` : ` ${formatValue(timestampMs / 1000)}`;
 }
 
 export function renderHistogramLines(name: string, sample: HistogramSample, pairs = renderLabelPairs(sample.labels)): string {
@@ -104,12 +117,12 @@ export function renderHistogramLines(name: string, sample: HistogramSample, pair
 }
 
 /** Sample lines of a whole family, without HELP/TYPE. Assumes `validateFamily` passed. */
-export function renderSampleLines(family: FamilySamples): string {
+export function renderSampleLines(family: FamilySamples, format: LineFormat = 'text'): string {
   let out = '';
   if (family.spec.type === 'histogram') {
     for (const sample of family.samples as readonly HistogramSample[]) out += renderHistogramLines(family.spec.name, sample);
   } else {
-    for (const sample of family.samples as readonly ScalarSample[]) out += renderScalarLine(family.spec, sample);
+    for (const sample of family.samples as readonly ScalarSample[]) out += renderScalarLine(family.spec, sample, undefined, format);
   }
   return out;
 }

@@ -23,6 +23,11 @@ export interface FamilySpec {
 export interface ScalarSample {
   readonly labels: Labels;
   readonly value: number;
+  /**
+   * Only with the opt-in `sample_timestamps`: the upstream time of the value. Off by
+   * default because timestamps on samples defeat Prometheus' staleness handling.
+   */
+  readonly timestampMs?: number;
 }
 
 export interface HistogramSample {

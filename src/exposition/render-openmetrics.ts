@@ -34,7 +34,7 @@ export function renderOpenMetrics(families: readonly FamilySamples[], options: O
     const name = openMetricsFamilyName(family.spec);
     if (seen.has(name)) throw new ExpositionError(`metric family ${name} appears twice`);
     seen.add(name);
-    out += openMetricsFamilyHeader(family.spec) + renderSampleLines(family);
+    out += openMetricsFamilyHeader(family.spec) + renderSampleLines(family, 'openmetrics');
   }
   return options.eof === false ? out : out + OPENMETRICS_EOF;
 }

@@ -356,3 +356,27 @@ describe('MetricStore snapshot', () => {
     expect(store.hasFamily('demo_memory_bytes')).toBe(false);
   });
 });
+
+describe('MetricStore with opt-in sample timestamps', () => {
+  it('writes milliseconds in the text format and seconds in OpenMetrics, and nothing when absent', async () => {
+    const { store } = newStore();
+    store.publish('a', [
+      {
+        spec: { ...cpu, type: 'gauge' },
+        samples: [
+          { labels: { host: 'plain' }, value: 0.5 },
+          { labels: { host: 'stamped' }, value: 0.25, timestampMs: 1_795_000_000_123 },
+        ],
+      },
+    ]);
+    store.publish('b', [gauge(mem, { other: 7 })]);
+    await store.flush();
+    expect(text(store)).toContain('demo_cpu_ratio{host="plain"} 0.5\n');
+    expect(text(store)).toContain('demo_cpu_ratio{host="stamped"} 0.25 1795000000123\n');
+    expect(openMetrics(store)).toContain('demo_cpu_ratio{host="plain"} 0.5\n');
+    expect(openMetrics(store)).toContain('demo_cpu_ratio{host="stamped"} 0.25 1795000000.123\n');
+    expect(openMetrics(store)).toContain('demo_memory_bytes{host="other"} 7\n');
+    expect(renderText([{ spec: { ...cpu, type: 'gauge' }, samples: [{ labels: {}, value: 1, timestampMs: 2000 }] }])).toContain('demo_cpu_ratio 1 2000\n');
+    expect(renderOpenMetrics([{ spec: { ...cpu, type: 'gauge' }, samples: [{ labels: {}, value: 1, timestampMs: 2000 }] }])).toContain('demo_cpu_ratio 1 2\n');
+  });
+});

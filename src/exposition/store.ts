@@ -94,6 +94,8 @@ interface FamilyEntry {
  */
 interface GroupFamily {
   lines: Buffer;
+  /** Set only when samples carry timestamps, which the two formats write differently. */
+  openMetricsLines: Buffer | undefined;
   readonly keys: string[];
   series: number;
 }
@@ -280,10 +282,12 @@ export class MetricStore implements MetricSink {
     entry.owners.add(group);
     let rendered = content.get(name);
     if (!rendered) {
-      rendered = { lines: EMPTY, keys: [], series: 0 };
+      rendered = { lines: EMPTY, openMetricsLines: undefined, keys: [], series: 0 };
       content.set(name, rendered);
     }
     const lines: string[] = [];
+    const openMetricsLines: string[] = [];
+    let timestamped = false;
     const isHistogram = family.spec.type === 'histogram';
     for (const sample of family.samples) {
       const pairs = renderLabelPairs(sample.labels);
@@ -301,15 +305,27 @@ export class MetricStore implements MetricSink {
       rendered.keys.push(key);
       if (isHistogram) {
         const histogram = sample as HistogramSample;
-        lines.push(renderHistogramLines(name, histogram, pairs));
+        const line = renderHistogramLines(name, histogram, pairs);
+        lines.push(line);
+        openMetricsLines.push(line);
         rendered.series += histogram.buckets.length + 3;
       } else {
-        lines.push(renderScalarLine(family.spec, sample as ScalarSample, pairs));
+        const scalar = sample as ScalarSample;
+        lines.push(renderScalarLine(family.spec, scalar, pairs));
+        if (scalar.timestampMs !== undefined) timestamped = true;
+        openMetricsLines.push(timestamped ? renderScalarLine(family.spec, scalar, pairs, 'openmetrics') : '');
         rendered.series += 1;
       }
     }
     const encoded = Buffer.from(lines.join(''), 'utf8');
+    const previousOpenMetrics = rendered.openMetricsLines ?? rendered.lines;
     rendered.lines = rendered.lines.length === 0 ? encoded : Buffer.concat([rendered.lines, encoded]);
+    if (timestamped || rendered.openMetricsLines !== undefined) {
+      // Lines rendered before the first timestamped sample are the same in both formats.
+      const openMetricsText = openMetricsLines.map((line, i) => (line === '' ? (lines[i] ?? '') : line)).join('');
+      const encodedOpenMetrics = Buffer.from(openMetricsText, 'utf8');
+      rendered.openMetricsLines = previousOpenMetrics.length === 0 ? encodedOpenMetrics : Buffer.concat([previousOpenMetrics, encodedOpenMetrics]);
+    }
   }
 
   /** Drops a group's content and its claims on families and series. False if it held nothing. */
@@ -399,7 +415,7 @@ export class MetricStore implements MetricSink {
 
     // Capture references to the immutable pieces synchronously: publishes that arrive
     // while the bodies are encoded change the maps, not these strings.
-    const piecesByFamily = new Map<string, Buffer[]>();
+    const piecesByFamily = new Map<string, { text: Buffer; openMetrics: Buffer }[]>();
     let series = 0;
     const groupNames = [...this.groupContent.keys()].sort(compareStrings);
     for (const group of groupNames) {
@@ -411,7 +427,7 @@ export class MetricStore implements MetricSink {
           pieces = [];
           piecesByFamily.set(name, pieces);
         }
-        pieces.push(rendered.lines);
+        pieces.push({ text: rendered.lines, openMetrics: rendered.openMetricsLines ?? rendered.lines });
       }
     }
     const familyNames = [...this.families.keys()].sort(compareStrings);
@@ -422,8 +438,8 @@ export class MetricStore implements MetricSink {
       textPieces.push(entry.textHeader);
       openMetricsPieces.push(entry.openMetricsHeader);
       for (const piece of piecesByFamily.get(name) ?? []) {
-        textPieces.push(piece);
-        openMetricsPieces.push(piece);
+        textPieces.push(piece.text);
+        openMetricsPieces.push(piece.openMetrics);
       }
     }
 

@@ -64,6 +64,7 @@ export const createSeriesSource: MonitoringSourceFactory = (ctx): HostSource => 
         ingestDelayMs: ctx.account.ingestDelayMs,
         naming,
         nullHandling: ctx.exporter.nullHandling,
+        sampleTimestamps: ctx.exporter.sampleTimestamps,
       });
       states.set(host.uuid, result.state);
       report(result.collisions);

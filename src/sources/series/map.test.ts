@@ -86,6 +86,20 @@ describe('mapSeries gauges', () => {
     expect(metricLines(got.families)).toEqual(want);
   });
 
+  it('stamps gauges and counters only when sample timestamps are switched on', () => {
+    const input = batch({
+      'system.cpu.user': points(T0 - 5 * MIN, [10, 20, 30, null, null]),
+      'nginx.http.request.count': points(T0 - 5 * MIN, [1, 2, 3, null, null]),
+    });
+    const opts = { ...host, nowMs: T0, ingestDelayMs: 2 * MIN, naming };
+    const plain = mapSeries(input, EMPTY_SERIES_STATE, opts);
+    expect(plain.families.flatMap((f) => [...f.samples]).some((s) => 'timestampMs' in s)).toBe(false);
+    const stamped = mapSeries(input, EMPTY_SERIES_STATE, { ...opts, sampleTimestamps: true });
+    const byName = new Map(stamped.families.map((f) => [f.spec.name, f.samples[0]]));
+    expect(byName.get('monapi_system_cpu_user_ratio')).toMatchObject({ value: 0.3, timestampMs: T0 - 3 * MIN });
+    expect(byName.get('monapi_nginx_http_request_count_total')).toMatchObject({ value: 0, timestampMs: T0 - 2 * MIN });
+  });
+
   it('respects a custom staleness limit', () => {
     const input = batch({ 'system.load.1': points(T0 - 3 * MIN, [1]) });
     const opts = { ...host, nowMs: T0, ingestDelayMs: 0, naming };

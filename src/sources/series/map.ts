@@ -80,6 +80,11 @@ export interface SeriesMapOptions extends SeriesHostIdentity {
    * point past the ingest delay is null, with nothing newer reported, is exposed as NaN.
    */
   readonly nullHandling?: 'skip' | 'nan';
+  /**
+   * Opt-in: stamp gauges with their point's time and counters with the end of the data
+   * they hold. Off by default: timestamps defeat Prometheus' staleness handling.
+   */
+  readonly sampleTimestamps?: boolean;
 }
 
 export interface SeriesMapResult {
@@ -142,16 +147,16 @@ function newestGauge(
   nowMs: number,
   stalenessMs: number,
   nanAfterMs: number | undefined,
-): number | undefined {
+): { value: number; t: number } | undefined {
   for (let i = series.points.length - 1; i >= 0; i--) {
     const p = series.points[i];
     if (p === undefined) continue;
     if (p.value === null) {
       // The newest point the agent must have reported by now is a gap: say so with NaN.
-      if (nanAfterMs !== undefined && p.t + series.intervalMs <= nanAfterMs) return NaN;
+      if (nanAfterMs !== undefined && p.t + series.intervalMs <= nanAfterMs) return { value: NaN, t: p.t };
       continue;
     }
-    return nowMs - p.t > stalenessMs ? undefined : toBaseUnit(p.value, metric.unit);
+    return nowMs - p.t > stalenessMs ? undefined : { value: toBaseUnit(p.value, metric.unit), t: p.t };
   }
   return undefined;
 }
@@ -209,14 +214,14 @@ export function mapSeries(
     const series = byName.get(metric.dotted);
     if (!series) continue;
     if (metric.kind === 'gauge') {
-      const value = newestGauge(series, metric, opts.nowMs, stalenessMs, opts.nullHandling === 'nan' ? eligibleEndMs : undefined);
-      if (value !== undefined) c.add(metric.spec, labels, value);
+      const newest = newestGauge(series, metric, opts.nowMs, stalenessMs, opts.nullHandling === 'nan' ? eligibleEndMs : undefined);
+      if (newest !== undefined) c.add(metric.spec, labels, newest.value, opts.sampleTimestamps ? newest.t : undefined);
       continue;
     }
     const next = advanceCounter(series, metric, previous.counters.get(metric.dotted), eligibleEndMs, missing);
     if (!next) continue;
     counters.set(metric.dotted, next);
-    c.add(metric.spec, labels, next.total);
+    c.add(metric.spec, labels, next.total, opts.sampleTimestamps ? next.coveredUntilMs : undefined);
   }
 
   for (const reason of MISSING_REASONS) {

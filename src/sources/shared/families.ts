@@ -73,7 +73,7 @@ export class FamilyCollector {
     this.entry(spec);
   }
 
-  add(spec: ScalarSpec, labels: Labels, value: number): boolean {
+  add(spec: ScalarSpec, labels: Labels, value: number, timestampMs?: number): boolean {
     const entry = this.entry(spec);
     const key = labelKey(labels);
     if (entry.keys.has(key)) {
@@ -81,7 +81,7 @@ export class FamilyCollector {
       return false;
     }
     entry.keys.add(key);
-    entry.samples.push({ labels, value });
+    entry.samples.push(timestampMs === undefined ? { labels, value } : { labels, value, timestampMs });
     return true;
   }
 
