@@ -194,6 +194,7 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
       budgets.forEach((b) => b.close());
       await Promise.all(accounts.map((a) => a.stop()));
       await server.close();
+      await store.close();
       await transport.close();
     },
   };
