@@ -38,6 +38,15 @@ export interface RunningExporter {
   stop(): Promise<void>;
 }
 
+export function registerBuildInfo(registry: Registry): void {
+  new Gauge({
+    name: 'monapi_exporter_build_info',
+    help: 'Build of the exporter: version and Node.js version. Always 1.',
+    labelNames: ['version', 'nodejs_version'],
+    registers: [registry],
+  }).set({ version: EXPORTER_VERSION, nodejs_version: process.version }, 1);
+}
+
 /**
  * Builds the exporter from a validated configuration and starts it: one request budget,
  * client and scheduler per account, the release lookups on their cron schedule, the
@@ -48,12 +57,7 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
   const clock = options.clock ?? systemClock;
   const registry = new Registry();
   if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: 'monapi_exporter_' });
-  new Gauge({
-    name: 'monapi_exporter_build_info',
-    help: 'Build of the exporter: version and Node.js version. Always 1.',
-    labelNames: ['version', 'nodejs_version'],
-    registers: [registry],
-  }).set({ version: EXPORTER_VERSION, nodejs_version: process.version }, 1);
+  registerBuildInfo(registry);
 
   const store = new MetricStore({
     clock,

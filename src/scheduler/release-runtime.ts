@@ -45,12 +45,7 @@ export class ReleaseRuntime {
   private readonly lookups: Counter<'outcome'>;
 
   constructor(private readonly options: ReleaseRuntimeOptions) {
-    this.lookups = new Counter({
-      name: 'monapi_release_lookups_total',
-      help: 'Release lookups by outcome (success or error).',
-      labelNames: ['outcome'],
-      registers: [options.registry],
-    });
+    this.lookups = createReleaseLookupCounter(options.registry);
   }
 
   start(): void {
@@ -121,6 +116,15 @@ export class ReleaseRuntime {
     this.states.set(key, state);
     this.options.sink.publish(groupName('releases', key), families);
   }
+}
+
+export function createReleaseLookupCounter(registry: Registry): Counter<'outcome'> {
+  return new Counter({
+    name: 'monapi_release_lookups_total',
+    help: 'Release lookups by outcome (success or error).',
+    labelNames: ['outcome'],
+    registers: [registry],
+  });
 }
 
 function keyOf(project: { id: string; major: number | undefined }): string {
