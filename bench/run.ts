@@ -1,0 +1,25 @@
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * `npm run bench`: every benchmark, one after the other (they measure throughput and must
+ * not share the two cores). Each prints its figures and its ratio against a baseline
+ * measured in the same run. Extra arguments go to every benchmark.
+ */
+const BENCHES = [
+  { name: 'exposition: MetricStore vs prom-client at 100k series', file: 'exposition.bench.ts', nodeArgs: ['--expose-gc'] },
+  { name: 'request budget vs naive clients against the simulator', file: 'budget.bench.ts', nodeArgs: [] },
+];
+
+let failed = 0;
+for (const bench of BENCHES) {
+  process.stdout.write(`\n## ${bench.name}\n\n`);
+  const result = spawnSync(process.execPath, [...bench.nodeArgs, '--import', 'tsx', fileURLToPath(new URL(bench.file, import.meta.url)), ...process.argv.slice(2)], {
+    stdio: 'inherit',
+  });
+  if (result.status !== 0) {
+    failed++;
+    process.stderr.write(`bench ${bench.file} failed with ${result.status ?? result.signal}\n`);
+  }
+}
+process.exitCode = failed === 0 ? 0 : 1;
