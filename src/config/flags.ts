@@ -3,8 +3,9 @@
  * ...), each with an environment variable; the flag wins over the variable. Secrets are
  * never accepted here: a command line shows in `ps` and in shell history.
  */
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { parseListenAddress, type ListenAddress } from '../server/listen.js';
+import { EXPORTER_VERSION } from '../version.js';
 import { closestKey } from './errors.js';
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
@@ -121,7 +122,7 @@ export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv, opti
   }
 
   if (values.help === true) return { help: helpText() };
-  if (values.version === true) return { version: `monapi-exporter ${options.version ?? packageVersion()}` };
+  if (values.version === true) return { version: `monapi-exporter ${options.version ?? EXPORTER_VERSION}` };
 
   const pick = (name: string): { value: string; from: string } | undefined => {
     const flag = values[name];
@@ -142,9 +143,14 @@ export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv, opti
 
   const configFile = pick('config.file')?.value ?? DEFAULT_CONFIG_FILE;
   const listenGiven = pick('web.listen-address') ?? { value: DEFAULT_LISTEN_ADDRESS, from: '--web.listen-address' };
-  const listen = parseListenAddress(listenGiven.value);
-  if (listen === undefined) {
-    throw new FlagError(`${listenGiven.from} must be [host]:port with a port from 0 to 65535, such as :9866, 127.0.0.1:9866 or [::1]:9866 (got ${JSON.stringify(listenGiven.value)})`);
+  let listen: ListenAddress;
+  try {
+    listen = parseListenAddress(listenGiven.value);
+  } catch (error) {
+    const why = (error instanceof Error ? error.message : String(error)).replace(/^invalid listen address "(?:[^"\\]|\\.)*": /, '');
+    throw new FlagError(
+      `${listenGiven.from} must be [host]:port with a port from 0 to 65535, such as :9866, 127.0.0.1:9866 or [::1]:9866 (got ${JSON.stringify(listenGiven.value)}: ${why})`,
+    );
   }
   const pathGiven = pick('web.telemetry-path') ?? { value: '/metrics', from: '--web.telemetry-path' };
   if (!/^\/[^\s?#]+$/.test(pathGiven.value)) {
@@ -162,23 +168,4 @@ export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv, opti
   };
 }
 
-/** `:9866` → {host: undefined, port: 9866}; `[::1]:80` → {host: '::1', port: 80}. */
-export function parseListenAddress(text: string): { host: string | undefined; port: number } | undefined {
-  const match = /^(?:\[([0-9A-Fa-f:.]+)\]|([^\s:[\]]*)):(\d{1,5})$/.exec(text);
-  if (!match) return undefined;
-  const port = Number(match[3]);
-  if (port > 65_535) return undefined;
-  const host = match[1] ?? match[2];
-  return { host: host === '' || host === undefined ? undefined : host, port };
-}
 
-function packageVersion(): string {
-  try {
-    // src/config/ and dist/config/ both sit two levels below the package root.
-    const text = readFileSync(new URL('../../package.json', import.meta.url), 'utf8');
-    const version = (JSON.parse(text) as { version?: unknown }).version;
-    return typeof version === 'string' ? version : 'unknown';
-  } catch {
-    return 'unknown';
-  }
-}

@@ -39,7 +39,6 @@ export {
 } from './types.js';
 export {
   parseFlags,
-  parseListenAddress,
   helpText,
   FlagError,
   DEFAULT_CONFIG_FILE,

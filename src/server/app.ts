@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
@@ -6,6 +5,7 @@ import { Counter, Histogram, type Registry } from 'prom-client';
 import { VARY, negotiate } from '../exposition/negotiate.js';
 import { buildScrapeBody } from '../exposition/scrape.js';
 import type { MetricStore } from '../exposition/store.js';
+import { EXPORTER_VERSION } from '../version.js';
 import { landingPage } from './landing.js';
 import type { StatusProvider } from './status.js';
 
@@ -29,15 +29,6 @@ const FIXED_PATHS = ['/', '/-/healthy', '/-/ready', '/status'];
 const SAFE_PATH = /^\/[A-Za-z0-9._~/-]*$/;
 const SCRAPE_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 
-function packageVersion(): string {
-  try {
-    // Two levels up from both src/server and dist/server.
-    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: unknown };
-    return typeof pkg.version === 'string' ? pkg.version : 'unknown';
-  } catch {
-    return 'unknown';
-  }
-}
 
 function validateTelemetryPath(path: string): string {
   if (!SAFE_PATH.test(path) || path.length < 2) {
@@ -106,7 +97,7 @@ function methodNotAllowed(_req: Request, res: Response): void {
 export function createServer(options: ServerOptions): express.Express {
   const { store, selfRegistry, status, log } = options;
   const telemetryPath = validateTelemetryPath(options.telemetryPath ?? DEFAULT_TELEMETRY_PATH);
-  const version = options.version ?? packageVersion();
+  const version = options.version ?? EXPORTER_VERSION;
   const metrics = scrapeMetrics(selfRegistry);
 
   const app = express();
