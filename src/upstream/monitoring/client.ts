@@ -3,6 +3,7 @@ import { systemClock, type Clock } from '../../lib/clock.js';
 import { decodeBody, monitoringDecoders, type Decoded, type DroppedItem, type JsonDecoder } from '../decode.js';
 import type { RequestContext } from '../http/errors.js';
 import { exchange, redactDropped, withoutSecrets, type ExchangeDeps, type UpstreamLogger } from '../http/exchange.js';
+import { checkBaseUrl } from '../http/base-url.js';
 import type { Transport } from '../http/transport.js';
 import type { UpstreamMetrics } from '../metrics.js';
 import type {
@@ -103,7 +104,7 @@ export class MonitoringClient {
   private readonly accountName: string | undefined;
 
   constructor(options: MonitoringClientOptions) {
-    this.baseUrl = checkBaseUrl(options.baseUrl);
+    this.baseUrl = checkMonitoringBaseUrl(options.baseUrl);
     if (options.apiKey.trim() === '') throw new TypeError('monitoring apiKey must not be empty');
     if (/[\r\n]/.test(options.apiKey)) throw new TypeError('monitoring apiKey must not contain line breaks');
     const scheme = options.authScheme ?? 'bearer';
@@ -333,20 +334,8 @@ export function planSeriesBatches(baseUrlLength: number, names: readonly string[
   return batches;
 }
 
-function checkBaseUrl(raw: string): string {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new TypeError(`monitoring baseUrl is not an absolute URL: '${raw}'`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new TypeError(`monitoring baseUrl must use http or https, got '${url.protocol}'`);
-  }
-  if (url.search || url.hash || url.username || url.password) {
-    throw new TypeError('monitoring baseUrl must not carry credentials, a query or a fragment');
-  }
-  const trimmed = `${url.origin}${url.pathname}`.replace(/\/+$/, '');
+function checkMonitoringBaseUrl(raw: string): string {
+  const trimmed = checkBaseUrl(raw, 'monitoring baseUrl').text;
   if (!trimmed.endsWith('/api/v2')) {
     throw new TypeError(`monitoring baseUrl must end in /api/v2, got '${trimmed}'`);
   }

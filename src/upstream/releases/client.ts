@@ -12,6 +12,7 @@ import {
   type Decoded,
   type JsonDecoder,
 } from '../decode.js';
+import { checkBaseUrl } from '../http/base-url.js';
 import { InvalidResponseError, NotFoundError, type RequestContext } from '../http/errors.js';
 import { exchange, redactDropped, withoutSecrets, type ExchangeDeps, type UpstreamLogger } from '../http/exchange.js';
 import type { Transport, TransportResponse } from '../http/transport.js';
@@ -105,7 +106,7 @@ export class ReleaseClient {
       throw new TypeError(`release mode must be 'free' or 'marketplace', got '${String(options.mode)}'`);
     }
     this.mode = options.mode;
-    const base = checkBaseUrl(options.baseUrl);
+    const base = checkBaseUrl(options.baseUrl, 'release baseUrl');
     this.baseUrl = base.text;
     if (options.mode === 'marketplace') {
       const key = options.marketplaceKey ?? '';
@@ -315,18 +316,3 @@ function checkMajor(major: number | undefined): void {
   }
 }
 
-function checkBaseUrl(raw: string): { text: string; host: string } {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new TypeError(`release baseUrl is not an absolute URL: '${raw}'`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new TypeError(`release baseUrl must use http or https, got '${url.protocol}'`);
-  }
-  if (url.search || url.hash || url.username || url.password) {
-    throw new TypeError('release baseUrl must not carry credentials, a query or a fragment');
-  }
-  return { text: `${url.origin}${url.pathname}`.replace(/\/+$/, ''), host: url.host };
-}
