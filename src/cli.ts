@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 import { ConfigError, FlagError, loadConfig, parseFlags, summarizeConfig } from './config/index.js';
 import { createLogger } from './lib/logger.js';
 import { startExporter } from './exporter.js';

@@ -56,7 +56,13 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
   const { config, log } = options;
   const clock = options.clock ?? systemClock;
   const registry = new Registry();
-  if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: 'monapi_exporter_' });
+  if (options.processMetrics ?? true) {
+    collectDefaultMetrics({ register: registry, prefix: 'monapi_exporter_' });
+    // prom-client names these gauges ..._total, which promtool rejects (only counters may end in _total).
+    for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) {
+      registry.removeSingleMetric(`monapi_exporter_${name}`);
+    }
+  }
   registerBuildInfo(registry);
 
   const store = new MetricStore({
@@ -168,7 +174,10 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
     status: {
       ready,
       status,
-      notReadyReason: () => 'waiting for the first complete polling cycle',
+      notReadyReason: () =>
+        [...accounts.map((a) => a.notReadyReason()), releases && !releases.ready() ? 'release lookups have not run yet' : undefined]
+          .filter((r) => r !== undefined)
+          .join('; ') || 'waiting for the first complete polling cycle',
     },
   });
   let server: RunningServer;
@@ -194,9 +203,11 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
     }),
     status,
     async stop() {
+      // Schedulers first, so the runs the closing budgets reject are not reported as failures.
       releases?.stop();
+      const stopped = Promise.all(accounts.map((a) => a.stop()));
       budgets.forEach((b) => b.close());
-      await Promise.all(accounts.map((a) => a.stop()));
+      await stopped;
       await server.close();
       await store.close();
       await transport.close();

@@ -401,7 +401,10 @@ describe('RequestBudget: authentication failures', () => {
     await clock.advanceAsync(599_000, 1_000);
     const fast = track(budget.run('bulk', '/series', queuedBehind.attempt));
     await flushMicrotasks();
-    expect(fast.error).toBe(error);
+    // The same kind of error, addressed to the request it refuses (which was never sent).
+    expect(fast.error).toBeInstanceOf(error.constructor);
+    expect((fast.error as UpstreamError).context.endpoint).toBe('/series');
+    expect((fast.error as Error).message).toContain('not sent: the key failed on /hosts');
     expect(queuedBehind.startedAt).toEqual([]);
     expect(budget.snapshot().totals.failedFast).toBe(1);
 

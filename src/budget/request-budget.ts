@@ -1,5 +1,5 @@
 import type { TimerHandle } from '../lib/clock.js';
-import { RateLimitedError, UpstreamError } from '../upstream/http/errors.js';
+import { PlanRequiredError, RateLimitedError, UnauthorizedError, UpstreamError } from '../upstream/http/errors.js';
 import { AdaptiveTokenBucket } from './adaptive-bucket.js';
 import { fullJitterBackoffMs } from './backoff.js';
 import type { BudgetEvent, RequestBudgetOptions, ResolvedBudgetOptions } from './options.js';
@@ -192,7 +192,7 @@ export class RequestBudget implements RequestGate {
     const auth = this.authFailure;
     if (auth && this.options.clock.now() < auth.sinceMs + this.options.authRetryMs) {
       this.totals.failedFast++;
-      this.fail(pending, auth.error);
+      this.fail(pending, failFastError(auth.error, pending.endpoint));
       return;
     }
     this.queue.push(pending);
@@ -358,7 +358,7 @@ export class RequestBudget implements RequestGate {
     this.authFailure = { kind, sinceMs: now, firstAttemptAfter: this.totals.attempts, error };
     for (const pending of this.queue.drain()) {
       this.totals.failedFast++;
-      this.fail(pending, error);
+      this.fail(pending, failFastError(error, pending.endpoint));
     }
     this.emit({ type: 'auth_failed', account: this.name, kind, retryAtMs: now + this.options.authRetryMs });
   }
@@ -421,4 +421,17 @@ export class RequestBudget implements RequestGate {
 /** Creates the budget of one API key; throws BudgetOptionsError naming every bad option. */
 export function createRequestBudget(options: RequestBudgetOptions): RequestBudget {
   return new RequestBudget(options);
+}
+
+/**
+ * The stored 401/403, re-addressed to the request it now refuses, so an error report names
+ * the endpoint that was not called rather than the one that failed first.
+ */
+function failFastError(error: UpstreamError, endpoint: string): UpstreamError {
+  if (error.context.endpoint === endpoint) return error;
+  const context = { api: error.context.api, endpoint };
+  const detail = `${error.message.slice(`${error.context.api} ${error.context.endpoint}: `.length)} (not sent: the key failed on ${error.context.endpoint})`;
+  if (error instanceof PlanRequiredError) return new PlanRequiredError(context, detail, error.upgradeUrl);
+  if (error instanceof UnauthorizedError) return new UnauthorizedError(context, detail, error.status);
+  return error;
 }

@@ -77,7 +77,7 @@ export class AccountRuntime implements SchedulingView {
       events: {
         nameCollision: (hostUuid, familyKey, kept, dropped) => {
           options.metrics.nameCollision(this.account);
-          options.log.warn({ account: this.account, hostUuid, family: familyKey, kept, dropped }, 'agent metric names collide after sanitising; dropped the others');
+          options.log.warn({ hostUuid, family: familyKey, kept, dropped }, 'agent metric names collide after sanitising; dropped the others');
         },
       },
       inventoryChanged: () => this.reconcile(),
@@ -103,21 +103,35 @@ export class AccountRuntime implements SchedulingView {
     this.scheduler.start();
   }
 
+  /**
+   * Starts no more jobs and aborts the running ones (their outcomes are not recorded).
+   * Resolves once they have ended; close the budget meanwhile so none waits for a token.
+   */
   async stop(): Promise<void> {
     if (this.planLogTimer) this.options.clock.clearTimeout(this.planLogTimer);
     this.scheduler.stop();
     await this.scheduler.idle();
   }
 
-  /** True once every job that exists has run at least once (the first complete cycle). */
+  /**
+   * True once every job that exists has run at least once: the first complete cycle. A
+   * failed run counts (a key refused with 401 or 403 gives an account whose /metrics says
+   * so through monapi_up); per-host jobs appear when the host list succeeds, and must run
+   * before the cycle is complete.
+   */
   ready(): boolean {
     if (this.completedFirstCycle) return true;
     const jobs = this.scheduler.jobs();
     if (jobs.length === 0 || !jobs.every((j) => this.attempted.has(j.id))) return false;
-    // The host list must have produced the per-host jobs before the cycle counts as complete.
-    if (this.sources.some((s) => s.scope === 'account' && s.name === 'hosts') && !this.lastSuccessMs.has('hosts')) return false;
     this.completedFirstCycle = true;
     return true;
+  }
+
+  /** Why the account is not ready yet, for /-/ready. */
+  notReadyReason(): string | undefined {
+    if (this.ready()) return undefined;
+    const waiting = this.scheduler.jobs().filter((j) => !this.attempted.has(j.id)).length;
+    return `account ${this.account}: ${waiting} polling job(s) have not run yet`;
   }
 
   plan(): PlanFigures {
@@ -200,11 +214,10 @@ export class AccountRuntime implements SchedulingView {
     const prefix = `${source.name}/`;
     for (const job of this.scheduler.jobs()) {
       if (job.id.startsWith(prefix) && !wanted.has(job.id)) {
+        // Gone, filtered out, or nothing left to fetch (an empty metric catalogue): its
+        // series leave /metrics now. A run still in flight is aborted and publishes nothing.
         this.removeJob(job.id);
-        const key = job.id.slice(prefix.length);
-        // A host that is only not ready (no metric names yet) keeps its state.
-        const stillThere = [...targets.values()].some((t) => keyOf(t) === key);
-        if (!stillThere) source.forget(key);
+        source.forget(job.id.slice(prefix.length));
       }
     }
     for (const [id, target] of wanted) {
@@ -280,7 +293,7 @@ export class AccountRuntime implements SchedulingView {
     this.errors.push(entry);
     if (this.errors.length > MAX_ERRORS_KEPT) this.errors.shift();
     const log = kind === 'internal' ? this.options.log.error.bind(this.options.log) : this.options.log.warn.bind(this.options.log);
-    log({ account: this.account, source: job.source, target: entry.target, kind, err: error instanceof Error ? { message: error.message } : error }, 'polling job failed');
+    log({ source: job.source, target: entry.target, kind, err: { message: entry.message } }, 'polling job failed');
   }
 }
 

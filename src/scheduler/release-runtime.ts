@@ -1,7 +1,7 @@
 import cron from 'node-cron';
 import type { Logger } from 'pino';
 import { Counter, type Registry } from 'prom-client';
-import type { ReleasesConfig } from '../config/types.js';
+import { FREE_ENDPOINT_CACHE_MS, type ReleasesConfig } from '../config/types.js';
 import type { MetricSink } from '../exposition/model.js';
 import type { Clock } from '../lib/clock.js';
 import { EMPTY_RELEASE_STATE, mapReleaseLookup, type ReleaseLookupState } from '../sources/releases/map.js';
@@ -42,6 +42,8 @@ export class ReleaseRuntime {
   private task: { stop(): void } | undefined;
   private running: Promise<void> | undefined;
   private rounds = 0;
+  private stopped = false;
+  private lastRoundMs: number | undefined;
   private readonly lookups: Counter<'outcome'>;
 
   constructor(private readonly options: ReleaseRuntimeOptions) {
@@ -50,13 +52,28 @@ export class ReleaseRuntime {
 
   start(): void {
     const trigger = this.options.trigger ?? nodeCronTrigger;
-    this.task = trigger(this.options.config.schedule, this.options.config.scheduleTimezone, () => void this.lookupAll());
+    this.stopped = false;
+    this.task = trigger(this.options.config.schedule, this.options.config.scheduleTimezone, () => void this.onSchedule());
     void this.lookupAll();
   }
 
   stop(): void {
+    this.stopped = true;
     this.task?.stop();
     this.task = undefined;
+  }
+
+  /**
+   * The lookup at start can fall shortly before a scheduled run; on the free endpoint that
+   * run would only fetch the 2-hour cache again, so it is skipped.
+   */
+  private onSchedule(): void {
+    const { config, clock } = this.options;
+    if (config.mode === 'free' && !config.allowPollingFasterThanCache && this.lastRoundMs !== undefined && clock.now() - this.lastRoundMs < FREE_ENDPOINT_CACHE_MS) {
+      this.options.log.debug({ lastRoundMs: this.lastRoundMs }, 'skipping a scheduled release lookup: the free endpoint still serves its cached answer');
+      return;
+    }
+    void this.lookupAll();
   }
 
   ready(): boolean {
@@ -92,6 +109,7 @@ export class ReleaseRuntime {
   }
 
   private async round(): Promise<void> {
+    this.lastRoundMs = this.options.clock.now();
     await Promise.all(this.options.config.projects.map((project) => this.lookup(project)));
   }
 
@@ -105,6 +123,7 @@ export class ReleaseRuntime {
       this.lastErrors.delete(key);
       this.lookups.inc({ outcome: 'success' });
     } catch (err) {
+      if (this.stopped) return;
       outcome = { ok: false };
       const kind = err instanceof UpstreamError ? err.kind : 'internal';
       const message = err instanceof Error ? err.message : JSON.stringify(err);
@@ -112,6 +131,7 @@ export class ReleaseRuntime {
       this.lookups.inc({ outcome: 'error' });
       this.options.log.warn({ project: project.id, major: project.major, kind, err: { message } }, 'release lookup failed');
     }
+    if (this.stopped) return;
     const { state, families } = mapReleaseLookup(outcome, previous, { project: project.id, major: project.major, nowMs: this.options.clock.now() });
     this.states.set(key, state);
     this.options.sink.publish(groupName('releases', key), families);

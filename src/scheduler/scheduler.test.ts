@@ -145,3 +145,53 @@ describe('Scheduler', () => {
     expect(aborted).toBe(true);
   });
 });
+
+describe('Scheduler: removal while running', () => {
+  it('aborts the run of a removed job and never runs one id twice at once, even when it comes back', async () => {
+    const clock = new FakeClock();
+    const gate = gatedRunner();
+    const signals: AbortSignal[] = [];
+    let concurrent = 0;
+    let maxConcurrent = 0;
+    const outcomes: string[] = [];
+    const s = new Scheduler({ clock, maxConcurrentJobs: 4, onOutcome: (o) => outcomes.push(o.job.id) });
+    const job: Job = {
+      id: 'series/A',
+      source: 'series',
+      priority: 'bulk',
+      cadenceMs: () => 60_000,
+      requestsPerRun: () => 1,
+      run: async (signal) => {
+        signals.push(signal);
+        concurrent++;
+        maxConcurrent = Math.max(maxConcurrent, concurrent);
+        await gate.run();
+        concurrent--;
+      },
+    };
+    s.upsert(job);
+    s.start();
+    await flushMicrotasks();
+    expect(signals).toHaveLength(1);
+
+    s.remove('series/A');
+    expect(signals[0]?.aborted).toBe(true);
+    expect(s.has('series/A')).toBe(false);
+    s.upsert(job);
+    await clock.advanceAsync(5_000, 500);
+    expect(signals).toHaveLength(1);
+
+    gate.releaseOne();
+    await flushMicrotasks();
+    await clock.advanceAsync(1_000, 500);
+    // The aborted run reported nothing; the revived job ran again at once, alone.
+    expect(outcomes).toEqual([]);
+    expect(signals).toHaveLength(2);
+    expect(signals[1]?.aborted).toBe(false);
+    expect(maxConcurrent).toBe(1);
+    gate.releaseOne();
+    await flushMicrotasks();
+    expect(outcomes).toEqual(['series/A']);
+    s.stop();
+  });
+});

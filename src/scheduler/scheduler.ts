@@ -34,7 +34,10 @@ interface Entry {
   job: Job;
   dueMs: number;
   running: boolean;
+  /** Removed while running: kept until the run ends so the same id cannot run twice at once. */
   removed: boolean;
+  /** Aborts the current run when the job is removed or the scheduler stops. */
+  abort: AbortController | undefined;
 }
 
 const PRIORITY_RANK: Record<Priority, number> = { high: 0, normal: 1, bulk: 2 };
@@ -52,7 +55,6 @@ export class Scheduler {
   private timer: TimerHandle | undefined;
   private timerDueMs = Infinity;
   private stopped = true;
-  private readonly abort = new AbortController();
   private readonly idleWaiters: (() => void)[] = [];
 
   constructor(private readonly options: SchedulerOptions) {}
@@ -62,25 +64,36 @@ export class Scheduler {
     const existing = this.entries.get(job.id);
     if (existing) {
       existing.job = job;
+      if (existing.removed) {
+        // Back while its aborted run is still finishing: due again as soon as that ends.
+        existing.removed = false;
+        existing.dueMs = Math.min(existing.dueMs, dueMs);
+      }
     } else {
-      this.entries.set(job.id, { job, dueMs, running: false, removed: false });
+      this.entries.set(job.id, { job, dueMs, running: false, removed: false, abort: undefined });
     }
     this.kick();
   }
 
+  /** Removes a job; a run in progress is aborted and publishes nothing (sources check the signal). */
   remove(id: string): void {
     const entry = this.entries.get(id);
-    if (!entry) return;
-    entry.removed = true;
-    this.entries.delete(id);
+    if (!entry || entry.removed) return;
+    if (entry.running) {
+      entry.removed = true;
+      entry.abort?.abort(new Error(`job ${id} removed`));
+    } else {
+      this.entries.delete(id);
+    }
   }
 
   has(id: string): boolean {
-    return this.entries.has(id);
+    const entry = this.entries.get(id);
+    return entry !== undefined && !entry.removed;
   }
 
   jobs(): Job[] {
-    return [...this.entries.values()].map((e) => e.job);
+    return [...this.entries.values()].filter((e) => !e.removed).map((e) => e.job);
   }
 
   /** Moves a job's next run to now (e.g. a new host's catalogue is needed before its series). */
@@ -97,7 +110,7 @@ export class Scheduler {
     const now = this.options.clock.now();
     let lag = 0;
     for (const entry of this.entries.values()) {
-      if (!entry.running) lag = Math.max(lag, now - entry.dueMs);
+      if (!entry.running && !entry.removed) lag = Math.max(lag, now - entry.dueMs);
     }
     return lag;
   }
@@ -110,7 +123,7 @@ export class Scheduler {
   /** Stops starting jobs and aborts running ones. */
   stop(): void {
     this.stopped = true;
-    this.abort.abort(new Error('scheduler stopped'));
+    for (const entry of this.entries.values()) entry.abort?.abort(new Error('scheduler stopped'));
     if (this.timer) this.options.clock.clearTimeout(this.timer);
     this.timer = undefined;
     this.timerDueMs = Infinity;
@@ -136,7 +149,7 @@ export class Scheduler {
   private pickDue(now: number): Entry | undefined {
     let best: Entry | undefined;
     for (const entry of this.entries.values()) {
-      if (entry.running || entry.dueMs > now) continue;
+      if (entry.running || entry.removed || entry.dueMs > now) continue;
       if (
         !best ||
         PRIORITY_RANK[entry.job.priority] < PRIORITY_RANK[best.job.priority] ||
@@ -151,20 +164,28 @@ export class Scheduler {
   private launch(entry: Entry, now: number): void {
     entry.running = true;
     this.running++;
+    const abort = new AbortController();
+    entry.abort = abort;
     const startedMs = now;
     let error: unknown;
     const finish = (): void => {
       entry.running = false;
+      entry.abort = undefined;
       this.running--;
       const finishedMs = this.options.clock.now();
-      // The next run is measured from the start of this one, so a job's cadence does not
-      // drift by its own duration; an overdue job is simply due again at once.
-      entry.dueMs = startedMs + Math.max(1, entry.job.cadenceMs());
-      if (!entry.removed) this.options.onOutcome?.({ job: entry.job, startedMs, finishedMs, error });
+      if (entry.removed) {
+        this.entries.delete(entry.job.id);
+      } else {
+        // The next run is measured from the start of this one, so a job's cadence does not
+        // drift by its own duration; an overdue job is simply due again at once. A job that
+        // was removed and re-added during its run keeps the earlier due time upsert gave it.
+        entry.dueMs = abort.signal.aborted ? Math.min(entry.dueMs, finishedMs) : startedMs + Math.max(1, entry.job.cadenceMs());
+        if (!this.stopped && !abort.signal.aborted) this.options.onOutcome?.({ job: entry.job, startedMs, finishedMs, error });
+      }
       if (this.running === 0) this.idleWaiters.splice(0).forEach((resolve) => resolve());
       this.kick();
     };
-    const promise = Promise.resolve().then(() => entry.job.run(this.abort.signal));
+    const promise = Promise.resolve().then(() => entry.job.run(abort.signal));
     promise.then(
       () => finish(),
       (err: unknown) => {
@@ -178,7 +199,7 @@ export class Scheduler {
     let nextDue = Infinity;
     if (this.running < this.options.maxConcurrentJobs) {
       for (const entry of this.entries.values()) {
-        if (!entry.running && entry.dueMs > now) nextDue = Math.min(nextDue, entry.dueMs);
+        if (!entry.running && !entry.removed && entry.dueMs > now) nextDue = Math.min(nextDue, entry.dueMs);
       }
     }
     if (nextDue === this.timerDueMs) return;

@@ -17,16 +17,17 @@ export function createChecksSource(ctx: SourceContext): WebsiteSource {
     priority: 'bulk',
     cadenceMs: (website) => checksCadenceMs(ctx.account.cadenceMs.checks, website.check_interval_seconds),
     requestsPerRun: () => 1,
-    async poll(website) {
+    async poll(website, signal) {
       const key = String(website.id);
       const previous = states.get(key) ?? EMPTY_CHECKS_STATE;
       const { value } = await ctx.client.checks(website.id, nextChecksQuery(previous, ctx.clock.now()), 'bulk');
+      if (signal.aborted) return;
       const result = mapChecks(value, previous, { account: ctx.account.name, websiteId: website.id, websiteName: website.name });
       states.set(key, result.state);
       ctx.sink.publish(group(key), result.families);
       if (result.behind) {
         ctx.log.info(
-          { account: ctx.account.name, websiteId: website.id, returned: value.checks.length, inWindow: value.total },
+          { websiteId: website.id, returned: value.checks.length, inWindow: value.total },
           'more website checks are waiting than one page holds; the next polls continue from the newest counted',
         );
       }

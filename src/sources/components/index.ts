@@ -11,8 +11,9 @@ export const createComponentsSource: MonitoringSourceFactory = (ctx): HostSource
     priority: 'normal',
     cadenceMs: () => ctx.account.cadenceMs.components,
     requestsPerRun: () => 1,
-    async poll(host) {
+    async poll(host, signal) {
       const { value } = await ctx.client.components(host.uuid);
+      if (signal.aborted) return;
       ctx.sink.publish(group(host.uuid), mapComponents(value, { account: ctx.account.name }));
     },
     forget(uuid) {

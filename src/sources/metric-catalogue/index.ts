@@ -12,8 +12,9 @@ export const createMetricCatalogueSource: MonitoringSourceFactory = (ctx): HostS
   priority: 'normal',
   cadenceMs: () => ctx.account.cadenceMs.metricCatalogue,
   requestsPerRun: () => 1,
-  async poll(host) {
+  async poll(host, signal) {
     const { value } = await ctx.client.metricCatalogue(host.uuid);
+    if (signal.aborted) return;
     const names = selectMetricNames(value.metrics, ctx.account.metrics);
     const before = ctx.inventory.metricNames.get(host.uuid);
     ctx.inventory.metricNames.set(host.uuid, names);

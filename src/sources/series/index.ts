@@ -41,7 +41,7 @@ export const createSeriesSource: MonitoringSourceFactory = (ctx): HostSource => 
     requestsPerRun: (host) =>
       planSeriesBatches(ctx.account.baseUrl.length + host.uuid.length + SERIES_URL_OVERHEAD, namesOf(host.uuid), DEFAULT_MAX_URL_LENGTH).length,
     ready: (host) => namesOf(host.uuid).length > 0,
-    async poll(host) {
+    async poll(host, signal) {
       const names = namesOf(host.uuid);
       if (names.length === 0) return;
       const identity = { account: ctx.account.name, hostUuid: host.uuid, hostname: host.hostname };
@@ -49,6 +49,7 @@ export const createSeriesSource: MonitoringSourceFactory = (ctx): HostSource => 
 
       if (names.length === 1 && only !== undefined && latestValueUsable(only, naming)) {
         const { value } = await ctx.client.latest(host.uuid, only, 'bulk');
+        if (signal.aborted) return;
         const { families, collisions } = mapLatestValue(value, { ...identity, nowMs: ctx.clock.now(), naming });
         report(collisions);
         ctx.sink.publish(group(host.uuid), families);
@@ -58,6 +59,9 @@ export const createSeriesSource: MonitoringSourceFactory = (ctx): HostSource => 
       const previous = states.get(host.uuid) ?? EMPTY_SERIES_STATE;
       const since = requiredWindow(previous, ctx.clock.now(), ctx.account.ingestDelayMs);
       const { value } = await ctx.client.series(host.uuid, names, since);
+      // Removed while the request was out (the host left the list): publish nothing, or its
+      // series would come back after they were retracted and stay for good.
+      if (signal.aborted) return;
       const result = mapSeries(batchesOf(value), previous, {
         ...identity,
         nowMs: ctx.clock.now(),
@@ -81,6 +85,7 @@ export const createSeriesSource: MonitoringSourceFactory = (ctx): HostSource => 
     },
     forget(uuid) {
       states.delete(uuid);
+      for (const key of reported) if (key.startsWith(`${uuid}\u0000`)) reported.delete(key);
       ctx.sink.retract(group(uuid));
     },
   };

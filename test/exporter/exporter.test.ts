@@ -1,0 +1,113 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { drive, type Driven } from '../support/drive.js';
+
+/** The whole exporter against the simulator on a fake clock: behaviour an operator relies on. */
+
+const ACCOUNT = (name: string, env: string, extra = '') => `  - name: ${name}
+    base_url: \${monitoring}
+    api_key_env: ${env}
+${extra}`;
+
+let driven: Driven | undefined;
+afterEach(async () => {
+  await driven?.stop();
+  driven = undefined;
+});
+
+function value(body: string, series: string): number | undefined {
+  const line = body.split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
+
+describe('the exporter against the simulator', () => {
+  it('reports monapi_up 0 with the reason after a 401 or a 403, and 1 for a good key; no key appears anywhere', async () => {
+    driven = await drive({
+      config: `accounts:\n${ACCOUNT('good', 'GOOD')}${ACCOUNT('starter', 'STARTER')}${ACCOUNT('wrong', 'WRONG')}`,
+      env: (sim) => ({ GOOD: sim.keys.pro, STARTER: sim.keys.starter, WRONG: 'secret-wrong-key-123' }),
+    });
+    await driven.advance(30_000);
+    const body = await driven.scrape();
+    expect(value(body, 'monapi_up{account="good",reason=""}')).toBe(1);
+    expect(value(body, 'monapi_up{account="starter",reason="plan_required"}')).toBe(0);
+    expect(value(body, 'monapi_up{account="wrong",reason="unauthorized"}')).toBe(0);
+    // A refused key is an answer: the exporter is ready and says so through monapi_up.
+    expect(driven.exporter.ready()).toBe(true);
+    const status = await (await fetch(`${driven.exporter.url}/status`)).text();
+    for (const text of [body, status]) {
+      expect(text).not.toContain(driven.simulator.keys.pro);
+      expect(text).not.toContain(driven.simulator.keys.starter);
+      expect(text).not.toContain('secret-wrong-key-123');
+    }
+    // 401 and 403 are not retried in a loop: a handful of requests in 30 s, not one per cadence tick.
+    const stats = driven.simulator.stats();
+    expect(stats.monitoring.starter?.total ?? 0).toBeLessThanOrEqual(5);
+    expect(JSON.parse(status)).toMatchObject({ accounts: [{ account: 'good', up: true }, { account: 'starter', up: false }, { account: 'wrong', up: false }] });
+  });
+
+  it('removes the series of a host that disappears upstream within one host-list cycle', async () => {
+    driven = await drive({
+      simulator: { hosts: 4, websites: 1 },
+      config: `accounts:\n${ACCOUNT('acme', 'KEY')}`,
+      env: (sim) => ({ KEY: sim.keys.pro }),
+    });
+    await driven.advance(120_000);
+    const account = driven.simulator.world.accountByKey(driven.simulator.keys.pro)!;
+    const before = await driven.scrape();
+    const hosts = account.hosts(driven.clock.now()).filter((h) => h.allowed);
+    const gone = hosts[hosts.length - 1]!;
+    expect(before).toContain(`host_uuid="${gone.uuid}"`);
+    expect(before).toMatch(new RegExp(`^monapi_system_cpu_user_ratio\\{[^}]*host_uuid="${gone.uuid}"`, 'm'));
+
+    account.removeHosts(1, driven.clock.now());
+    await driven.advance(61_000);
+    const after = await driven.scrape();
+    // An alert rule bound to the host is upstream configuration and stays; nothing else may.
+    const left = after.split('\n').filter((l) => l.includes(`host_uuid="${gone.uuid}"`) && !l.startsWith('monapi_alert_rule_info'));
+    expect(left).toEqual([]);
+    expect(after).toMatch(/^monapi_system_cpu_user_ratio\{/m);
+  });
+
+  it('becomes ready after the first complete cycle, not before', async () => {
+    driven = await drive({
+      simulator: { hosts: 3, websites: 1 },
+      config: `accounts:\n${ACCOUNT('acme', 'KEY')}`,
+      env: (sim) => ({ KEY: sim.keys.pro }),
+    });
+    expect(driven.exporter.ready()).toBe(false);
+    expect((await fetch(`${driven.exporter.url}/-/ready`)).status).toBe(503);
+    await driven.advance(60_000);
+    expect(driven.exporter.ready()).toBe(true);
+    expect((await fetch(`${driven.exporter.url}/-/ready`)).status).toBe(200);
+    const body = await driven.scrape();
+    for (const family of ['monapi_host_info', 'monapi_system_cpu_user_ratio', 'monapi_website_info', 'monapi_alert_rule_info', 'monapi_account_info']) {
+      expect(body).toMatch(new RegExp(`^${family}\\{`, 'm'));
+    }
+  });
+
+  it('polls offline hosts less often and costs nothing for hosts beyond the plan limit', async () => {
+    driven = await drive({
+      simulator: { hosts: 12, websites: 0 },
+      config: `accounts:\n${ACCOUNT('acme', 'KEY')}`,
+      env: (sim) => ({ KEY: sim.keys.pro }),
+    });
+    await driven.advance(10 * 60_000);
+    const body = await driven.scrape();
+    const account = driven.simulator.world.accountByKey(driven.simulator.keys.pro)!;
+    const notAllowed = account.hosts(driven.clock.now()).filter((h) => !h.allowed);
+    expect(notAllowed.length).toBeGreaterThan(0);
+    for (const host of notAllowed) {
+      expect(body).toContain(`monapi_host_allowed{account="acme",host_uuid="${host.uuid}"} 0`);
+      expect(body).not.toMatch(new RegExp(`^monapi_system_cpu_user_ratio\\{[^}]*host_uuid="${host.uuid}"`, 'm'));
+    }
+    const perHostSeries = new Map<string, number>();
+    for (const line of body.split('\n')) {
+      const m = /^monapi_upstream_requests_total\{[^}]*endpoint="\/hosts\/\{uuid\}\/metrics\/series"[^}]*\} (\d+)/.exec(line);
+      if (m) perHostSeries.set(line, Number(m[1]));
+    }
+    const seriesRequests = [...perHostSeries.values()].reduce((a, b) => a + b, 0);
+    const allowed = account.hosts(driven.clock.now()).filter((h) => h.allowed).length;
+    // Ten minutes at a 60 s cadence is at most 11 runs per allowed host (plus batching); no more.
+    expect(seriesRequests).toBeLessThanOrEqual(allowed * 11 * 2);
+    expect(seriesRequests).toBeGreaterThan(0);
+  });
+});

@@ -1,0 +1,76 @@
+import pino from 'pino';
+import { parseConfig } from '../../src/config/index.js';
+import { startExporter, type RunningExporter } from '../../src/exporter.js';
+import { FakeClock } from '../../src/lib/clock.js';
+import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../src/simulator/index.js';
+
+/**
+ * The exporter against the in-process simulator on one fake clock. Time moves only when
+ * `advance` is called and only once no request is in flight, so runs are repeatable.
+ */
+export interface Driven {
+  clock: FakeClock;
+  simulator: RunningSimulator;
+  exporter: RunningExporter;
+  /** Moves simulated time forward one second at a time, letting requests finish in between. */
+  advance(ms: number): Promise<void>;
+  /** Flushes the store and scrapes /metrics as text. */
+  scrape(): Promise<string>;
+  stop(): Promise<void>;
+}
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+export async function drive(options: {
+  start?: number;
+  simulator?: SimulatorOptions;
+  /** YAML of the config; `${monitoring}`, `${marketplace}` and `${releases}` are replaced by the simulator's URLs. */
+  config: string;
+  env: (sim: RunningSimulator) => Record<string, string>;
+}): Promise<Driven> {
+  const clock = new FakeClock(options.start ?? Date.UTC(2026, 10, 22, 12, 0, 0));
+  const simulator = await startSimulator({ clock, monitoringPort: 0, releasesPort: 0, marketplacePort: 0, random: () => 0.5, ...options.simulator });
+  const yaml = options.config
+    .replaceAll('${monitoring}', simulator.monitoringBaseUrl)
+    .replaceAll('${marketplace}', simulator.marketplaceBaseUrl)
+    .replaceAll('${releases}', simulator.releasesBaseUrl);
+  const config = parseConfig(yaml, { env: options.env(simulator) });
+  const exporter = await startExporter({
+    config,
+    clock,
+    listenAddress: '127.0.0.1:0',
+    telemetryPath: '/metrics',
+    log: pino({ level: 'silent' }),
+    processMetrics: false,
+  });
+
+  async function settle(): Promise<void> {
+    let quietTurns = 0;
+    for (let i = 0; i < 2000 && quietTurns < 5; i++) {
+      await tick();
+      quietTurns = exporter.quiet() ? quietTurns + 1 : 0;
+    }
+  }
+
+  return {
+    clock,
+    simulator,
+    exporter,
+    async advance(ms) {
+      for (let done = 0; done < ms; done += 1000) {
+        await settle();
+        clock.advance(Math.min(1000, ms - done));
+      }
+      await settle();
+    },
+    async scrape() {
+      await exporter.store.flush();
+      const response = await fetch(`${exporter.url}/metrics`, { headers: { accept: 'text/plain' } });
+      return response.text();
+    },
+    async stop() {
+      await exporter.stop();
+      await simulator.close();
+    },
+  };
+}
