@@ -110,4 +110,24 @@ describe('the exporter against the simulator', () => {
     expect(seriesRequests).toBeLessThanOrEqual(allowed * 11 * 2);
     expect(seriesRequests).toBeGreaterThan(0);
   });
+
+  it('under demand far above the budget spends at least 95% of the limit with zero 429s, and says the cadence is stretched', async () => {
+    driven = await drive({
+      simulator: { hosts: 80, websites: 10 },
+      config: `accounts:\n${ACCOUNT('acme', 'KEY', '    headroom: 0.02\n')}`,
+      env: (sim) => ({ KEY: sim.keys.pro }),
+    });
+    await driven.advance(2 * 60_000);
+    driven.simulator.resetStats();
+    await driven.advance(5 * 60_000);
+    const pro = driven.simulator.stats().monitoring.pro!;
+    expect(pro.by_status['429'] ?? 0).toBe(0);
+    const minutes = (driven.clock.now() - (pro.first_request_ms ?? 0)) / 60_000;
+    const perMinute = pro.total / minutes;
+    expect(perMinute / 120).toBeGreaterThanOrEqual(0.95);
+    expect(perMinute / 120).toBeLessThanOrEqual(1);
+    const body = await driven.scrape();
+    const effective = value(body, 'monapi_plan_cadence_seconds{account="acme",source="series",cadence="effective"}');
+    expect(effective).toBeGreaterThan(60);
+  });
 });
