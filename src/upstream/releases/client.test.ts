@@ -90,11 +90,14 @@ describe('ReleaseClient, free endpoint', () => {
     expect(gate.calls).toEqual([{ priority: 'normal', endpoint: '/{owner}/{repository}' }]);
   });
 
-  it('does not send major to the free endpoint, and accepts a release in that line', async () => {
+  it('sends major to the free endpoint too (section 1: every endpoint takes it), and accepts a release in that line', async () => {
     const { releases, sent } = make('free', jsonOf(record));
     const latest = await releases.latest({ id: 'nginx/nginx', major: 1 });
     expect(latest.version).toBe('1.27.3');
-    expect(sent[0]?.url.search).toBe('');
+    expect(sent[0]?.url.search).toBe('?major=1');
+    const plain = make('free', jsonOf(record));
+    await plain.releases.latest({ id: 'nginx/nginx' });
+    expect(plain.sent[0]?.url.search).toBe('');
   });
 
   it('rejects a release outside the major line with a not_found error that says why', async () => {
@@ -103,7 +106,7 @@ describe('ReleaseClient, free endpoint', () => {
     expect(error).toBeInstanceOf(MajorUnavailableError);
     expect(error).toBeInstanceOf(NotFoundError);
     expect((error as MajorUnavailableError).kind).toBe('not_found');
-    expect((error as Error).message).toContain('(6.12), which is not in major line 4');
+    expect((error as Error).message).toContain('answered 6.12, which is not in major line 4');
   });
 
   it('refuses a bare project name before spending a request', async () => {

@@ -24,10 +24,10 @@ import { matchesMajor, normaliseVersion } from './version.js';
  * Typed client of the Release Lookup API, in either of its two offerings:
  *
  * - `free`: `{baseUrl}/<owner>/<repository>`, no credential, one JSON release record.
- *   It takes no `major` (its query column says "none"), so for a project with `major` the
- *   client asks for the latest release and rejects it with `MajorUnavailableError` when it
- *   lies in another major line, rather than send a parameter the service may ignore and
- *   report a wrong line as if it matched.
+ *   The document says every endpoint takes `major` (section 1), though the free endpoint's
+ *   query column lists none: the client sends `?major=N` and checks the answer, rejecting
+ *   with `MajorUnavailableError` a release from another major line (a service that ignored
+ *   the parameter), so a wrong line is never reported as if it matched.
  * - `marketplace`: `{baseUrl}/release?project=..&major=..` with the marketplace key and
  *   host headers; one request gives version, type, date, source and assets.
  */
@@ -76,7 +76,7 @@ export class MajorUnavailableError extends NotFoundError {
   constructor(context: RequestContext, major: number, latestVersion: string) {
     super(
       context,
-      `the free endpoint only reports the newest release (${latestVersion}), which is not in major line ${major}; use marketplace mode to look up an older major line`,
+      `the free endpoint answered ${latestVersion}, which is not in major line ${major} (it may ignore major); use marketplace mode to look up an older major line`,
     );
     this.major = major;
     this.latestVersion = latestVersion;
@@ -143,7 +143,8 @@ export class ReleaseClient {
       return this.json(priority, '/release', `/release?${this.marketplaceQuery(project)}`, decodeReleaseRecord, toLatestRelease);
     }
     const context: RequestContext = { api: 'releases', endpoint: FREE_ENDPOINT };
-    const release = await this.json(priority, FREE_ENDPOINT, `/${freeProjectPath(project.id)}`, decodeReleaseRecord, toLatestRelease);
+    const query = project.major === undefined ? '' : `?major=${project.major}`;
+    const release = await this.json(priority, FREE_ENDPOINT, `/${freeProjectPath(project.id)}${query}`, decodeReleaseRecord, toLatestRelease);
     if (project.major !== undefined && !matchesMajor(release.version, project.major)) {
       throw new MajorUnavailableError(context, project.major, release.version);
     }
@@ -158,7 +159,8 @@ export class ReleaseClient {
     checkMajor(project.major);
     if (this.mode === 'free') {
       const context: RequestContext = { api: 'releases', endpoint: FREE_VERSION_ENDPOINT };
-      const found = await this.json(priority, FREE_VERSION_ENDPOINT, `/${freeProjectPath(project.id)}?version`, decodeVersionOnly, versionPair);
+      const major = project.major === undefined ? '' : `&major=${project.major}`;
+      const found = await this.json(priority, FREE_VERSION_ENDPOINT, `/${freeProjectPath(project.id)}?version${major}`, decodeVersionOnly, versionPair);
       if (project.major !== undefined && !matchesMajor(found.version, project.major)) {
         throw new MajorUnavailableError(context, project.major, found.version);
       }
