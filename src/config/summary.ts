@@ -23,7 +23,7 @@ export function summarizeConfig(config: Config, source: string): string {
         `${account.rateLimit.requestsPerMinute}/min burst ${account.rateLimit.burst} headroom ${Math.round(account.headroom * 100)}%, concurrency ${account.concurrency}`,
     );
     lines.push(
-      `    sources: ${sources.length > 0 ? sources.join(', ') : 'none'}; metrics: ${selected} selected (catalogue has ${METRIC_CATALOGUE.length}); ` +
+      `    sources: ${sources.length > 0 ? sources.map(snakeCase).join(', ') : 'none'}; metrics: ${selected} selected (catalogue has ${METRIC_CATALOGUE.length}); ` +
         `series every ${formatDuration(account.cadenceMs.series)}, ingest delay ${formatDuration(account.ingestDelayMs)}`,
     );
   }
@@ -36,4 +36,9 @@ export function summarizeConfig(config: Config, source: string): string {
     lines.push(`releases: ${releases.mode} mode (${where}), schedule "${releases.schedule}" UTC${gap}, ${releases.projects.length} project${releases.projects.length === 1 ? '' : 's'}`);
   }
   return lines.join('\n');
+}
+
+/** Names as the YAML writes them (`alert_rules`), not as the program does (`alertRules`). */
+function snakeCase(name: string): string {
+  return name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 }
