@@ -1,8 +1,8 @@
 import type { Priority, RequestGate } from '../../budget/types.js';
-import { systemClock, type Clock } from '../../lib/clock.js';
+import type { Clock } from '../../lib/clock.js';
 import { decodeBody, monitoringDecoders, type Decoded, type DroppedItem, type JsonDecoder } from '../decode.js';
-import type { RequestContext } from '../http/errors.js';
-import { exchange, redactDropped, withoutSecrets, type ExchangeDeps, type UpstreamLogger } from '../http/exchange.js';
+import type { UpstreamLogger } from '../http/exchange.js';
+import { UpstreamCaller } from '../http/caller.js';
 import { checkBaseUrl } from '../http/base-url.js';
 import type { Transport } from '../http/transport.js';
 import type { UpstreamMetrics } from '../metrics.js';
@@ -94,14 +94,8 @@ export interface ChecksQuery {
 
 export class MonitoringClient {
   private readonly baseUrl: string;
-  private readonly headers: Readonly<Record<string, string>>;
-  private readonly secrets: readonly string[];
-  private readonly gate: RequestGate;
-  private readonly deps: ExchangeDeps;
+  private readonly caller: UpstreamCaller;
   private readonly maxUrlLength: number;
-  private readonly metrics: UpstreamMetrics | undefined;
-  private readonly logger: UpstreamLogger | undefined;
-  private readonly accountName: string | undefined;
 
   constructor(options: MonitoringClientOptions) {
     this.baseUrl = checkMonitoringBaseUrl(options.baseUrl);
@@ -111,20 +105,18 @@ export class MonitoringClient {
     if (scheme !== 'bearer' && scheme !== 'x-api-key') {
       throw new TypeError(`monitoring authScheme must be 'bearer' or 'x-api-key', got '${String(scheme)}'`);
     }
-    this.headers =
-      scheme === 'bearer' ? { authorization: `Bearer ${options.apiKey}` } : { 'x-api-key': options.apiKey };
-    this.secrets = [options.apiKey];
-    this.gate = options.gate;
-    this.metrics = options.metrics;
-    this.logger = options.logger;
-    this.accountName = options.account;
-    this.deps = {
+    this.caller = new UpstreamCaller({
+      api: 'monitoring',
+      baseUrl: this.baseUrl,
+      headers: scheme === 'bearer' ? { authorization: `Bearer ${options.apiKey}` } : { 'x-api-key': options.apiKey },
+      secrets: [options.apiKey],
       transport: options.transport,
-      clock: options.clock ?? systemClock,
+      gate: options.gate,
       metrics: options.metrics,
       logger: options.logger,
       account: options.account,
-    };
+      clock: options.clock,
+    });
     this.maxUrlLength = options.maxUrlLength ?? DEFAULT_MAX_URL_LENGTH;
     if (!Number.isSafeInteger(this.maxUrlLength) || this.maxUrlLength < 100) {
       throw new RangeError(`maxUrlLength must be an integer of at least 100, got ${String(options.maxUrlLength)}`);
@@ -262,10 +254,12 @@ export class MonitoringClient {
       }
       dropped.push(...answer.dropped);
     }
-    this.countDropped('/hosts/{uuid}/metrics/series', dropped);
     const [interval] = intervals;
     const uniform = intervals.size === 1 && interval !== undefined && earliest !== undefined ? { since: earliest, intervalSeconds: interval } : undefined;
-    return { value: { hostUuid, series, window: uniform, batches: batches.length }, dropped };
+    return {
+      value: { hostUuid, series, window: uniform, batches: batches.length },
+      dropped: this.countDropped('/hosts/{uuid}/metrics/series', dropped),
+    };
   }
 
   private async call<T>(
@@ -276,27 +270,14 @@ export class MonitoringClient {
     decoder: JsonDecoder<T>,
     countDropped = true,
   ): Promise<Decoded<T>> {
-    const context: RequestContext = { api: 'monitoring', endpoint };
-    const url = `${this.baseUrl}${pathAndQuery()}`;
-    const decoded = await this.gate.run(priority, endpoint, async (signal) => {
-      const response = await exchange(this.deps, { context, url, headers: this.headers, signal, secrets: this.secrets });
-      return withoutSecrets(context, this.secrets, () =>
-        decodeBody(decoder, response.body, context, response.headers['content-type']),
-      );
-    });
-    const dropped = redactDropped(decoded.dropped, this.secrets);
-    if (countDropped) this.countDropped(endpoint, dropped);
-    return { value: decoded.value, dropped };
+    const decoded = await this.caller.send(priority, endpoint, pathAndQuery(), {}, (response, context) =>
+      decodeBody(decoder, response.body, context, response.headers['content-type']),
+    );
+    return { value: decoded.value, dropped: countDropped ? this.countDropped(endpoint, decoded.dropped) : decoded.dropped };
   }
 
-  private countDropped(endpoint: string, dropped: readonly DroppedItem[]): void {
-    this.metrics?.countDropped({ api: 'monitoring', endpoint, account: this.accountName }, dropped.length);
-    if (dropped.length > 0) {
-      this.logger?.warn(
-        { api: 'monitoring', endpoint, dropped: dropped.length, first: dropped.slice(0, 3) },
-        'upstream response had malformed items; they were dropped',
-      );
-    }
+  private countDropped(endpoint: string, dropped: readonly DroppedItem[]): DroppedItem[] {
+    return this.caller.dropped(endpoint, dropped, 'upstream response had malformed items');
   }
 }
 

@@ -1,5 +1,5 @@
 import type { Priority, RequestGate } from '../../budget/types.js';
-import { systemClock, type Clock } from '../../lib/clock.js';
+import type { Clock } from '../../lib/clock.js';
 import {
   decodeBody,
   decodeMarketplaceAssets,
@@ -13,8 +13,9 @@ import {
   type JsonDecoder,
 } from '../decode.js';
 import { checkBaseUrl } from '../http/base-url.js';
+import { UpstreamCaller } from '../http/caller.js';
 import { InvalidResponseError, NotFoundError, type RequestContext } from '../http/errors.js';
-import { exchange, redactDropped, withoutSecrets, type ExchangeDeps, type UpstreamLogger } from '../http/exchange.js';
+import type { UpstreamLogger } from '../http/exchange.js';
 import type { Transport, TransportResponse } from '../http/transport.js';
 import type { UpstreamMetrics } from '../metrics.js';
 import type { ReleaseRecord } from './schemas.js';
@@ -92,14 +93,7 @@ const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/;
 
 export class ReleaseClient {
   readonly mode: ReleaseMode;
-  private readonly baseUrl: string;
-  private readonly headers: Readonly<Record<string, string>>;
-  private readonly secrets: readonly string[];
-  private readonly gate: RequestGate;
-  private readonly deps: ExchangeDeps;
-  private readonly metrics: UpstreamMetrics | undefined;
-  private readonly logger: UpstreamLogger | undefined;
-  private readonly accountName: string | undefined;
+  private readonly caller: UpstreamCaller;
 
   constructor(options: ReleaseClientOptions) {
     if (options.mode !== 'free' && options.mode !== 'marketplace') {
@@ -107,7 +101,8 @@ export class ReleaseClient {
     }
     this.mode = options.mode;
     const base = checkBaseUrl(options.baseUrl, 'release baseUrl');
-    this.baseUrl = base.text;
+    let headers: Record<string, string> = {};
+    let secrets: string[] = [];
     if (options.mode === 'marketplace') {
       const key = options.marketplaceKey ?? '';
       if (key.trim() === '') throw new TypeError('marketplace mode needs a marketplaceKey');
@@ -117,23 +112,23 @@ export class ReleaseClient {
       for (const name of [keyHeader, hostHeader]) {
         if (!HEADER_NAME.test(name)) throw new TypeError(`'${name}' is not a valid HTTP header name`);
       }
-      this.headers = { [keyHeader]: key, [hostHeader]: options.marketplaceHost ?? base.host };
-      this.secrets = [key];
-    } else {
-      this.headers = {};
-      this.secrets = options.marketplaceKey ? [options.marketplaceKey] : [];
+      headers = { [keyHeader]: key, [hostHeader]: options.marketplaceHost ?? base.host };
+      secrets = [key];
+    } else if (options.marketplaceKey) {
+      secrets = [options.marketplaceKey];
     }
-    this.gate = options.gate;
-    this.metrics = options.metrics;
-    this.logger = options.logger;
-    this.accountName = options.account;
-    this.deps = {
+    this.caller = new UpstreamCaller({
+      api: 'releases',
+      baseUrl: base.text,
+      headers,
+      secrets,
       transport: options.transport,
-      clock: options.clock ?? systemClock,
+      gate: options.gate,
       metrics: options.metrics,
       logger: options.logger,
       account: options.account,
-    };
+      clock: options.clock,
+    });
   }
 
   /** The latest release of a project, with everything one request can give. */
@@ -193,8 +188,7 @@ export class ReleaseClient {
     const decoded = options.text
       ? await this.text(priority, endpoint, path, (body) => decodeTextAssets(body))
       : await this.json(priority, endpoint, path, decodeMarketplaceAssets, (value) => value);
-    this.countDropped(endpoint, decoded.dropped.length);
-    return { value: decoded.value, dropped: redactDropped(decoded.dropped, this.secrets) };
+    return { value: decoded.value, dropped: this.caller.dropped(endpoint, decoded.dropped, 'asset lines that are not URLs') };
   }
 
   private marketplaceQuery(project: ReleaseProject): string {
@@ -234,18 +228,7 @@ export class ReleaseClient {
     extraHeaders: Record<string, string>,
     decode: (response: TransportResponse, context: RequestContext) => T,
   ): Promise<T> {
-    const context: RequestContext = { api: 'releases', endpoint };
-    const url = `${this.baseUrl}${pathAndQuery}`;
-    const headers = { ...extraHeaders, ...this.headers };
-    return this.gate.run(priority, endpoint, async (signal) => {
-      const response = await exchange(this.deps, { context, url, headers, signal, secrets: this.secrets });
-      return withoutSecrets(context, this.secrets, () => decode(response, context));
-    });
-  }
-
-  private countDropped(endpoint: string, count: number): void {
-    this.metrics?.countDropped({ api: 'releases', endpoint, account: this.accountName }, count);
-    if (count > 0) this.logger?.warn({ api: 'releases', endpoint, dropped: count }, 'asset lines that are not URLs were dropped');
+    return this.caller.send(priority, endpoint, pathAndQuery, extraHeaders, decode);
   }
 }
 
