@@ -18,7 +18,7 @@ import {
   WebsiteList,
   WebsiteSummary,
 } from '../../src/upstream/monitoring/schemas.js';
-import { call, parseWith, RFC3339_SECONDS, startTestSimulator, type Answer } from './monitoring-helpers.js';
+import { call, everyEndpoint, parseWith, RFC3339_SECONDS, startTestSimulator, type Answer } from './monitoring-helpers.js';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
@@ -46,21 +46,7 @@ afterAll(async () => {
 });
 
 function allEndpoints(): string[] {
-  const uuid = allowedHost.uuid;
-  return [
-    '/account',
-    '/hosts',
-    `/hosts/${uuid}`,
-    `/hosts/${uuid}/metrics`,
-    `/hosts/${uuid}/metrics/series?names=system.cpu.user`,
-    `/hosts/${uuid}/metrics/system.cpu.user/latest`,
-    `/hosts/${uuid}/components`,
-    '/alerts',
-    '/alerts/recent',
-    '/websites',
-    `/websites/${websiteId}`,
-    `/websites/${websiteId}/checks`,
-  ];
+  return everyEndpoint(allowedHost.uuid, websiteId);
 }
 
 /** Every key of a body, except keys of the two maps whose keys are data (metric and component names). */

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeClock } from '../../src/lib/clock.js';
 import type { RunningSimulator } from '../../src/simulator/index.js';
 import { Account, ErrorBody, HostList, SeriesResponse, WebsiteCheckList, WebsiteList } from '../../src/upstream/monitoring/schemas.js';
-import { call, parseWith, startTestSimulator, type Answer } from './monitoring-helpers.js';
+import { call, everyEndpoint, parseWith, startTestSimulator, type Answer } from './monitoring-helpers.js';
 
 const DAY = 86_400_000;
 
@@ -26,20 +26,7 @@ describe('§5 authentication and §7 errors', () => {
     await sim.close();
   });
 
-  const endpoints = (): string[] => [
-    '/account',
-    '/hosts',
-    `/hosts/${uuid}`,
-    `/hosts/${uuid}/metrics`,
-    `/hosts/${uuid}/metrics/series?names=system.cpu.user`,
-    `/hosts/${uuid}/metrics/system.cpu.user/latest`,
-    `/hosts/${uuid}/components`,
-    '/alerts',
-    '/alerts/recent',
-    '/websites',
-    `/websites/${websiteId}`,
-    `/websites/${websiteId}/checks`,
-  ];
+  const endpoints = (): string[] => everyEndpoint(uuid, websiteId);
 
   it('§5 rule 1-2: the account key works as Authorization: Bearer and as X-Api-Key, with identical answers', async () => {
     for (const path of endpoints()) {

@@ -57,3 +57,21 @@ export function parseWith<S extends z.ZodType>(schema: S, value: unknown): z.inf
 }
 
 export const RFC3339_SECONDS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
+
+/** One concrete path of each of the twelve endpoints, for a host and a website of the account. */
+export function everyEndpoint(uuid: string, websiteId: number): string[] {
+  return [
+    '/account',
+    '/hosts',
+    `/hosts/${uuid}`,
+    `/hosts/${uuid}/metrics`,
+    `/hosts/${uuid}/metrics/series?names=system.cpu.user`,
+    `/hosts/${uuid}/metrics/system.cpu.user/latest`,
+    `/hosts/${uuid}/components`,
+    '/alerts',
+    '/alerts/recent',
+    '/websites',
+    `/websites/${websiteId}`,
+    `/websites/${websiteId}/checks`,
+  ];
+}
