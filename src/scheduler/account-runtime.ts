@@ -81,6 +81,7 @@ export class AccountRuntime implements SchedulingView {
         },
       },
       inventoryChanged: () => this.reconcile(),
+      reservedFamilyNames: () => this.sources.flatMap((s) => s.families),
     };
     this.sources = options.sources.map((factory) => factory(ctx)).filter((s) => options.account.sources[s.toggle]);
     for (const source of this.sources) {

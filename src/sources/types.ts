@@ -37,6 +37,11 @@ export interface SourceContext {
   readonly events: SourceEvents;
   /** A list source calls this after it changed the inventory, so per-target jobs follow. */
   inventoryChanged(): void;
+  /**
+   * Every fixed family name the account's sources publish (their `families`), so the series
+   * naming can keep agent metrics off them. Read it after construction: it is complete then.
+   */
+  reservedFamilyNames(): readonly string[];
 }
 
 interface SourceCommon {
@@ -45,6 +50,8 @@ interface SourceCommon {
   /** The `sources` toggle in the account's configuration that turns this source on or off. */
   readonly toggle: SourceName;
   readonly priority: Priority;
+  /** The fixed family names this source publishes (agent series names are not fixed). */
+  readonly families: readonly string[];
 }
 
 /** Polls one thing for the whole account (the host list, the account, recent alerts). */
@@ -73,6 +80,11 @@ export type MonitoringSource = AccountSource | HostSource | WebsiteSource;
 
 /** Each source module exports one of these; src/sources/index.ts lists them. */
 export type MonitoringSourceFactory = (ctx: SourceContext) => MonitoringSource;
+
+/** The names of a map module's family specs, for a source's `families`. */
+export function familyNames(specs: Readonly<Record<string, { readonly name: string }>>): string[] {
+  return Object.values(specs).map((spec) => spec.name);
+}
 
 /** Sink group of a source's series for the whole account, or for one target of it. */
 export function groupName(source: string, account: string, target?: string | number): string {

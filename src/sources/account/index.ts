@@ -1,10 +1,11 @@
-import { groupName, type AccountSource, type MonitoringSourceFactory } from '../types.js';
-import { mapAccount } from './map.js';
+import { familyNames, groupName, type AccountSource, type MonitoringSourceFactory } from '../types.js';
+import { ACCOUNT_FAMILIES, mapAccount } from './map.js';
 
 /** `/account`: plan, limits, usage and rate limit; rarely changes, so polled rarely. */
 export const createAccountSource: MonitoringSourceFactory = (ctx): AccountSource => ({
   name: 'account',
   toggle: 'account',
+  families: familyNames(ACCOUNT_FAMILIES),
   scope: 'account',
   priority: 'high',
   cadence: 'account',

@@ -1,11 +1,12 @@
-import { groupName, type AccountSource, type SourceContext } from '../types.js';
-import { mapAlertRules } from './map.js';
+import { familyNames, groupName, type AccountSource, type SourceContext } from '../types.js';
+import { ALERT_RULE_FAMILIES, mapAlertRules } from './map.js';
 
 /** `/alerts`: the alert rules, their thresholds and whether they are enabled. */
 export function createAlertRulesSource(ctx: SourceContext): AccountSource {
   return {
     name: 'alert_rules',
     toggle: 'alertRules',
+    families: familyNames(ALERT_RULE_FAMILIES),
     scope: 'account',
     priority: 'normal',
     cadence: 'alertRules',

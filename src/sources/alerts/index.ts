@@ -1,5 +1,5 @@
-import { groupName, type AccountSource, type SourceContext } from '../types.js';
-import { EMPTY_ALERTS_STATE, mapRecentAlerts, type AlertsState } from './map.js';
+import { familyNames, groupName, type AccountSource, type SourceContext } from '../types.js';
+import { ALERT_FAMILIES, EMPTY_ALERTS_STATE, mapRecentAlerts, type AlertsState } from './map.js';
 
 /**
  * `/alerts/recent`: alert events counted once each, by the website or rule that fired.
@@ -10,6 +10,7 @@ export function createAlertsSource(ctx: SourceContext): AccountSource {
   return {
     name: 'alerts',
     toggle: 'alerts',
+    families: familyNames(ALERT_FAMILIES),
     scope: 'account',
     priority: 'normal',
     cadence: 'alerts',

@@ -1,5 +1,5 @@
-import { groupName, type SourceContext, type WebsiteSource } from '../types.js';
-import { checksCadenceMs, EMPTY_CHECKS_STATE, mapChecks, nextChecksQuery, type ChecksState } from './map.js';
+import { familyNames, groupName, type SourceContext, type WebsiteSource } from '../types.js';
+import { CHECK_FAMILIES, checksCadenceMs, EMPTY_CHECKS_STATE, mapChecks, nextChecksQuery, type ChecksState } from './map.js';
 
 /**
  * `/websites/{id}/checks`, once per selected website: each new check counted once into
@@ -13,6 +13,7 @@ export function createChecksSource(ctx: SourceContext): WebsiteSource {
   return {
     name: 'checks',
     toggle: 'checks',
+    families: familyNames(CHECK_FAMILIES),
     scope: 'website',
     priority: 'bulk',
     cadenceMs: (website) => checksCadenceMs(ctx.account.cadenceMs.checks, website.check_interval_seconds),

@@ -1,5 +1,5 @@
-import { groupName, type HostSource, type MonitoringSourceFactory } from '../types.js';
-import { mapComponents } from './map.js';
+import { familyNames, groupName, type HostSource, type MonitoringSourceFactory } from '../types.js';
+import { COMPONENT_INFO, mapComponents } from './map.js';
 
 /** `/hosts/{uuid}/components`: detected servers and their versions; rarely polled. */
 export const createComponentsSource: MonitoringSourceFactory = (ctx): HostSource => {
@@ -7,6 +7,7 @@ export const createComponentsSource: MonitoringSourceFactory = (ctx): HostSource
   return {
     name: 'components',
     toggle: 'components',
+    families: familyNames({ info: COMPONENT_INFO }),
     scope: 'host',
     priority: 'normal',
     cadenceMs: () => ctx.account.cadenceMs.components,

@@ -1,6 +1,6 @@
 import { createHostFilter } from '../../config/patterns.js';
-import { groupName, type AccountSource, type MonitoringSourceFactory } from '../types.js';
-import { mapHosts } from './map.js';
+import { familyNames, groupName, type AccountSource, type MonitoringSourceFactory } from '../types.js';
+import { HOST_FAMILIES, mapHosts } from './map.js';
 
 /**
  * `/hosts`: host info and state for every host, and the inventory of hosts that per-host
@@ -12,6 +12,7 @@ export const createHostsSource: MonitoringSourceFactory = (ctx): AccountSource =
   return {
     name: 'hosts',
     toggle: 'hosts',
+    families: familyNames(HOST_FAMILIES),
     scope: 'account',
     priority: 'high',
     cadence: 'hosts',

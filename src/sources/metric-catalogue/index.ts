@@ -8,6 +8,7 @@ import { selectMetricNames } from '../series/map.js';
 export const createMetricCatalogueSource: MonitoringSourceFactory = (ctx): HostSource => ({
   name: 'metric_catalogue',
   toggle: 'series',
+  families: [],
   scope: 'host',
   priority: 'normal',
   cadenceMs: () => ctx.account.cadenceMs.metricCatalogue,

@@ -3,6 +3,7 @@ import { catalogueEntry } from '../../upstream/monitoring/metric-catalogue.js';
 import { groupName, type HostSource, type MonitoringSourceFactory, type SourceContext } from '../types.js';
 import {
   EMPTY_SERIES_STATE,
+  POINTS_MISSING,
   latestValueUsable,
   mapLatestValue,
   mapSeries,
@@ -11,7 +12,7 @@ import {
   type SeriesHostState,
 } from './map.js';
 import { SeriesNaming, type MetricOverrides } from './naming.js';
-import { OWN_FAMILY_NAMES, SELF_METRIC_PREFIXES } from '../own-families.js';
+import { RELEASE_FAMILY_NAMES, SELF_METRIC_PREFIXES } from '../reserved-names.js';
 
 /** Longest query string besides the names: `?since=240m&names=` and the host path. */
 const SERIES_URL_OVERHEAD = '/hosts//metrics/series?since=240m&names='.length;
@@ -22,11 +23,14 @@ const SERIES_URL_OVERHEAD = '/hosts//metrics/series?since=240m&names='.length;
  * more than necessary), in as few batched requests as the URL length allows.
  */
 export const createSeriesSource: MonitoringSourceFactory = (ctx): HostSource => {
-  const naming = new SeriesNaming({
-    overrides: effectiveOverrides(ctx),
-    reservedFamilyNames: OWN_FAMILY_NAMES,
-    reservedPrefixes: SELF_METRIC_PREFIXES,
-  });
+  let naming: SeriesNaming | undefined;
+  // Built on first use: the other sources' family names are known only once all exist.
+  const namingOf = (): SeriesNaming =>
+    (naming ??= new SeriesNaming({
+      overrides: effectiveOverrides(ctx),
+      reservedFamilyNames: [...ctx.reservedFamilyNames(), ...RELEASE_FAMILY_NAMES],
+      reservedPrefixes: SELF_METRIC_PREFIXES,
+    }));
   const states = new Map<string, SeriesHostState>();
   const reported = new Set<string>();
   const group = (uuid: string) => groupName('series', ctx.account.name, uuid);
@@ -35,6 +39,7 @@ export const createSeriesSource: MonitoringSourceFactory = (ctx): HostSource => 
   return {
     name: 'series',
     toggle: 'series',
+    families: [POINTS_MISSING.name],
     scope: 'host',
     priority: 'bulk',
     cadenceMs: (host) => (host.online ? ctx.account.cadenceMs.series : ctx.account.cadenceMs.seriesOffline),
@@ -47,10 +52,10 @@ export const createSeriesSource: MonitoringSourceFactory = (ctx): HostSource => 
       const identity = { account: ctx.account.name, hostUuid: host.uuid, hostname: host.hostname };
       const [only] = names;
 
-      if (names.length === 1 && only !== undefined && latestValueUsable(only, naming)) {
+      if (names.length === 1 && only !== undefined && latestValueUsable(only, namingOf())) {
         const { value } = await ctx.client.latest(host.uuid, only, 'bulk');
         if (signal.aborted) return;
-        const { families, collisions } = mapLatestValue(value, { ...identity, nowMs: ctx.clock.now(), naming });
+        const { families, collisions } = mapLatestValue(value, { ...identity, nowMs: ctx.clock.now(), naming: namingOf() });
         report(collisions);
         ctx.sink.publish(group(host.uuid), families);
         return;
@@ -66,7 +71,7 @@ export const createSeriesSource: MonitoringSourceFactory = (ctx): HostSource => 
         ...identity,
         nowMs: ctx.clock.now(),
         ingestDelayMs: ctx.account.ingestDelayMs,
-        naming,
+        naming: namingOf(),
         nullHandling: ctx.exporter.nullHandling,
         sampleTimestamps: ctx.exporter.sampleTimestamps,
       });

@@ -1,5 +1,5 @@
-import { groupName, type AccountSource, type SourceContext } from '../types.js';
-import { mapWebsites, selectWebsites } from './map.js';
+import { familyNames, groupName, type AccountSource, type SourceContext } from '../types.js';
+import { mapWebsites, selectWebsites, WEBSITE_FAMILIES } from './map.js';
 
 /**
  * `/websites`: the 24-hour aggregates of every website, and the inventory of websites the
@@ -10,6 +10,7 @@ export function createWebsitesSource(ctx: SourceContext): AccountSource {
   return {
     name: 'websites',
     toggle: 'websites',
+    families: familyNames(WEBSITE_FAMILIES),
     scope: 'account',
     priority: 'high',
     cadence: 'websites',

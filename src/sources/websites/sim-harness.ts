@@ -113,6 +113,7 @@ export async function startSourceHarness(options: HarnessOptions = {}): Promise<
       return factory({
         account,
         exporter: { metricPrefix: 'monapi_', sampleTimestamps: false, nullHandling: 'skip' },
+        reservedFamilyNames: () => [],
         client,
         sink,
         inventory,

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import type { AccountConfig } from '../config/types.js';
+import { MONITORING_SOURCES } from './index.js';
+import { SeriesNaming } from './series/naming.js';
+import { RELEASE_FAMILY_NAMES, SELF_METRIC_PREFIXES } from './reserved-names.js';
+import type { SourceContext } from './types.js';
+
+/** Every source's declared families, from the real list, with a context that is never called. */
+function declaredFamilies(): string[] {
+  const unused = new Proxy({} as SourceContext, {
+    get: (_target, key) => (key === 'account' ? ({ metricOverrides: {}, hosts: { includeTags: [], excludeTags: [], includeNames: [], excludeNames: [] }, tagLabels: [], websites: { includeNames: [], excludeNames: [] } } as unknown as AccountConfig) : undefined),
+  });
+  return MONITORING_SOURCES.flatMap((factory) => factory(unused).families);
+}
+
+describe('names reserved against agent metrics', () => {
+  it('every source declares its fixed families, each name once', () => {
+    const names = [...declaredFamilies(), ...RELEASE_FAMILY_NAMES];
+    expect(names).toContain('monapi_hosts');
+    expect(names).toContain('monapi_website_check_ttfb_seconds');
+    expect(names).toContain('monapi_alert_events_total');
+    expect(names).toContain('monapi_component_info');
+    expect(names).toContain('monapi_series_points_missing_total');
+    expect(names).toContain('monapi_release_info');
+    expect(new Set(names).size).toBe(names.length);
+  });
+
+  it.each([
+    ['hosts', 'monapi_hosts'],
+    ['up', 'monapi_up'],
+    ['budget.tokens', 'monapi_budget_tokens'],
+    ['exporter.scrapes', 'monapi_exporter_scrapes'],
+  ])('drops an unknown agent metric %s that would be %s', (dotted, family) => {
+    const naming = new SeriesNaming({ reservedFamilyNames: [...declaredFamilies(), ...RELEASE_FAMILY_NAMES], reservedPrefixes: SELF_METRIC_PREFIXES });
+    const { metrics, collisions } = naming.resolve([dotted, 'system.cpu.user']);
+    expect(metrics.map((m) => m.dotted)).toEqual(['system.cpu.user']);
+    expect(collisions).toEqual([{ familyKey: family, kept: undefined, dropped: [dotted] }]);
+  });
+});
