@@ -8,7 +8,7 @@ import type { SourceContext } from './types.js';
 /** Every source's declared families, from the real list, with a context that is never called. */
 function declaredFamilies(): string[] {
   const unused = new Proxy({} as SourceContext, {
-    get: (_target, key) => (key === 'account' ? ({ metricOverrides: {}, hosts: { includeTags: [], excludeTags: [], includeNames: [], excludeNames: [] }, tagLabels: [], websites: { includeNames: [], excludeNames: [] } } as unknown as AccountConfig) : undefined),
+    get: (_target, key) => (key === 'account' ? ({ metricOverrides: {}, hosts: { includeTags: [], excludeTags: [], includeNames: [], excludeNames: [] }, tagLabels: [], websites: { includeNames: [], excludeNames: [] } }) : undefined),
   });
   return MONITORING_SOURCES.flatMap((factory) => factory(unused).families);
 }
