@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import type { AccountConfig } from '../config/types.js';
 import { MONITORING_SOURCES } from './index.js';
 import { SeriesNaming } from './series/naming.js';
 import { RELEASE_FAMILY_NAMES, SELF_METRIC_PREFIXES } from './reserved-names.js';
