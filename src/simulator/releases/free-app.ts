@@ -3,7 +3,7 @@ import type { Request, Response } from 'express';
 import type { Clock } from '../../lib/clock.js';
 import type { ReleaseRecord } from '../../upstream/releases/schemas.js';
 import type { SimProject } from './catalogue.js';
-import { countResponses, jsonErrors, notFoundRoute, readMajor, sendError, truncate } from './http.js';
+import { countResponses, jsonErrors, notFoundRoute, rateLimit, readMajor, sendError, truncate } from './http.js';
 import { WindowRateLimiter } from './rate-limit.js';
 import { fullName, type ReleaseStore, sharedReleaseStore } from './store.js';
 
@@ -49,21 +49,7 @@ export function createReleasesApp(options: ReleasesAppOptions): express.Express 
   app.disable('x-powered-by');
   app.disable('etag');
   app.use(countResponses(options.stats, () => 'free'));
-  app.use((req, res, next) => {
-    const decision = limiter.take(req.ip ?? req.socket.remoteAddress ?? 'unknown');
-    const resetSeconds = Math.ceil(decision.resetInMs / 1000);
-    res.set({
-      'X-RateLimit-Limit': String(decision.limit),
-      'X-RateLimit-Remaining': String(decision.remaining),
-      'X-RateLimit-Reset': String(resetSeconds),
-    });
-    if (decision.allowed) {
-      next();
-      return;
-    }
-    res.set('Retry-After', String(resetSeconds));
-    sendError(res, 'rate_limited', `rate limit of ${decision.limit} requests per minute exceeded; retry in ${resetSeconds} s`);
-  });
+  app.use(rateLimit(limiter, (req) => req.ip ?? req.socket.remoteAddress ?? 'unknown', 'X-RateLimit-'));
 
   app.post(
     '/hooks/:codeHost',

@@ -1,4 +1,5 @@
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
+import type { WindowRateLimiter } from './rate-limit.js';
 
 /** Error codes of both release offerings; the body is `{error, message}` (ReleaseErrorBody). */
 export type ReleaseErrorCode =
@@ -79,3 +80,26 @@ export const jsonErrors: ErrorRequestHandler = (err: unknown, _req, res, next) =
     sendError(res, 'bad_request', 'request body cannot be read');
   else sendError(res, 'internal', 'internal error');
 };
+
+/**
+ * Limits requests per client (`keyOf`), sets the offering's rate-limit headers
+ * (`X-RateLimit-` on the free endpoint, `X-RateLimit-Requests-` on the marketplace) and
+ * answers 429 with Retry-After when the window is spent.
+ */
+export function rateLimit(limiter: WindowRateLimiter, keyOf: (req: Request) => string, headerPrefix: string): RequestHandler {
+  return (req, res, next) => {
+    const decision = limiter.take(keyOf(req));
+    const resetSeconds = Math.ceil(decision.resetInMs / 1000);
+    res.set({
+      [`${headerPrefix}Limit`]: String(decision.limit),
+      [`${headerPrefix}Remaining`]: String(decision.remaining),
+      [`${headerPrefix}Reset`]: String(resetSeconds),
+    });
+    if (decision.allowed) {
+      next();
+      return;
+    }
+    res.set('Retry-After', String(resetSeconds));
+    sendError(res, 'rate_limited', `rate limit of ${decision.limit} requests per minute exceeded; retry in ${resetSeconds} s`);
+  };
+}

@@ -3,7 +3,7 @@ import express from 'express';
 import type { Request, Response } from 'express';
 import type { Clock } from '../../lib/clock.js';
 import type { ReleaseRecord } from '../../upstream/releases/schemas.js';
-import { countResponses, jsonErrors, notFoundRoute, readMajor, readSingle, sendError, truncate } from './http.js';
+import { countResponses, jsonErrors, notFoundRoute, rateLimit, readMajor, readSingle, sendError, truncate } from './http.js';
 import { WindowRateLimiter } from './rate-limit.js';
 import { fullName, type ReleaseStore, sharedReleaseStore } from './store.js';
 
@@ -62,21 +62,10 @@ export function createMarketplaceApp(options: MarketplaceAppOptions): express.Ex
       sendError(res, 'unauthorized', `${problem} ${MARKETPLACE_KEY_HEADER} header`);
       return;
     }
-    // One key is configured, so the key's window is the app's window.
-    const decision = limiter.take('key');
-    const resetSeconds = Math.ceil(decision.resetInMs / 1000);
-    res.set({
-      'X-RateLimit-Requests-Limit': String(decision.limit),
-      'X-RateLimit-Requests-Remaining': String(decision.remaining),
-      'X-RateLimit-Requests-Reset': String(resetSeconds),
-    });
-    if (decision.allowed) {
-      next();
-      return;
-    }
-    res.set('Retry-After', String(resetSeconds));
-    sendError(res, 'rate_limited', `rate limit of ${decision.limit} requests per minute exceeded; retry in ${resetSeconds} s`);
+    next();
   });
+  // One key is configured, so the key's window is the app's window.
+  app.use(rateLimit(limiter, () => 'key', 'X-RateLimit-Requests-'));
 
   for (const [path, answer] of Object.entries(ENDPOINTS)) {
     app.get(path, (req, res) => {
