@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { FamilySamples } from '../../exposition/model.js';
 import { renderText } from '../../exposition/render-text.js';
+import { runSuccessivePolls } from '../shared/testing.js';
 import type { AlertEvent } from '../../upstream/monitoring/schemas.js';
 import {
   ALERT_FAMILIES,
@@ -42,13 +43,7 @@ function lines(families: readonly FamilySamples[]): string[] {
 
 /** Runs polls, each page newest first as upstream sends it, at the limit the state asks for unless given. */
 function runPolls(pages: readonly (readonly AlertEvent[])[], limit?: number, state: AlertsState = EMPTY_ALERTS_STATE): AlertsMapResult[] {
-  const results: AlertsMapResult[] = [];
-  for (const alerts of pages) {
-    const result = mapRecentAlerts({ alerts: [...alerts] }, state, { account: 'prod', requestedLimit: limit ?? state.limit });
-    results.push(result);
-    state = result.state;
-  }
-  return results;
+  return runSuccessivePolls(pages, state, (alerts, s) => mapRecentAlerts({ alerts: [...alerts] }, s, { account: 'prod', requestedLimit: limit ?? s.limit }));
 }
 
 describe('mapRecentAlerts', () => {

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { FamilySamples } from '../../exposition/model.js';
 import { renderText } from '../../exposition/render-text.js';
+import { runSuccessivePolls } from '../shared/testing.js';
 import type { WebsiteCheck, WebsiteCheckList } from '../../upstream/monitoring/schemas.js';
 import {
   CHECK_FAMILIES,
@@ -54,13 +55,7 @@ function lines(families: readonly FamilySamples[]): string[] {
 }
 
 function runPolls(pages: readonly WebsiteCheckList[], state: ChecksState = EMPTY_CHECKS_STATE): ChecksMapResult[] {
-  const results: ChecksMapResult[] = [];
-  for (const p of pages) {
-    const result = mapChecks(p, state, OPTS);
-    results.push(result);
-    state = result.state;
-  }
-  return results;
+  return runSuccessivePolls(pages, state, (p, s) => mapChecks(p, s, OPTS));
 }
 
 describe('mapChecks over successive polls', () => {

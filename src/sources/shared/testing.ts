@@ -24,3 +24,18 @@ export function sampleLines(families: readonly FamilySamples[]): string[] {
 export function familyHeads(families: readonly FamilySamples[]): string[] {
   return families.map((f) => [f.spec.name, f.spec.type, f.spec.unit].filter((x) => x !== undefined).join(' ')).sort();
 }
+
+/**
+ * Test helper: feeds inputs to a stateful mapping one poll after another, threading the
+ * state, and returns every poll's result.
+ */
+export function runSuccessivePolls<I, S, R extends { readonly state: S }>(inputs: readonly I[], initial: S, map: (input: I, state: S) => R): R[] {
+  const results: R[] = [];
+  let state = initial;
+  for (const input of inputs) {
+    const result = map(input, state);
+    results.push(result);
+    state = result.state;
+  }
+  return results;
+}
