@@ -137,8 +137,23 @@ describe('validateFamily', () => {
     ],
     [
       'an unknown type',
-      { spec: { name: 'x', type: 'summary' as 'gauge', help: '' }, samples: [] },
-      'unknown type "summary"',
+      { spec: { name: 'x', type: 'gaugehistogram' as 'gauge', help: '' }, samples: [] },
+      'unknown type "gaugehistogram"',
+    ],
+    [
+      'a summary with quantile in its labels',
+      { spec: { name: 's', type: 'summary', help: '' }, samples: [{ labels: { quantile: '1' }, quantiles: [], sum: 0, count: 0 }] },
+      'label name quantile is reserved',
+    ],
+    [
+      'a summary with a quantile above 1',
+      { spec: { name: 's', type: 'summary', help: '' }, samples: [{ labels: {}, quantiles: [[1.5, 1]], sum: 0, count: 0 }] },
+      'outside 0-1',
+    ],
+    [
+      'a summary with descending quantiles',
+      { spec: { name: 's', type: 'summary', help: '' }, samples: [{ labels: {}, quantiles: [[0.9, 1], [0.5, 1]], sum: 0, count: 0 }] },
+      'quantiles must be strictly ascending',
     ],
     [
       'a histogram with le in its labels',

@@ -1,4 +1,4 @@
-import type { FamilySamples, FamilySpec, HistogramSample, Labels, ScalarSample } from './model.js';
+import type { FamilySamples, FamilySpec, HistogramSample, Labels, ScalarSample, SummarySample } from './model.js';
 
 /**
  * The pieces both exposition formats share: name rules, escaping, number formatting and
@@ -116,11 +116,27 @@ export function renderHistogramLines(name: string, sample: HistogramSample, pair
   return out;
 }
 
+function withQuantile(pairs: string, quantile: string): string {
+  return pairs === '' ? `{quantile="${quantile}"}` : `{${pairs},quantile="${quantile}"}`;
+}
+
+export function renderSummaryLines(name: string, sample: SummarySample, pairs = renderLabelPairs(sample.labels)): string {
+  let out = '';
+  for (const [quantile, value] of sample.quantiles) {
+    out += `${name}${withQuantile(pairs, formatValue(quantile))} ${formatValue(value)}\n`;
+  }
+  out += `${name}_sum${braces(pairs)} ${formatValue(sample.sum)}\n`;
+  out += `${name}_count${braces(pairs)} ${formatValue(sample.count)}\n`;
+  return out;
+}
+
 /** Sample lines of a whole family, without HELP/TYPE. Assumes `validateFamily` passed. */
 export function renderSampleLines(family: FamilySamples, format: LineFormat = 'text'): string {
   let out = '';
   if (family.spec.type === 'histogram') {
     for (const sample of family.samples as readonly HistogramSample[]) out += renderHistogramLines(family.spec.name, sample);
+  } else if (family.spec.type === 'summary') {
+    for (const sample of family.samples as readonly SummarySample[]) out += renderSummaryLines(family.spec.name, sample);
   } else {
     for (const sample of family.samples as readonly ScalarSample[]) out += renderScalarLine(family.spec, sample, undefined, format);
   }
@@ -154,6 +170,7 @@ export function validateSpec(spec: FamilySpec): string | undefined {
       break;
     case 'gauge':
     case 'histogram':
+    case 'summary':
       break;
     default:
       return `metric ${spec.name}: unknown type ${JSON.stringify(spec.type)}`;
@@ -174,6 +191,7 @@ function validateLabels(spec: FamilySpec, labels: Labels): string | undefined {
     }
     if (typeof labels[name] !== 'string') return `metric ${spec.name}: label ${name} has a non-string value`;
     if (spec.type === 'histogram' && name === 'le') return `histogram ${spec.name}: label name le is reserved for buckets`;
+    if (spec.type === 'summary' && name === 'quantile') return `summary ${spec.name}: label name quantile is reserved for quantiles`;
   }
   return undefined;
 }
@@ -194,6 +212,19 @@ function validateHistogram(name: string, sample: HistogramSample): string | unde
   return undefined;
 }
 
+function validateSummary(name: string, sample: SummarySample): string | undefined {
+  let previous = -Infinity;
+  for (const [quantile, value] of sample.quantiles) {
+    if (!(quantile >= 0 && quantile <= 1)) return `summary ${name}: quantile ${quantile} is outside 0-1`;
+    if (quantile <= previous) return `summary ${name}: quantiles must be strictly ascending`;
+    if (typeof value !== 'number') return `summary ${name}: quantile value is not a number`;
+    previous = quantile;
+  }
+  if (!(sample.count >= 0)) return `summary ${name}: count must be a number >= 0`;
+  if (typeof sample.sum !== 'number') return `summary ${name}: sum is not a number`;
+  return undefined;
+}
+
 /** Why a family cannot be exposed, or undefined when every name and sample is valid. */
 export function validateFamily(family: FamilySamples): string | undefined {
   const specProblem = validateSpec(family.spec);
@@ -201,6 +232,11 @@ export function validateFamily(family: FamilySamples): string | undefined {
   if (family.spec.type === 'histogram') {
     for (const sample of family.samples as readonly HistogramSample[]) {
       const problem = validateLabels(family.spec, sample.labels) ?? validateHistogram(family.spec.name, sample);
+      if (problem) return problem;
+    }
+  } else if (family.spec.type === 'summary') {
+    for (const sample of family.samples as readonly SummarySample[]) {
+      const problem = validateLabels(family.spec, sample.labels) ?? validateSummary(family.spec.name, sample);
       if (problem) return problem;
     }
   } else {

@@ -5,7 +5,7 @@
 
 export type Labels = Readonly<Record<string, string>>;
 
-export type MetricType = 'gauge' | 'counter' | 'histogram' | 'info';
+export type MetricType = 'gauge' | 'counter' | 'histogram' | 'summary' | 'info';
 
 export interface FamilySpec {
   /**
@@ -38,9 +38,18 @@ export interface HistogramSample {
   readonly count: number;
 }
 
+export interface SummarySample {
+  readonly labels: Labels;
+  /** `[quantile, value]` pairs in ascending quantile order (0-1); a value may be NaN when unknown. */
+  readonly quantiles: readonly (readonly [quantile: number, value: number])[];
+  readonly sum: number;
+  readonly count: number;
+}
+
 export type FamilySamples =
   | { readonly spec: FamilySpec & { readonly type: 'gauge' | 'counter' | 'info' }; readonly samples: readonly ScalarSample[] }
-  | { readonly spec: FamilySpec & { readonly type: 'histogram' }; readonly samples: readonly HistogramSample[] };
+  | { readonly spec: FamilySpec & { readonly type: 'histogram' }; readonly samples: readonly HistogramSample[] }
+  | { readonly spec: FamilySpec & { readonly type: 'summary' }; readonly samples: readonly SummarySample[] };
 
 /**
  * Where sources publish what they map. A group is the unit of replacement: publishing a

@@ -96,6 +96,19 @@ const cases: Case[] = [
     openMetrics: '# TYPE h histogram\nh_bucket{le="+Inf"} 0\nh_sum 0\nh_count 0\n',
   },
   {
+    what: 'summary',
+    family: {
+      spec: { name: 'req_seconds', type: 'summary', help: 'Requests.', unit: 'seconds' },
+      samples: [{ labels: { h: 'a' }, quantiles: [[0.5, 0.2], [0.95, NaN]], sum: 12.5, count: 40 }],
+    },
+    text:
+      '# HELP req_seconds Requests.\n# TYPE req_seconds summary\n' +
+      'req_seconds{h="a",quantile="0.5"} 0.2\nreq_seconds{h="a",quantile="0.95"} NaN\nreq_seconds_sum{h="a"} 12.5\nreq_seconds_count{h="a"} 40\n',
+    openMetrics:
+      '# HELP req_seconds Requests.\n# TYPE req_seconds summary\n# UNIT req_seconds seconds\n' +
+      'req_seconds{h="a",quantile="0.5"} 0.2\nreq_seconds{h="a",quantile="0.95"} NaN\nreq_seconds_sum{h="a"} 12.5\nreq_seconds_count{h="a"} 40\n',
+  },
+  {
     what: 'family without samples',
     family: { spec: { name: 'empty', type: 'gauge', help: 'Nothing yet.' }, samples: [] },
     text: '# HELP empty Nothing yet.\n# TYPE empty gauge\n',

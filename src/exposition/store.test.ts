@@ -144,7 +144,7 @@ describe('MetricStore merging and order', () => {
     store.publish('g', everyType);
     await store.flush();
     // 4 gauge + 2 counter + 1 info + 2 * (3 buckets + 3) histogram + 1 gauge
-    expect(store.snapshot().series).toBe(4 + 2 + 1 + 12 + 1);
+    expect(store.snapshot().series).toBe(4 + 2 + 1 + 12 + 4 + 1);
   });
 });
 

@@ -7,11 +7,12 @@ import {
   renderHistogramLines,
   renderLabelPairs,
   renderScalarLine,
+  renderSummaryLines,
   seriesKey,
   validateFamily,
 } from './format.js';
 import { DEFAULT_GZIP_LEVEL, compressPrefix, type CompressedPrefix } from './gzip.js';
-import type { FamilySamples, FamilySpec, HistogramSample, MetricSink, ScalarSample } from './model.js';
+import type { FamilySamples, FamilySpec, HistogramSample, MetricSink, ScalarSample, SummarySample } from './model.js';
 import { openMetricsFamilyHeader } from './render-openmetrics.js';
 import { textFamilyHeader } from './render-text.js';
 
@@ -288,7 +289,7 @@ export class MetricStore implements MetricSink {
     const lines: string[] = [];
     const openMetricsLines: string[] = [];
     let timestamped = false;
-    const isHistogram = family.spec.type === 'histogram';
+    const type = family.spec.type;
     for (const sample of family.samples) {
       const pairs = renderLabelPairs(sample.labels);
       const key = seriesKey(sample.labels, pairs);
@@ -303,12 +304,18 @@ export class MetricStore implements MetricSink {
       }
       entry.seriesOwners.set(key, group);
       rendered.keys.push(key);
-      if (isHistogram) {
+      if (type === 'histogram') {
         const histogram = sample as HistogramSample;
         const line = renderHistogramLines(name, histogram, pairs);
         lines.push(line);
         openMetricsLines.push(line);
         rendered.series += histogram.buckets.length + 3;
+      } else if (type === 'summary') {
+        const summary = sample as SummarySample;
+        const line = renderSummaryLines(name, summary, pairs);
+        lines.push(line);
+        openMetricsLines.push(line);
+        rendered.series += summary.quantiles.length + 2;
       } else {
         const scalar = sample as ScalarSample;
         lines.push(renderScalarLine(family.spec, scalar, pairs));

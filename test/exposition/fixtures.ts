@@ -1,6 +1,6 @@
 import type { FamilySamples } from '../../src/exposition/model.js';
 
-/** One family of every type, with escaping, special values, a unit and a histogram. */
+/** One family of every type, with escaping, special values, a unit, a histogram and a summary. */
 export const everyType: readonly FamilySamples[] = [
   {
     spec: { name: 'demo_temperature_celsius', type: 'gauge', help: 'Temperature with "quotes" and a \\ backslash.', unit: 'celsius' },
@@ -28,6 +28,10 @@ export const everyType: readonly FamilySamples[] = [
       { labels: { route: '/a' }, buckets: [[0.1, 2], [0.5, 5], [1, 7]], sum: 4.25, count: 8 },
       { labels: { route: '/b' }, buckets: [[0.1, 0], [0.5, 0], [1, 0]], sum: 0, count: 0 },
     ],
+  },
+  {
+    spec: { name: 'demo_upstream_duration_seconds', type: 'summary', help: 'Upstream latency.', unit: 'seconds' },
+    samples: [{ labels: { route: '/a' }, quantiles: [[0.5, 0.12], [0.95, 0.4]], sum: 9.5, count: 60 }],
   },
   {
     spec: { name: 'demo_up', type: 'gauge', help: 'Whether the last poll worked.' },
