@@ -1,4 +1,3 @@
-# syntax=docker/dockerfile:1
 # monapi-exporter: compiled JavaScript on Node.js 24 LTS, production dependencies only,
 # running as an unprivileged user with a read-only root file system in mind.
 #   docker build -t monapi-exporter .
