@@ -1,7 +1,7 @@
 # Sourced by the image scripts: podman settings that work on machines without a Docker engine,
 # and the stand-in base image. See README, "Container image".
 
-MONAPI_CACHE_DIR="${MONAPI_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/monapi-exporter}"
+MONAPI_CACHE_DIR="${MONAPI_CACHE_DIR:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/monapi-exporter}"
 # The Dockerfile's base image, and the Node.js and npm the local stand-in for it carries.
 BASE_IMAGE="docker.io/library/node:24-bookworm-slim"
 STANDIN_NODE_VERSION="24.21.0"
