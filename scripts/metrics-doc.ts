@@ -8,6 +8,7 @@ import { MetricStore } from '../src/exposition/store.js';
 import { FakeClock } from '../src/lib/clock.js';
 import { createSchedulerMetrics } from '../src/scheduler/metrics.js';
 import { createServer } from '../src/server/app.js';
+import { registerShardMetrics, SINGLE_SHARD } from '../src/sharding/index.js';
 import { createUpstreamMetrics } from '../src/upstream/metrics.js';
 
 /**
@@ -51,6 +52,7 @@ export async function selfMetricsRegistry(): Promise<Registry> {
   const store = new MetricStore({ clock, registry });
   createServer({ store, selfRegistry: registry, status: { ready: () => true, status: () => ({}) } });
   registerBuildInfo(registry);
+  registerShardMetrics(registry, SINGLE_SHARD);
   createReleaseLookupCounter(registry);
   await store.close();
   return registry;

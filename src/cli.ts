@@ -48,6 +48,7 @@ async function main(argv: readonly string[]): Promise<number> {
     listenAddress: flags.webListenAddress,
     telemetryPath: flags.webTelemetryPath,
     log,
+    shard: flags.shard,
   });
   await new Promise<void>((resolve) => {
     const shutdown = (signal: string) => {

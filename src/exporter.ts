@@ -8,6 +8,7 @@ import { AccountRuntime } from './scheduler/account-runtime.js';
 import { createSchedulerMetrics } from './scheduler/metrics.js';
 import { ReleaseRuntime } from './scheduler/release-runtime.js';
 import { createServer, startHttpServer, type RunningServer } from './server/app.js';
+import { describeShard, registerShardMetrics, selectForShard, SINGLE_SHARD, type ShardAssignment } from './sharding/index.js';
 import { MONITORING_SOURCES } from './sources/index.js';
 import { UndiciTransport } from './upstream/http/transport.js';
 import { createUpstreamMetrics } from './upstream/metrics.js';
@@ -24,6 +25,11 @@ export interface ExporterOptions {
   clock?: Clock;
   /** Process metrics (CPU, memory, event loop lag) of the exporter itself. Default on. */
   processMetrics?: boolean;
+  /**
+   * Poll only the accounts whose names jump-hash to this shard; release lookups run on shard 0
+   * only, so no key is ever used by two shards. Default: one shard, every account.
+   */
+  shard?: ShardAssignment;
 }
 
 export interface RunningExporter {
@@ -64,6 +70,10 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
     }
   }
   registerBuildInfo(registry);
+  const shard = options.shard ?? SINGLE_SHARD;
+  registerShardMetrics(registry, shard);
+  const polledAccounts = selectForShard(config.accounts, shard);
+  const pollsReleases = shard.ordinal === 0;
 
   const store = new MetricStore({
     clock,
@@ -81,7 +91,7 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
   const budgets: RequestBudget[] = [];
   const upstreamLogger = log.child({ component: 'upstream' });
 
-  const accounts = config.accounts.map((account) => {
+  const accounts = polledAccounts.map((account) => {
     const budget = createRequestBudget({
       name: account.name,
       ratePerMinute: account.rateLimit.requestsPerMinute,
@@ -118,7 +128,7 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
   });
 
   let releases: ReleaseRuntime | undefined;
-  if (config.releases) {
+  if (config.releases && pollsReleases) {
     const r = config.releases;
     const budget = createRequestBudget({
       // Parentheses cannot appear in an account name, so this budget's label never clashes with one.
@@ -159,6 +169,13 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
     ready: ready(),
     accounts: accounts.map((a) => a.status()),
     releases: releases?.status(),
+    shard: {
+      ordinal: shard.ordinal,
+      total: shard.total,
+      accounts: polledAccounts.map((a) => a.name),
+      accounts_on_other_shards: config.accounts.length - polledAccounts.length,
+      releases: config.releases !== undefined && pollsReleases,
+    },
     exposition: (() => {
       const s = store.snapshot();
       return { generation: s.generation, series: s.series, families: s.families, render_seconds: s.renderSeconds };
@@ -190,6 +207,13 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
   for (const account of accounts) account.start();
   releases?.start();
   log.info({ url: server.url, telemetryPath: options.telemetryPath, accounts: accounts.map((a) => a.account) }, 'monapi-exporter listening');
+  if (shard.total > 1) {
+    log.info(
+      { shard: shard.ordinal, totalShards: shard.total, accounts: accounts.map((a) => a.account), releases: releases !== undefined },
+      `${describeShard(shard)}: polling ${accounts.length} of ${config.accounts.length} configured accounts`,
+    );
+    if (accounts.length === 0) log.warn(`${describeShard(shard)} has no account to poll: the account names hash to other shards`);
+  }
 
   return {
     url: server.url,

@@ -29,6 +29,7 @@ describe('parseFlags', () => {
       webTelemetryPath: '/metrics',
       logLevel: 'info',
       logFormat: 'json',
+      shard: { ordinal: 0, total: 1 },
     });
   });
 
@@ -47,6 +48,9 @@ describe('parseFlags', () => {
         '--log.level=debug',
         '--log.format',
         'pretty',
+        '--shard=1',
+        '--total-shards',
+        '2',
       ]),
     ).toEqual({
       configFile: '/etc/monapi.yaml',
@@ -56,6 +60,7 @@ describe('parseFlags', () => {
       webTelemetryPath: '/probe/metrics',
       logLevel: 'debug',
       logFormat: 'pretty',
+      shard: { ordinal: 1, total: 2 },
     });
   });
 
@@ -67,6 +72,11 @@ describe('parseFlags', () => {
     ['MONAPI_LOG_FORMAT', 'pretty', 'logFormat', 'pretty'],
   ] as const)('takes %s from the environment', (envName, value, field, expected) => {
     expect(flags([], { [envName]: value })[field]).toBe(expected);
+  });
+
+  it('takes the shard from the pod name the chart puts in the environment', () => {
+    expect(flags([], { MONAPI_SHARD_POD_NAME: 'monapi-exporter-2', MONAPI_TOTAL_SHARDS: '3' }).shard).toEqual({ ordinal: 2, total: 3 });
+    expect(flags(['--total-shards=4'], { MONAPI_SHARD_POD_NAME: 'monapi-exporter-3', MONAPI_TOTAL_SHARDS: '3' }).shard).toEqual({ ordinal: 3, total: 4 });
   });
 
   it('lets the flag win over the environment', () => {
@@ -86,7 +96,7 @@ describe('parseFlags', () => {
 
   it('documents every flag with its variable and default in the help', () => {
     const help = helpText();
-    for (const text of ['--config.file', 'MONAPI_CONFIG_FILE', '--config.check', '--web.listen-address', ':9866', '--web.telemetry-path', '--log.level', '--log.format', 'MONAPI_LOG_FORMAT']) {
+    for (const text of ['--config.file', 'MONAPI_CONFIG_FILE', '--config.check', '--web.listen-address', ':9866', '--web.telemetry-path', '--log.level', '--log.format', 'MONAPI_LOG_FORMAT', '--shard', 'MONAPI_SHARD', '--total-shards', '--shard.pod-name', 'MONAPI_SHARD_POD_NAME']) {
       expect(help).toContain(text);
     }
   });
@@ -114,6 +124,13 @@ describe('parseFlags refuses bad input with the flag and the allowed values', ()
     [['--web.telemetry-path=metrics'], {}, '--web.telemetry-path must start with / and name a path other than / itself, without spaces, ? or # (got "metrics")'],
     [['--web.telemetry-path=/'], {}, '--web.telemetry-path must start with / and name a path other than / itself, without spaces, ? or # (got "/")'],
     [['--log.levle=debug'], {}, 'unknown flag --log.levle (did you mean --log.level?)'],
+    [['--shard=1'], {}, '--shard needs --total-shards: the number of shards (StatefulSet replicas) the accounts are spread over'],
+    [['--total-shards=2', '--shard=2'], {}, 'shard 2 does not exist: --total-shards is 2, so shards are numbered 0 to 1'],
+    [
+      ['--total-shards=2'],
+      { MONAPI_SHARD_POD_NAME: 'monapi-exporter' },
+      'MONAPI_SHARD_POD_NAME "monapi-exporter" does not end in a StatefulSet ordinal: expected a pod name such as monapi-exporter-0 (sharding needs a StatefulSet, whose pods are numbered; a Deployment\'s are not)',
+    ],
     [['--verbose'], {}, 'unknown flag --verbose'],
     [['-v'], {}, 'unknown flag -v'],
     [['extra'], {}, 'unexpected argument at position 1: this program takes only --flags'],

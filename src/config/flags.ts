@@ -5,6 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import { parseListenAddress, type ListenAddress } from '../server/listen.js';
+import { resolveShard, ShardError, type ShardAssignment } from '../sharding/index.js';
 import { EXPORTER_VERSION } from '../version.js';
 import { closestKey } from './errors.js';
 
@@ -28,6 +29,8 @@ export interface Flags {
   readonly webTelemetryPath: string;
   readonly logLevel: LogLevel;
   readonly logFormat: LogFormat;
+  /** Which accounts this process polls; `{ordinal: 0, total: 1}` (all of them) without sharding. */
+  readonly shard: ShardAssignment;
 }
 
 export interface ParseFlagsOptions {
@@ -59,6 +62,13 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'web.telemetry-path': { type: 'string', env: 'MONAPI_WEB_TELEMETRY_PATH', default: '/metrics', help: 'Path of the metrics endpoint.' },
   'log.level': { type: 'string', env: 'MONAPI_LOG_LEVEL', default: 'info', help: `Log level: ${LOG_LEVELS.join(', ')}.` },
   'log.format': { type: 'string', env: 'MONAPI_LOG_FORMAT', help: `Log format: ${LOG_FORMATS.join(', ')}. Default: pretty when stdout is a terminal, else json.` },
+  shard: { type: 'string', env: 'MONAPI_SHARD', help: 'This process\'s shard, 0 to --total-shards minus 1: it polls only the accounts whose names hash to it.' },
+  'total-shards': { type: 'string', env: 'MONAPI_TOTAL_SHARDS', default: '1', help: 'Number of shards the accounts are spread over (jump hash of the account name).' },
+  'shard.pod-name': {
+    type: 'string',
+    env: 'MONAPI_SHARD_POD_NAME',
+    help: 'Take the shard from this StatefulSet pod name\'s ordinal suffix (monapi-exporter-2 is shard 2), instead of --shard.',
+  },
   help: { type: 'boolean', help: 'Show this help and exit.' },
   version: { type: 'boolean', help: 'Show the version and exit.' },
 };
@@ -157,6 +167,14 @@ export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv, opti
     throw new FlagError(`${pathGiven.from} must start with / and name a path other than / itself, without spaces, ? or # (got ${JSON.stringify(pathGiven.value)})`);
   }
 
+  let shard: ShardAssignment;
+  try {
+    shard = resolveShard({ shard: pick('shard'), totalShards: pick('total-shards'), podName: pick('shard.pod-name') });
+  } catch (error) {
+    if (error instanceof ShardError) throw new FlagError(error.message);
+    throw error;
+  }
+
   return {
     configFile,
     configCheck: values['config.check'] === true,
@@ -165,6 +183,7 @@ export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv, opti
     webTelemetryPath: pathGiven.value,
     logLevel: oneOf('log.level', LOG_LEVELS, 'info'),
     logFormat: oneOf('log.format', LOG_FORMATS, (options.stdoutIsTTY ?? process.stdout.isTTY === true) ? 'pretty' : 'json'),
+    shard,
   };
 }
 

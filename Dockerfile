@@ -1,0 +1,45 @@
+# monapi-exporter: compiled JavaScript on Node.js 24 LTS, production dependencies only,
+# running as an unprivileged user with a read-only root file system in mind.
+#   docker build -t monapi-exporter .
+# scripts/image-build builds this same file with podman.
+
+ARG NODE_IMAGE=docker.io/library/node:24-bookworm-slim
+
+# Production dependencies alone, so their layer survives source changes.
+FROM ${NODE_IMAGE} AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
+
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+# Peer dependencies are only the chart tests' (aws-cdk-lib for the helm binaries); tsc needs none.
+RUN npm ci --omit=peer --ignore-scripts --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build
+
+FROM ${NODE_IMAGE}
+ARG VERSION=unknown
+ARG REVISION=unknown
+ARG CREATED=unknown
+LABEL org.opencontainers.image.title="monapi-exporter" \
+      org.opencontainers.image.description="Prometheus/OpenMetrics exporter for the Monitoring REST API and the Release Lookup API" \
+      org.opencontainers.image.licenses="Apache-2.0" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.revision="${REVISION}" \
+      org.opencontainers.image.created="${CREATED}" \
+      org.opencontainers.image.base.name="${NODE_IMAGE}"
+ENV NODE_ENV=production
+WORKDIR /app
+# Owned by root and not writable by the exporter's user: the code cannot be changed at run time.
+COPY --from=deps /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY package.json ./
+# 65532 is the conventional "nonroot" id (distroless); numeric, so Kubernetes' runAsNonRoot can check it.
+USER 65532:65532
+EXPOSE 9866
+# node itself is PID 1 and receives SIGTERM (npm start would swallow it); no HEALTHCHECK, Kubernetes uses probes.
+ENTRYPOINT ["node", "--enable-source-maps", "dist/cli.js"]
+CMD ["--config.file=/etc/monapi-exporter/config.yaml"]

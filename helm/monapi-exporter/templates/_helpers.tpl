@@ -1,0 +1,232 @@
+{{/* Names and labels. */}}
+{{- define "monapi-exporter.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{- define "monapi-exporter.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{- define "monapi-exporter.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* Stable across upgrades: selectors never carry the chart or app version. */}}
+{{- define "monapi-exporter.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "monapi-exporter.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+
+{{- define "monapi-exporter.labels" -}}
+helm.sh/chart: {{ include "monapi-exporter.chart" . }}
+{{ include "monapi-exporter.selectorLabels" . }}
+app.kubernetes.io/component: exporter
+app.kubernetes.io/part-of: monapi-exporter
+app.kubernetes.io/version: {{ .Values.image.tag | default .Chart.AppVersion | trunc 63 | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end }}
+
+{{- define "monapi-exporter.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create }}
+{{- default (include "monapi-exporter.fullname" .) .Values.serviceAccount.name }}
+{{- else }}
+{{- default "default" .Values.serviceAccount.name }}
+{{- end }}
+{{- end }}
+
+{{- define "monapi-exporter.image" -}}
+{{- $repository := .Values.image.repository }}
+{{- if .Values.image.registry }}
+{{- $repository = printf "%s/%s" .Values.image.registry .Values.image.repository }}
+{{- end }}
+{{- if .Values.image.digest }}
+{{- printf "%s@%s" $repository .Values.image.digest }}
+{{- else }}
+{{- printf "%s:%s" $repository (.Values.image.tag | default .Chart.AppVersion) }}
+{{- end }}
+{{- end }}
+
+{{- define "monapi-exporter.secretName" -}}
+{{- .Values.existingSecret | default (include "monapi-exporter.fullname" .) }}
+{{- end }}
+
+{{- define "monapi-exporter.keysDir" -}}/etc/monapi-exporter/keys{{- end }}
+{{- define "monapi-exporter.marketplaceKeyName" -}}releases.marketplace{{- end }}
+
+{{/*
+The exporter's configuration as rendered into the ConfigMap: config from the values, with
+every account (and the marketplace lookups) that names no key source pointed at its file in
+the mounted Secret.
+*/}}
+{{- define "monapi-exporter.config" -}}
+{{- $config := deepCopy .Values.config }}
+{{- $keysDir := include "monapi-exporter.keysDir" . }}
+{{- range $account := $config.accounts }}
+{{- if not (or (hasKey $account "api_key_env") (hasKey $account "api_key_file")) }}
+{{- $_ := set $account "api_key_file" (printf "%s/%s" $keysDir $account.name) }}
+{{- end }}
+{{- end }}
+{{- $releases := $config.releases | default dict }}
+{{- if and (eq (toString $releases.mode) "marketplace") (not (or (hasKey $releases "marketplace_key_env") (hasKey $releases "marketplace_key_file"))) }}
+{{- $_ := set $releases "marketplace_key_file" (printf "%s/%s" $keysDir (include "monapi-exporter.marketplaceKeyName" .)) }}
+{{- end }}
+{{- toYaml $config }}
+{{- end }}
+
+{{/*
+Checks the schema cannot express; each message says what to change. Included by the workload
+template, so every render runs them.
+*/}}
+{{- define "monapi-exporter.validate" -}}
+{{- if not .Values.config.accounts }}
+{{- fail "config.accounts is empty: add at least one account (name and base_url), e.g. --set config.accounts[0].name=prod --set config.accounts[0].base_url=https://monitoring.example.com/api/v2; see docs/configuration.md" }}
+{{- end }}
+{{- if and (not .Values.sharding.enabled) (gt (int .Values.replicas) 1) }}
+{{- fail (printf "replicas is %d without sharding: every pod would poll every API key and spend its rate budget %d times. Keep replicas: 1 and scrape it from two Prometheus servers for high availability, or set sharding.enabled: true to spread the accounts over the pods" (int .Values.replicas) (int .Values.replicas)) }}
+{{- end }}
+{{- $names := list }}
+{{- range $i, $account := .Values.config.accounts }}
+{{- $names = append $names $account.name }}
+{{- $keyed := or (hasKey $account "api_key_env") (hasKey $account "api_key_file") }}
+{{- if and (not $keyed) (not $.Values.existingSecret) (not (hasKey $.Values.apiKeys $account.name)) }}
+{{- fail (printf "config.accounts[%d] (%s) has no API key: set apiKeys.%s, or existingSecret naming a Secret with an entry %q, or api_key_env / api_key_file in the account" $i $account.name $account.name $account.name) }}
+{{- end }}
+{{- end }}
+{{- range $name, $_ := .Values.apiKeys }}
+{{- if not (has $name $names) }}
+{{- fail (printf "apiKeys.%s names no account in config.accounts (accounts: %s)" $name (join ", " $names)) }}
+{{- end }}
+{{- end }}
+{{- if and .Values.existingSecret (or .Values.apiKeys .Values.marketplaceKey) }}
+{{- fail "existingSecret is set, so the chart makes no Secret: leave apiKeys and marketplaceKey empty and put the keys in that Secret" }}
+{{- end }}
+{{- $releases := .Values.config.releases | default dict }}
+{{- if and (eq (toString $releases.mode) "marketplace") (not (or (hasKey $releases "marketplace_key_env") (hasKey $releases "marketplace_key_file") .Values.marketplaceKey .Values.existingSecret)) }}
+{{- fail (printf "config.releases.mode is marketplace but no key is given: set marketplaceKey, or existingSecret with an entry %q" (include "monapi-exporter.marketplaceKeyName" .)) }}
+{{- end }}
+{{- end }}
+
+{{/* The pod template shared by the Deployment and the StatefulSet. */}}
+{{- define "monapi-exporter.podTemplate" -}}
+metadata:
+  labels:
+    {{- include "monapi-exporter.selectorLabels" . | nindent 4 }}
+    app.kubernetes.io/component: exporter
+    {{- with .Values.podLabels }}
+    {{- toYaml . | nindent 4 }}
+    {{- end }}
+  annotations:
+    checksum/config: {{ include "monapi-exporter.config" . | sha256sum }}
+    {{- if not .Values.existingSecret }}
+    checksum/secret: {{ printf "%v|%s" .Values.apiKeys .Values.marketplaceKey | sha256sum }}
+    {{- end }}
+    {{- with .Values.podAnnotations }}
+    {{- toYaml . | nindent 4 }}
+    {{- end }}
+spec:
+  serviceAccountName: {{ include "monapi-exporter.serviceAccountName" . }}
+  automountServiceAccountToken: {{ .Values.automountServiceAccountToken }}
+  {{- with .Values.imagePullSecrets }}
+  imagePullSecrets:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+  {{- with .Values.priorityClassName }}
+  priorityClassName: {{ . }}
+  {{- end }}
+  securityContext:
+    {{- toYaml .Values.podSecurityContext | nindent 4 }}
+  terminationGracePeriodSeconds: {{ .Values.terminationGracePeriodSeconds }}
+  containers:
+    - name: exporter
+      image: {{ include "monapi-exporter.image" . | quote }}
+      imagePullPolicy: {{ .Values.image.pullPolicy }}
+      args:
+        - --config.file=/etc/monapi-exporter/config/config.yaml
+        - --web.listen-address=:9866
+        - --web.telemetry-path={{ .Values.telemetryPath }}
+        - --log.level={{ .Values.logLevel }}
+        - --log.format=json
+        {{- if .Values.sharding.enabled }}
+        - --total-shards={{ .Values.replicas }}
+        {{- end }}
+        {{- with .Values.extraArgs }}
+        {{- toYaml . | nindent 8 }}
+        {{- end }}
+      {{- if or .Values.sharding.enabled .Values.extraEnv }}
+      env:
+        {{- if .Values.sharding.enabled }}
+        # The shard is the ordinal suffix of the StatefulSet pod's name.
+        - name: MONAPI_SHARD_POD_NAME
+          valueFrom:
+            fieldRef:
+              fieldPath: metadata.name
+        {{- end }}
+        {{- with .Values.extraEnv }}
+        {{- toYaml . | nindent 8 }}
+        {{- end }}
+      {{- end }}
+      {{- with .Values.extraEnvFrom }}
+      envFrom:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      ports:
+        - name: http-metrics
+          containerPort: 9866
+          protocol: TCP
+      livenessProbe:
+        {{- toYaml .Values.livenessProbe | nindent 8 }}
+      readinessProbe:
+        {{- toYaml .Values.readinessProbe | nindent 8 }}
+      securityContext:
+        {{- toYaml .Values.securityContext | nindent 8 }}
+      {{- with .Values.resources }}
+      resources:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      volumeMounts:
+        - name: config
+          mountPath: /etc/monapi-exporter/config
+          readOnly: true
+        - name: keys
+          mountPath: {{ include "monapi-exporter.keysDir" . }}
+          readOnly: true
+        {{- with .Values.extraVolumeMounts }}
+        {{- toYaml . | nindent 8 }}
+        {{- end }}
+  volumes:
+    - name: config
+      configMap:
+        name: {{ include "monapi-exporter.fullname" . }}
+    - name: keys
+      secret:
+        secretName: {{ include "monapi-exporter.secretName" . }}
+        defaultMode: 0440
+    {{- with .Values.extraVolumes }}
+    {{- toYaml . | nindent 4 }}
+    {{- end }}
+  {{- with .Values.nodeSelector }}
+  nodeSelector:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+  {{- with .Values.affinity }}
+  affinity:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+  {{- with .Values.tolerations }}
+  tolerations:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+  {{- with .Values.topologySpreadConstraints }}
+  topologySpreadConstraints:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+{{- end }}
