@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 const BENCHES = [
   { name: 'exposition: MetricStore vs prom-client at 100k series', file: 'exposition.bench.ts', nodeArgs: ['--expose-gc'] },
   { name: 'request budget vs naive clients against the simulator', file: 'budget.bench.ts', nodeArgs: [] },
+  { name: 'series late-data state: hole bitmaps vs lists of open minutes', file: 'series-state.bench.ts', nodeArgs: ['--expose-gc'] },
 ];
 
 let failed = 0;

@@ -10,16 +10,18 @@ import { createSchedulerMetrics } from '../src/scheduler/metrics.js';
 import { createServer } from '../src/server/app.js';
 import { registerShardMetrics, SINGLE_SHARD } from '../src/sharding/index.js';
 import { createUpstreamMetrics } from '../src/upstream/metrics.js';
+import { withSeriesFamilyTable } from '../src/sources/series/docs.js';
 
 /**
  * Builds docs/metrics.md: the per-source tables in docs/metrics/ (each kept in step with its
- * code by that source's tests) and a table of the self-metrics, read from the very
- * registries the exporter creates. `npx tsx scripts/metrics-doc.ts` rewrites the file;
- * test/docs/metrics-doc.test.ts fails when it is out of date.
+ * code by that source's tests; the agent metric families of series.md are generated from
+ * the naming code) and a table of the self-metrics, read from the very registries the
+ * exporter creates. `npx tsx scripts/metrics-doc.ts` rewrites both files;
+ * test/docs/metrics-doc.test.ts fails when docs/metrics.md is out of date.
  */
 
 const DOCS = new URL('../docs/', import.meta.url);
-const SOURCES = ['hosts', 'series', 'components', 'account', 'websites', 'checks', 'alerts', 'alert-rules', 'releases'];
+const SOURCES = ['layout', 'hosts', 'series', 'components', 'account', 'websites', 'checks', 'alerts', 'alert-rules', 'releases'];
 
 const INTRO = `# Metrics
 
@@ -33,6 +35,8 @@ Conventions (see \`docs/architecture.md\`):
 - \`_total\` only on counters, \`_timestamp_seconds\` on Unix times, \`_info\` metrics have the
   value 1 and carry string facts as labels;
 - every data series carries \`account\` (the configured account name), except releases;
+  series about a host carry \`host_uuid\` and nothing else about the host (hostname, type,
+  agent version and tags are on \`monapi_host_info\` and \`monapi_host_tags_info\`);
 - data is polled in the background within the request budget, never on a scrape: the
   freshness of each source is in \`monapi_job_staleness_seconds\` and
   \`monapi_job_last_success_timestamp_seconds\`;
@@ -58,10 +62,16 @@ export async function selfMetricsRegistry(): Promise<Registry> {
   return registry;
 }
 
+/** A fragment of docs/metrics/, with its generated parts brought up to date. */
+function fragmentOf(source: string): string {
+  const text = readFileSync(new URL(`metrics/${source}.md`, DOCS), 'utf8');
+  return source === 'series' ? withSeriesFamilyTable(text) : text;
+}
+
 export async function renderMetricsDoc(): Promise<string> {
   const parts = [INTRO];
   for (const source of SOURCES) {
-    const fragment = readFileSync(new URL(`metrics/${source}.md`, DOCS), 'utf8').trim();
+    const fragment = fragmentOf(source).trim();
     parts.push(`\n${fragment.replace(/^## /m, '## ')}\n`);
   }
   const registry = await selfMetricsRegistry();
@@ -89,7 +99,9 @@ ${rows.join('\n')}
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const series = fileURLToPath(new URL('metrics/series.md', DOCS));
+  writeFileSync(series, fragmentOf('series'));
   const target = fileURLToPath(new URL('metrics.md', DOCS));
   writeFileSync(target, await renderMetricsDoc());
-  process.stdout.write(`wrote ${target}\n`);
+  process.stdout.write(`wrote ${series} and ${target}\n`);
 }

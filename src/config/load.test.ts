@@ -171,7 +171,7 @@ describe('parseConfig rejects bad configs with exact messages', () => {
     [
       'metric pattern in upper case',
       `${ACCOUNT}    metrics:\n      include: ["System.*"]\n`,
-      'accounts[0].metrics.include[0]: metric pattern "System.*" may only contain lowercase letters, digits, ".", "_", "-" and the wildcards * and ?',
+      'accounts[0].metrics.include[0]: metric pattern "System.*" may only contain lowercase letters, digits, ".", "_", "-", "|" and "/" (per-device names such as system.io.iops_r|sda) and the wildcards * and ?',
     ],
     [
       'metric pattern that matches nothing',
@@ -212,6 +212,38 @@ describe('parseConfig rejects bad configs with exact messages', () => {
       'override of an unknown metric without a unit',
       `${ACCOUNT}    metric_overrides:\n      redis.keys: {kind: gauge}\n`,
       'accounts[0].metric_overrides["redis.keys"]: "redis.keys" is not in the agent\'s metric catalogue, so both kind and unit are required',
+    ],
+    ['late-data horizon beyond the 4 h window', `${ACCOUNT}    late_data_horizon: 4h\n`, 'accounts[0].late_data_horizon: must be at most 3h30m (got 4h)'],
+    ['counter grace without a unit', `${ACCOUNT}    counter_grace: 3600\n`, 'accounts[0].counter_grace: must be a duration with a unit, such as 3600s or 3600m (a bare number has no unit)'],
+    [
+      'metric override that sets nothing',
+      `${ACCOUNT}    metric_overrides:\n      system.cpu.user: {}\n`,
+      'accounts[0].metric_overrides["system.cpu.user"]: sets none of kind, unit, family, labels, device_label',
+    ],
+    [
+      'metric override family with the prefix',
+      `${ACCOUNT}    metric_overrides:\n      system.cpu.user: {family: monapi_cpu}\n`,
+      'accounts[0].metric_overrides["system.cpu.user"].family: family "monapi_cpu" must be given without the monapi_ prefix, which is added',
+    ],
+    [
+      'metric override family ending in _total',
+      `${ACCOUNT}    metric_overrides:\n      app.hits: {kind: delta, unit: count, family: app_hits_total}\n`,
+      'accounts[0].metric_overrides["app.hits"].family: family "app_hits_total" must not end in _total: it is added to deltas',
+    ],
+    [
+      'metric override labels without a family',
+      `${ACCOUNT}    metric_overrides:\n      system.cpu.user: {labels: {mode: user}}\n`,
+      'accounts[0].metric_overrides["system.cpu.user"].labels: labels need a family: they tell the metric apart from the other members of its family',
+    ],
+    [
+      'metric override label the exporter sets',
+      `${ACCOUNT}    metric_overrides:\n      app.hits: {kind: delta, unit: count, family: app_hits, labels: {host_uuid: x}}\n`,
+      'accounts[0].metric_overrides["app.hits"].labels: label name "host_uuid" is set by the exporter itself',
+    ],
+    [
+      'metric override device label clashing with target labels',
+      `${ACCOUNT}    metric_overrides:\n      app.hits: {kind: delta, unit: count, device_label: instance}\n`,
+      'accounts[0].metric_overrides["app.hits"].device_label: label name "instance" clashes with target or relabelling labels (job, instance, region, env, cluster, type); choose another',
     ],
     [
       'series on while hosts are off',
@@ -314,6 +346,8 @@ describe('parseConfig', () => {
         checks: 60_000,
       },
       ingestDelayMs: 180_000,
+      lateDataHorizonMs: 7_200_000,
+      counterGraceMs: 3_600_000,
       metricOverrides: {},
       websites: { includeNames: [], excludeNames: [] },
       sources: { hosts: true, series: true, components: true, websites: true, checks: true, alerts: true, alertRules: true, account: true },
@@ -428,6 +462,16 @@ describe('parseConfig', () => {
       'system.cpu.system gauge percent',
       'system.cpu.user delta percent',
     ]);
+  });
+
+  it('reads the naming keys of metric overrides, and include patterns of per-device names', () => {
+    const config = parse(
+      `${ACCOUNT}    metrics:\n      include: ["system.io.*|sd?", "system.cpu.*"]\n    metric_overrides:\n      system.cpu.nice: {kind: gauge, unit: percent, family: system_cpu_time, labels: {mode: nice}}\n      app.queue: {kind: gauge, unit: none, device_label: queue}\n`,
+    );
+    expect(config.accounts[0]?.metricOverrides).toEqual({
+      'system.cpu.nice': { kind: 'gauge', unit: 'percent', family: 'system_cpu_time', labels: { mode: 'nice' } },
+      'app.queue': { kind: 'gauge', unit: 'none', deviceLabel: 'queue' },
+    });
   });
 
   it('turns tag keys into prefixed, sanitised label names', () => {

@@ -11,7 +11,7 @@ import { METRIC_CATALOGUE, catalogueEntry } from '../upstream/monitoring/metric-
 import { analyseCron, CRON_TIMEZONE } from './cron.js';
 import { formatDuration } from './duration.js';
 import { closestKey, ConfigError, formatPath, type ConfigIssue } from './errors.js';
-import { selectMetrics, tagLabel } from './patterns.js';
+import { overrideProblems, selectMetrics, tagLabel, type MetricOverride } from './patterns.js';
 import {
   describeValue,
   isUnknownKeyParams,
@@ -224,28 +224,40 @@ class Checker {
       this.report(at('rate_limit', 'burst'), `a burst of ${raw.rate_limit.burst} minus headroom ${raw.headroom} leaves less than one request`);
     }
 
-    const overrides: Record<string, { kind?: 'gauge' | 'delta'; unit?: AccountConfig['metricOverrides'][string]['unit'] }> = {};
+    const overrides: Record<string, MetricOverride> = {};
     for (const [name, override] of Object.entries(raw.metric_overrides)) {
       const path = at('metric_overrides', name);
       if (!METRIC_NAME.test(name)) {
         this.report(path, `metric name ${JSON.stringify(name)} must be dotted lowercase, such as system.cpu.user`, true);
         continue;
       }
-      if (override.kind === undefined && override.unit === undefined) {
-        this.report(path, 'sets neither kind nor unit');
+      const { kind, unit, family, labels, device_label: deviceLabel } = override;
+      if (kind === undefined && unit === undefined && family === undefined && labels === undefined && deviceLabel === undefined) {
+        this.report(path, 'sets none of kind, unit, family, labels, device_label');
         continue;
       }
-      if (catalogueEntry(name) === undefined && (override.kind === undefined || override.unit === undefined)) {
+      if (catalogueEntry(name) === undefined && (kind === undefined || unit === undefined)) {
         this.report(path, `${JSON.stringify(name)} is not in the agent's metric catalogue, so both kind and unit are required`);
         continue;
       }
-      overrides[name] = { ...(override.kind && { kind: override.kind }), ...(override.unit && { unit: override.unit }) };
+      const problems = overrideProblems({ family, labels, deviceLabel });
+      for (const problem of problems) this.report([...path, problem.key], problem.message);
+      if (problems.length > 0) continue;
+      overrides[name] = {
+        ...(kind && { kind }),
+        ...(unit && { unit }),
+        ...(family !== undefined && { family }),
+        ...(labels !== undefined && { labels }),
+        ...(deviceLabel !== undefined && { deviceLabel }),
+      };
     }
 
     const knownNames = [...KNOWN_METRIC_NAMES, ...Object.keys(overrides)];
     let includeProblems = 0;
     raw.metrics.include.forEach((pattern, patternIndex) => {
-      const regexp = globToRegExp(pattern);
+      // Per-device names (`name|device`) are not in the catalogue: their dotted part must be.
+      const bar = pattern.indexOf('|');
+      const regexp = globToRegExp(bar < 0 ? pattern : pattern.slice(0, bar));
       if (!knownNames.some((name) => regexp.test(name))) {
         includeProblems++;
         const suggestion = suggestPattern(pattern, knownNames);
@@ -313,6 +325,8 @@ class Checker {
         checks: cadence.checks,
       },
       ingestDelayMs: raw.ingest_delay,
+      lateDataHorizonMs: raw.late_data_horizon,
+      counterGraceMs: raw.counter_grace,
       metricOverrides: overrides,
       websites: { includeNames: raw.websites.include_names, excludeNames: raw.websites.exclude_names },
       sources: {

@@ -20,7 +20,7 @@ describe('patternProblem', () => {
     ['web-{a,b}', 'name', 'pattern "web-{a,b}" uses {...}, which is not supported: list each alternative as its own pattern'],
     ['nginx.**', 'metric', 'pattern "nginx.**" contains **; a single * already matches across dots'],
     ['a,b', 'tag', 'tag pattern "a,b" contains a comma; list each tag as its own item'],
-    ['Nginx.*', 'metric', 'metric pattern "Nginx.*" may only contain lowercase letters, digits, ".", "_", "-" and the wildcards * and ?'],
+    ['Nginx.*', 'metric', 'metric pattern "Nginx.*" may only contain lowercase letters, digits, ".", "_", "-", "|" and "/" (per-device names such as system.io.iops_r|sda) and the wildcards * and ?'],
   ] as const)('refuses %j as a %s pattern', (pattern, kind, message) => {
     expect(patternProblem(pattern, kind)).toBe(message);
   });

@@ -6,12 +6,12 @@
  * (`[...]`, `{a,b}`, `**`) would be silently taken literally there, so it is refused here.
  */
 import { globMatcher } from '../sources/shared/glob.js';
-import { prefixedLabelName } from '../sources/shared/names.js';
+import { isDiscouragedLabelName, prefixedLabelName } from '../sources/shared/names.js';
 import { METRIC_CATALOGUE, catalogueEntry, type CatalogueEntry, type MetricKind, type SourceUnit } from '../upstream/monitoring/metric-catalogue.js';
 
 export type PatternKind = 'name' | 'tag' | 'metric';
 
-const METRIC_PATTERN_CHARS = /^[a-z0-9_.*?-]+$/;
+const METRIC_PATTERN_CHARS = /^[a-z0-9_.*?|/-]+$/;
 
 /** An error message for a bad pattern, or undefined when it is fine. */
 export function patternProblem(pattern: string, kind: PatternKind): string | undefined {
@@ -23,7 +23,7 @@ export function patternProblem(pattern: string, kind: PatternKind): string | und
   if (pattern.includes('**')) return `pattern ${quoted} contains **; a single * already matches across dots`;
   if (kind === 'tag' && pattern.includes(',')) return `tag pattern ${quoted} contains a comma; list each tag as its own item`;
   if (kind === 'metric' && !METRIC_PATTERN_CHARS.test(pattern)) {
-    return `metric pattern ${quoted} may only contain lowercase letters, digits, ".", "_", "-" and the wildcards * and ?`;
+    return `metric pattern ${quoted} may only contain lowercase letters, digits, ".", "_", "-", "|" and "/" (per-device names such as system.io.iops_r|sda) and the wildcards * and ?`;
   }
   return undefined;
 }
@@ -86,6 +86,49 @@ export function tagLabel(tagKey: string): TagLabel {
 export interface MetricOverride {
   readonly kind?: MetricKind;
   readonly unit?: SourceUnit;
+  /** Family stem: the metric is `monapi_<family>` plus the unit word plus `_total` for deltas. */
+  readonly family?: string;
+  /** Labels that set the metric apart within its family (needs `family`). */
+  readonly labels?: Readonly<Record<string, string>>;
+  /** Label for the part after `|` of per-device names (`<name>|sda`). */
+  readonly deviceLabel?: string;
+}
+
+const FAMILY_STEM = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
+const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
+/** Set by the series mapping or the exposition format: an override's labels may not use them. */
+const SERIES_OWN_LABELS = new Set(['account', 'host_uuid', 'quantile', 'le']);
+
+function labelNameProblem(name: string): string | undefined {
+  const quoted = JSON.stringify(name);
+  if (!LABEL_NAME.test(name) || name.startsWith('__')) return `label name ${quoted} must match [a-zA-Z_][a-zA-Z0-9_]* and not start with __`;
+  if (SERIES_OWN_LABELS.has(name)) return `label name ${quoted} is set by the exporter itself`;
+  if (isDiscouragedLabelName(name)) return `label name ${quoted} clashes with target or relabelling labels (job, instance, region, env, cluster, type); choose another`;
+  return undefined;
+}
+
+/** Problems with the naming keys of one `metric_overrides` entry, each under its YAML key. */
+export function overrideProblems(override: Pick<MetricOverride, 'family' | 'labels' | 'deviceLabel'>): { key: string; message: string }[] {
+  const problems: { key: string; message: string }[] = [];
+  const { family, labels, deviceLabel } = override;
+  if (family !== undefined) {
+    const quoted = JSON.stringify(family);
+    if (family.startsWith('monapi_')) problems.push({ key: 'family', message: `family ${quoted} must be given without the monapi_ prefix, which is added` });
+    else if (!FAMILY_STEM.test(family)) problems.push({ key: 'family', message: `family ${quoted} must match [a-zA-Z_][a-zA-Z0-9_]*` });
+    else if (family.endsWith('_total')) problems.push({ key: 'family', message: `family ${quoted} must not end in _total: it is added to deltas` });
+  }
+  if (labels !== undefined) {
+    if (family === undefined) problems.push({ key: 'labels', message: 'labels need a family: they tell the metric apart from the other members of its family' });
+    for (const [name, value] of Object.entries(labels)) {
+      const problem = labelNameProblem(name) ?? (value === '' ? `label ${name} has an empty value, which Prometheus treats as no label` : undefined);
+      if (problem !== undefined) problems.push({ key: 'labels', message: problem });
+    }
+  }
+  if (deviceLabel !== undefined) {
+    const problem = labelNameProblem(deviceLabel) ?? (labels !== undefined && deviceLabel in labels ? `device_label ${deviceLabel} is also in labels` : undefined);
+    if (problem !== undefined) problems.push({ key: 'device_label', message: problem });
+  }
+  return problems;
 }
 
 export interface SelectedMetric {

@@ -140,6 +140,9 @@ export const CADENCES = {
 } as const;
 export const CADENCE_MAX_MS = DAY;
 export const INGEST_DELAY = { default: '3m', minMs: 0, maxMs: 2 * HOUR } as const;
+// The series window must reach back over the horizon and stay within 4 h (60 s points).
+export const LATE_DATA_HORIZON = { default: '2h', minMs: 0, maxMs: 3 * HOUR + 30 * MINUTE } as const;
+export const COUNTER_GRACE = { default: '1h', minMs: 0, maxMs: DAY } as const;
 
 const cadenceShape = Object.fromEntries(
   Object.entries(CADENCES).map(([key, spec]) => [key, duration(spec.default, spec.minMs, CADENCE_MAX_MS)]),
@@ -238,6 +241,8 @@ const accountSchema = strictObject({
   ),
   cadence: section(cadenceShape),
   ingest_delay: duration(INGEST_DELAY.default, INGEST_DELAY.minMs, INGEST_DELAY.maxMs),
+  late_data_horizon: duration(LATE_DATA_HORIZON.default, LATE_DATA_HORIZON.minMs, LATE_DATA_HORIZON.maxMs),
+  counter_grace: duration(COUNTER_GRACE.default, COUNTER_GRACE.minMs, COUNTER_GRACE.maxMs),
   metric_overrides: z.preprocess(
     (value) => (value === null ? undefined : value),
     z
@@ -246,6 +251,9 @@ const accountSchema = strictObject({
         strictObject({
           kind: z.enum(['gauge', 'delta']).optional(),
           unit: z.enum(['percent', 'bytes', 'kilobytes', 'milliseconds', 'seconds', 'count', 'status', 'none']).optional(),
+          family: z.string().optional(),
+          labels: z.record(z.string(), z.string()).optional(),
+          device_label: z.string().optional(),
         }),
       )
       .default({}),

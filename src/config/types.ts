@@ -67,6 +67,10 @@ export interface AccountConfig {
   readonly cadenceMs: Readonly<Record<CadenceName, number>>;
   /** Points newer than this are not counted yet: the agent reports late. */
   readonly ingestDelayMs: number;
+  /** A delta point still null when due is waited for this long (the agent buffers up to 2 h), then given up. */
+  readonly lateDataHorizonMs: number;
+  /** Counter state of a host or metric that disappeared is kept this long, so it continues if it comes back. */
+  readonly counterGraceMs: number;
   readonly metricOverrides: Readonly<Record<string, MetricOverride>>;
   readonly websites: { readonly includeNames: readonly string[]; readonly excludeNames: readonly string[] };
   readonly sources: Readonly<Record<SourceName, boolean>>;

@@ -16,7 +16,7 @@ const INGEST_DELAY_MS = 3 * MINUTE_MS;
 /** Real seconds of data collected before the assertions. */
 const OBSERVE_SECONDS = 70;
 const COUNTER = 'nginx.http.request.count';
-const COUNTER_FAMILY = 'monapi_nginx_http_request_count_total';
+const COUNTER_FAMILY = 'monapi_nginx_http_requests_total';
 /** Documented tolerance of rate() against the simulator: one minute of slop at each end of a 35-minute window, plus extrapolation. */
 const RATE_TOLERANCE = 0.15;
 
@@ -132,7 +132,7 @@ describe('a real Prometheus scraping the demo', () => {
   });
 
   it('exposes gauges in base units within their range', async () => {
-    const cpu = await prometheus.query('monapi_system_cpu_user_ratio');
+    const cpu = await prometheus.query('monapi_system_cpu_time_ratio{mode="user"}');
     expect(cpu.length).toBeGreaterThan(0);
     for (const s of cpu) {
       expect(s.value).toBeGreaterThanOrEqual(0);

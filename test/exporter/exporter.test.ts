@@ -56,7 +56,7 @@ describe('the exporter against the simulator', () => {
     const hosts = account.hosts(driven.clock.now()).filter((h) => h.allowed);
     const gone = hosts[hosts.length - 1]!;
     expect(before).toContain(`host_uuid="${gone.uuid}"`);
-    expect(before).toMatch(new RegExp(`^monapi_system_cpu_user_ratio\\{[^}]*host_uuid="${gone.uuid}"`, 'm'));
+    expect(before).toMatch(new RegExp(`^monapi_system_cpu_time_ratio\\{[^}]*host_uuid="${gone.uuid}"`, 'm'));
 
     account.removeHosts(1, driven.clock.now());
     await driven.advance(61_000);
@@ -64,7 +64,7 @@ describe('the exporter against the simulator', () => {
     // An alert rule bound to the host is upstream configuration and stays; nothing else may.
     const left = after.split('\n').filter((l) => l.includes(`host_uuid="${gone.uuid}"`) && !l.startsWith('monapi_alert_rule_info'));
     expect(left).toEqual([]);
-    expect(after).toMatch(/^monapi_system_cpu_user_ratio\{/m);
+    expect(after).toMatch(/^monapi_system_cpu_time_ratio\{/m);
   });
 
   it('becomes ready after the first complete cycle, not before', async () => {
@@ -79,7 +79,7 @@ describe('the exporter against the simulator', () => {
     expect(driven.exporter.ready()).toBe(true);
     expect((await fetch(`${driven.exporter.url}/-/ready`)).status).toBe(200);
     const body = await driven.scrape();
-    for (const family of ['monapi_host_info', 'monapi_system_cpu_user_ratio', 'monapi_website_info', 'monapi_alert_rule_info', 'monapi_account_info']) {
+    for (const family of ['monapi_host_info', 'monapi_system_cpu_time_ratio', 'monapi_website_info', 'monapi_alert_rule_info', 'monapi_account_info']) {
       expect(body).toMatch(new RegExp(`^${family}\\{`, 'm'));
     }
   });
@@ -97,7 +97,7 @@ describe('the exporter against the simulator', () => {
     expect(notAllowed.length).toBeGreaterThan(0);
     for (const host of notAllowed) {
       expect(body).toContain(`monapi_host_allowed{account="acme",host_uuid="${host.uuid}"} 0`);
-      expect(body).not.toMatch(new RegExp(`^monapi_system_cpu_user_ratio\\{[^}]*host_uuid="${host.uuid}"`, 'm'));
+      expect(body).not.toMatch(new RegExp(`^monapi_system_cpu_time_ratio\\{[^}]*host_uuid="${host.uuid}"`, 'm'));
     }
     const perHostSeries = new Map<string, number>();
     for (const line of body.split('\n')) {

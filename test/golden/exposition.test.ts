@@ -136,8 +136,9 @@ describe('golden exposition from fixed simulator data', () => {
     for (const family of [
       'monapi_host_info',
       'monapi_host_online',
-      'monapi_system_cpu_user_ratio',
-      'monapi_nginx_http_request_count_total',
+      'monapi_system_cpu_time_ratio',
+      'monapi_nginx_http_requests_total',
+      'monapi_nginx_http_request_duration_seconds',
       'monapi_account_info',
       'monapi_component_info',
       'monapi_release_info',

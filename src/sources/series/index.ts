@@ -1,8 +1,11 @@
 import { planSeriesBatches, DEFAULT_MAX_URL_LENGTH, type SeriesResult } from '../../upstream/monitoring/client.js';
 import { catalogueEntry } from '../../upstream/monitoring/metric-catalogue.js';
+import { GraceMap } from '../shared/grace.js';
 import { groupName, type HostSource, type MonitoringSourceFactory, type SourceContext } from '../types.js';
 import {
+  counterKeysOf,
   EMPTY_SERIES_STATE,
+  HostLabels,
   POINTS_MISSING,
   latestValueUsable,
   mapLatestValue,
@@ -11,16 +14,25 @@ import {
   type SeriesBatch,
   type SeriesHostState,
 } from './map.js';
-import { SeriesNaming, type MetricOverrides } from './naming.js';
+import { SeriesNaming, type MetricDefinition, type MetricOverrides } from './naming.js';
 import { RELEASE_FAMILY_NAMES, SELF_METRIC_PREFIXES } from '../reserved-names.js';
 
 /** Longest query string besides the names: `?since=240m&names=` and the host path. */
 const SERIES_URL_OVERHEAD = '/hosts//metrics/series?since=240m&names='.length;
 
+interface HostEntry {
+  readonly state: SeriesHostState;
+  readonly labels: HostLabels;
+}
+
 /**
  * `/hosts/{uuid}/metrics/series`: the heart of the exporter. Asks each host for exactly
- * the window its counters need (so no delta point is skipped and none is fetched twice
- * more than necessary), in as few batched requests as the URL length allows.
+ * the window its counters need (so no delta point is skipped, open holes are read again
+ * until the late-data horizon, and none is fetched twice more than necessary), in as few
+ * batched requests as the URL length allows; the window never changes how many.
+ *
+ * A host that leaves the list loses its series at once; its counter state is kept for
+ * `counter_grace`, so a host that comes back continues its counters.
  */
 export const createSeriesSource: MonitoringSourceFactory = (ctx): HostSource => {
   let naming: SeriesNaming | undefined;
@@ -31,10 +43,11 @@ export const createSeriesSource: MonitoringSourceFactory = (ctx): HostSource => 
       reservedFamilyNames: [...ctx.reservedFamilyNames(), ...RELEASE_FAMILY_NAMES],
       reservedPrefixes: SELF_METRIC_PREFIXES,
     }));
-  const states = new Map<string, SeriesHostState>();
+  let hosts: GraceMap<string, HostEntry> | undefined;
+  const hostsOf = () => (hosts ??= new GraceMap(ctx.account.counterGraceMs));
   const reported = new Set<string>();
   const group = (uuid: string) => groupName('series', ctx.account.name, uuid);
-  const namesOf = (uuid: string) => ctx.inventory.metricNames.get(uuid) ?? [];
+  const namesOf = (uuid: string) => namingOf().fetchable(ctx.inventory.metricNames.get(uuid) ?? []);
 
   return {
     name: 'series',
@@ -49,7 +62,10 @@ export const createSeriesSource: MonitoringSourceFactory = (ctx): HostSource => 
     async poll(host, signal) {
       const names = namesOf(host.uuid);
       if (names.length === 0) return;
-      const identity = { account: ctx.account.name, hostUuid: host.uuid, hostname: host.hostname };
+      const now = ctx.clock.now();
+      hostsOf().sweep(now);
+      const entry = hostsOf().get(host.uuid) ?? { state: EMPTY_SERIES_STATE, labels: new HostLabels(ctx.account.name, host.uuid) };
+      const identity = { account: ctx.account.name, hostUuid: host.uuid, labels: entry.labels };
       const [only] = names;
 
       if (names.length === 1 && only !== undefined && latestValueUsable(only, namingOf())) {
@@ -57,25 +73,27 @@ export const createSeriesSource: MonitoringSourceFactory = (ctx): HostSource => 
         if (signal.aborted) return;
         const { families, collisions } = mapLatestValue(value, { ...identity, nowMs: ctx.clock.now(), naming: namingOf() });
         report(collisions);
+        hostsOf().set(host.uuid, entry);
         ctx.sink.publish(group(host.uuid), families);
         return;
       }
 
-      const previous = states.get(host.uuid) ?? EMPTY_SERIES_STATE;
-      const since = requiredWindow(previous, ctx.clock.now(), ctx.account.ingestDelayMs);
+      const since = requiredWindow(entry.state, now, ctx.account.ingestDelayMs, undefined, counterKeysOf(names, namingOf()));
       const { value } = await ctx.client.series(host.uuid, names, since);
       // Removed while the request was out (the host left the list): publish nothing, or its
       // series would come back after they were retracted and stay for good.
       if (signal.aborted) return;
-      const result = mapSeries(batchesOf(value), previous, {
+      const result = mapSeries(batchesOf(value), entry.state, {
         ...identity,
         nowMs: ctx.clock.now(),
         ingestDelayMs: ctx.account.ingestDelayMs,
+        lateDataHorizonMs: ctx.account.lateDataHorizonMs,
+        counterGraceMs: ctx.account.counterGraceMs,
         naming: namingOf(),
         nullHandling: ctx.exporter.nullHandling,
         sampleTimestamps: ctx.exporter.sampleTimestamps,
       });
-      states.set(host.uuid, result.state);
+      hostsOf().set(host.uuid, { state: result.state, labels: entry.labels });
       report(result.collisions);
       ctx.sink.publish(group(host.uuid), result.families);
 
@@ -89,7 +107,9 @@ export const createSeriesSource: MonitoringSourceFactory = (ctx): HostSource => 
       }
     },
     forget(uuid) {
-      states.delete(uuid);
+      const now = ctx.clock.now();
+      hostsOf().release(uuid, now);
+      hostsOf().sweep(now);
       for (const key of reported) if (key.startsWith(`${uuid}\u0000`)) reported.delete(key);
       ctx.sink.retract(group(uuid));
     },
@@ -107,14 +127,21 @@ function batchesOf(result: SeriesResult): SeriesBatch[] {
   return [...byInterval].map(([intervalSeconds, points]) => ({ intervalSeconds, points }));
 }
 
-/** Config overrides may set only kind or only unit; the rest comes from the catalogue. */
+/** Config overrides may set only some keys; kind and unit default to the catalogue's. */
 function effectiveOverrides(ctx: SourceContext): MetricOverrides {
-  const result: Record<string, { kind: 'gauge' | 'delta'; unit: NonNullable<ReturnType<typeof catalogueEntry>>['unit'] }> = {};
+  const result: Record<string, MetricDefinition> = {};
   for (const [name, override] of Object.entries(ctx.account.metricOverrides)) {
     const entry = catalogueEntry(name);
     const kind = override.kind ?? entry?.kind;
     const unit = override.unit ?? entry?.unit;
-    if (kind !== undefined && unit !== undefined) result[name] = { kind, unit };
+    if (kind === undefined || unit === undefined) continue;
+    result[name] = {
+      kind,
+      unit,
+      ...(override.family !== undefined && { family: override.family }),
+      ...(override.labels !== undefined && { labels: override.labels }),
+      ...(override.deviceLabel !== undefined && { deviceLabel: override.deviceLabel }),
+    };
   }
   return result;
 }

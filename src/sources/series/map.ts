@@ -1,35 +1,29 @@
-import type { FamilySamples } from '../../exposition/model.js';
+import type { FamilySamples, Labels } from '../../exposition/model.js';
 import type { LatestValue, SeriesPoint, SeriesResponse } from '../../upstream/monitoring/schemas.js';
 import { counterSpec, FamilyCollector } from '../shared/families.js';
 import { globMatcher } from '../shared/glob.js';
+import { carryAbsent } from '../shared/grace.js';
 import { parseTimestampMs, toBaseUnit } from '../shared/units.js';
+import { advanceDelta, MISSING_REASONS, oldestOpenMs, type DeltaPoint, type DeltaState, type DeltaTally, type MissingReason } from './deltas.js';
 import type { SeriesCollision, SeriesMetric, SeriesNaming } from './naming.js';
 
+export { MISSING_REASONS, type MissingReason } from './deltas.js';
+
 /**
- * Maps the metric series of one host to gauges and true counters. Pure: the previous
+ * Maps the metric series of one host to gauges, counters and summaries. Pure: the previous
  * state and `nowMs` come in, the next state and the families go out.
  *
  * Gauges: the newest non-null point, converted to base units; nothing when that point is
  * older than the staleness limit (an old value is never shown as current).
  *
- * Deltas (per-window counts) become counters. Each point covers [t, t + interval) and is
- * added once, in order, when it is eligible: t + interval + ingestDelay <= now. The state
- * keeps, per metric, the running total and `coveredUntilMs`, the end of the last point
- * accounted for; a point ending at or before it is never added again, so overlapping polls
- * are harmless. Because the cursor is a time and not a point index, a change of interval
- * cannot count a minute twice: a coarser point that starts before the cursor and ends after
- * it (after an outage the window grew beyond 4 h and points are 120 s) is not added
- * (adding it would count the overlap twice, splitting it would invent data) and is counted
- * as missing with reason `partial_overlap`. Eligible null points are skipped and counted
- * (`null`); intervals between the cursor and the first point of the response (the window
- * did not reach back far enough) are counted (`window_gap`). Negative or non-finite
- * deltas are skipped and counted (`invalid`): a counter never decreases.
+ * Deltas (per-window counts) become counters, each minute added exactly once when it is
+ * due or, when it was still null then, when it arrives within the late-data horizon
+ * (deltas.ts). Timers become a summary: quantiles from the newest median and pctl95,
+ * `_count` and `_sum` from each minute's count and mean x count under the same rule, and
+ * a gauge of the newest max.
  *
- * First sight of a delta: the counter starts at 0 with the cursor at the end of the newest
- * eligible interval, instead of adding the whole window. Adding the window would make the
- * start value depend on the window length and, after an exporter restart, count the window
- * a second time in increase(); starting at 0 is what a freshly started Prometheus counter
- * does. Every point after the start is counted, so nothing is under-counted after start-up.
+ * The counter state of a name absent from the input is kept for the grace period, so a
+ * name that comes back continues its counter; its series is not emitted meanwhile.
  */
 
 export interface SeriesBatch {
@@ -41,17 +35,9 @@ export function batchFromResponse(response: SeriesResponse): SeriesBatch {
   return { intervalSeconds: response.interval, points: response.series };
 }
 
-export type MissingReason = 'null' | 'window_gap' | 'partial_overlap' | 'invalid';
-export const MISSING_REASONS: readonly MissingReason[] = ['null', 'window_gap', 'partial_overlap', 'invalid'];
-
-export interface CounterState {
-  readonly total: number;
-  readonly coveredUntilMs: number;
-}
-
 export interface SeriesHostState {
-  /** By dotted name. Only deltas present in the latest input are kept. */
-  readonly counters: ReadonlyMap<string, CounterState>;
+  /** By dotted name for deltas, by timer name for timers. Names absent from the input stay for the grace period. */
+  readonly counters: ReadonlyMap<string, DeltaState>;
   /** Cumulative count of delta points not added, by reason. */
   readonly missing: Readonly<Record<MissingReason, number>>;
 }
@@ -62,16 +48,46 @@ export const EMPTY_SERIES_STATE: SeriesHostState = {
 };
 
 export const DEFAULT_STALENESS_MS = 10 * 60_000;
+export const DEFAULT_LATE_DATA_HORIZON_MS = 2 * 3_600_000;
+export const DEFAULT_COUNTER_GRACE_MS = 3_600_000;
+
+/**
+ * The labels of one host's series, each label set built once and reused across polls (the
+ * store keys series by label object identity). Hostname and tags are not among them: they
+ * live on monapi_host_info, joined on (account, host_uuid).
+ */
+export class HostLabels {
+  readonly host: Labels;
+  private readonly memo = new Map<string, Labels>();
+
+  constructor(account: string, hostUuid: string) {
+    this.host = { account, host_uuid: hostUuid };
+  }
+
+  of(metric: SeriesMetric): Labels {
+    let labels = this.memo.get(metric.seriesKey);
+    if (!labels) {
+      labels = Object.keys(metric.labels).length === 0 ? this.host : { ...this.host, ...metric.labels };
+      this.memo.set(metric.seriesKey, labels);
+    }
+    return labels;
+  }
+}
 
 export interface SeriesHostIdentity {
   readonly account: string;
   readonly hostUuid: string;
-  readonly hostname: string;
+  /** Reused across polls of the host; a new one is made when absent. */
+  readonly labels?: HostLabels;
 }
 
 export interface SeriesMapOptions extends SeriesHostIdentity {
   readonly nowMs: number;
   readonly ingestDelayMs: number;
+  /** Null points are waited for this long after they end (default 2 h), then given up. */
+  readonly lateDataHorizonMs?: number;
+  /** Counter state of a name absent from the input is kept this long (default 1 h). */
+  readonly counterGraceMs?: number;
   /** Gauges whose newest non-null point is older than this are not emitted. Default 10 min. */
   readonly stalenessMs?: number;
   readonly naming: SeriesNaming;
@@ -92,11 +108,13 @@ export interface SeriesMapResult {
   readonly families: FamilySamples[];
   /** Name collisions in this input, for `monapi_series_name_collisions_total`. */
   readonly collisions: readonly SeriesCollision[];
+  /** Points of this poll added after arriving late. */
+  readonly latePoints: number;
 }
 
 export const POINTS_MISSING = counterSpec(
   'monapi_series_points_missing_total',
-  'Delta points from /hosts/{uuid}/metrics/series that were not added to their counter, by reason: null (no data after the ingest delay), window_gap (never fetched), partial_overlap (coarser interval overlapping counted time), invalid (negative or non-finite). Polled in the background.',
+  'Delta points from /hosts/{uuid}/metrics/series that were not added to their counter, by reason: null (no data within the late-data horizon), window_gap (never fetched), partial_overlap (coarser interval overlapping counted time), invalid (negative or non-finite). Polled in the background.',
 );
 
 interface ParsedPoint {
@@ -161,40 +179,25 @@ function newestGauge(
   return undefined;
 }
 
-function advanceCounter(
-  series: NamedSeries,
-  metric: SeriesMetric,
-  previous: CounterState | undefined,
-  eligibleEndMs: number,
-  missing: Record<MissingReason, number>,
-): CounterState | undefined {
-  const { intervalMs, points } = series;
-  const anchor = points[0];
-  let total = previous?.total ?? 0;
-  let covered: number;
-  if (previous) covered = previous.coveredUntilMs;
-  else if (anchor) covered = anchor.t + Math.floor((eligibleEndMs - anchor.t) / intervalMs) * intervalMs;
-  else return undefined; // no grid to start on yet: start at the next input that has points
-
-  for (const p of points) {
-    const end = p.t + intervalMs;
-    if (end <= covered) continue;
-    if (end > eligibleEndMs) break;
-    if (p.t < covered) {
-      missing.partial_overlap += 1;
-    } else {
-      if (p.t > covered) missing.window_gap += Math.ceil((p.t - covered) / intervalMs);
-      if (p.value === null) missing.null += 1;
-      else {
-        const next = total + toBaseUnit(p.value, metric.unit);
-        if (p.value < 0 || !Number.isFinite(next)) missing.invalid += 1;
-        else total = next;
-      }
-    }
-    covered = end;
-  }
-  return { total, coveredUntilMs: covered };
+function deltaPoints(series: NamedSeries, metric: SeriesMetric): DeltaPoint[] {
+  return series.points.map((p) => ({ t: p.t, value: p.value === null ? null : toBaseUnit(p.value, metric.unit), sum: 0 }));
 }
+
+/**
+ * A timer minute counts when its count is there and, unless the count is 0, its mean too
+ * (they arrive together; a count without its mean waits like a null point).
+ */
+function timerPoints(count: NamedSeries, mean: NamedSeries, meanMetric: SeriesMetric): DeltaPoint[] {
+  const means = new Map<number, number | null>();
+  for (const p of mean.points) means.set(p.t, p.value);
+  return count.points.map((p) => {
+    const m = means.get(p.t) ?? null;
+    if (p.value === null || (p.value !== 0 && m === null)) return { t: p.t, value: null, sum: 0 };
+    return { t: p.t, value: p.value, sum: p.value === 0 ? 0 : p.value * toBaseUnit(m ?? 0, meanMetric.unit) };
+  });
+}
+
+type TimerParts = Partial<Record<'mean' | 'count' | 'max' | 'median' | 'pctl95', { metric: SeriesMetric; series: NamedSeries }>>;
 
 export function mapSeries(
   input: SeriesBatch | SeriesResponse | readonly (SeriesBatch | SeriesResponse)[],
@@ -203,31 +206,57 @@ export function mapSeries(
 ): SeriesMapResult {
   const byName = indexBatches(input);
   const { metrics, collisions } = opts.naming.resolve(byName.keys());
-  const labels = { account: opts.account, host_uuid: opts.hostUuid, hostname: opts.hostname };
+  const hostLabels = opts.labels ?? new HostLabels(opts.account, opts.hostUuid);
   const stalenessMs = opts.stalenessMs ?? DEFAULT_STALENESS_MS;
-  const eligibleEndMs = opts.nowMs - opts.ingestDelayMs;
-  const missing = { ...previous.missing };
-  const counters = new Map<string, CounterState>();
+  const clock = {
+    nowMs: opts.nowMs,
+    dueUntilMs: opts.nowMs - opts.ingestDelayMs,
+    giveUpBeforeMs: opts.nowMs - (opts.lateDataHorizonMs ?? DEFAULT_LATE_DATA_HORIZON_MS),
+  };
+  const nanAfterMs = opts.nullHandling === 'nan' ? clock.dueUntilMs : undefined;
+  const tally: DeltaTally = { missing: { ...previous.missing }, late: 0 };
+  const counters = new Map<string, DeltaState>();
+  const timers = new Map<string, TimerParts>();
   const c = new FamilyCollector();
+  const gauge = (series: NamedSeries, metric: SeriesMetric) => newestGauge(series, metric, opts.nowMs, stalenessMs, nanAfterMs);
 
   for (const metric of metrics) {
     const series = byName.get(metric.dotted);
     if (!series) continue;
-    if (metric.kind === 'gauge') {
-      const newest = newestGauge(series, metric, opts.nowMs, stalenessMs, opts.nullHandling === 'nan' ? eligibleEndMs : undefined);
-      if (newest !== undefined) c.add(metric.spec, labels, newest.value, opts.sampleTimestamps ? newest.t : undefined);
-      continue;
+    const { role } = metric;
+    if (role.kind === 'gauge') {
+      const newest = gauge(series, metric);
+      if (newest !== undefined) c.add(role.spec, hostLabels.of(metric), newest.value, opts.sampleTimestamps ? newest.t : undefined);
+    } else if (role.kind === 'delta') {
+      const next = advanceDelta(deltaPoints(series, metric), series.intervalMs, previous.counters.get(metric.dotted), clock, tally);
+      if (!next) continue;
+      counters.set(metric.dotted, next);
+      c.add(role.spec, hostLabels.of(metric), next.total, opts.sampleTimestamps ? next.coveredUntilMs : undefined);
+    } else {
+      let parts = timers.get(role.timer);
+      if (!parts) timers.set(role.timer, (parts = {}));
+      parts[role.stat] = { metric, series };
     }
-    const next = advanceCounter(series, metric, previous.counters.get(metric.dotted), eligibleEndMs, missing);
-    if (!next) continue;
-    counters.set(metric.dotted, next);
-    c.add(metric.spec, labels, next.total, opts.sampleTimestamps ? next.coveredUntilMs : undefined);
   }
 
-  for (const reason of MISSING_REASONS) {
-    c.add(POINTS_MISSING, { account: opts.account, host_uuid: opts.hostUuid, reason }, missing[reason]);
+  for (const [timer, parts] of timers) {
+    const { mean, count, max, median, pctl95 } = parts;
+    if (max) {
+      const newest = gauge(max.series, max.metric);
+      const role = max.metric.role;
+      if (newest !== undefined && role.kind === 'timer') c.add(role.maxSpec, hostLabels.of(max.metric), newest.value, opts.sampleTimestamps ? newest.t : undefined);
+    }
+    if (!mean || !count || mean.metric.role.kind !== 'timer') continue;
+    const next = advanceDelta(timerPoints(count.series, mean.series, mean.metric), count.series.intervalMs, previous.counters.get(timer), clock, tally);
+    if (!next) continue;
+    counters.set(timer, next);
+    const quantile = (part: TimerParts['median']) => (part ? (gauge(part.series, part.metric)?.value ?? NaN) : NaN);
+    c.addSummary(mean.metric.role.spec, hostLabels.of(mean.metric), [[0.5, quantile(median)], [0.95, quantile(pctl95)]], next.sum, next.total);
   }
-  return { state: { counters, missing }, families: c.toFamilies(), collisions };
+
+  carryAbsent(previous.counters, counters, (s) => s.lastSeenMs, opts.nowMs, opts.counterGraceMs ?? DEFAULT_COUNTER_GRACE_MS);
+  for (const reason of MISSING_REASONS) c.add(POINTS_MISSING, { ...hostLabels.host, reason }, tally.missing[reason]);
+  return { state: { counters, missing: tally.missing }, families: c.toFamilies(), collisions, latePoints: tally.late };
 }
 
 export const MAX_WINDOW_MINUTES = 240;
@@ -236,26 +265,43 @@ const MIN_EXTRA_MS = 5 * 60_000;
 
 /**
  * The relative window (`since`) the next series request of this host must ask for so that
- * no eligible delta point is skipped: back to the oldest counter cursor plus a margin, at
- * least `max(minWindowMs, ingestDelay + 5 min)`, whole minutes, capped at 4 h so the
- * interval stays 60 s. When the cursor is older than that (a long outage), the interval
- * between it and the window start is lost and counted as `window_gap`.
+ * no due delta point is skipped and every open hole is read again: back to the oldest
+ * counter cursor or open hole plus a margin, at least `max(minWindowMs, ingestDelay +
+ * 5 min)`, whole minutes, capped at 4 h so the interval stays 60 s. Only the counters in
+ * `counterKeys` count (the names being requested), when given. The window changes the
+ * size of the answer, never the number of requests.
  */
 export function requiredWindow(
   state: SeriesHostState,
   nowMs: number,
   ingestDelayMs: number,
   minWindowMs: number = DEFAULT_STALENESS_MS,
+  counterKeys?: ReadonlySet<string>,
 ): string {
   let needMs = Math.max(minWindowMs, ingestDelayMs + MIN_EXTRA_MS);
-  for (const counter of state.counters.values()) needMs = Math.max(needMs, nowMs - counter.coveredUntilMs + WINDOW_MARGIN_MS);
+  for (const [key, counter] of state.counters) {
+    if (counterKeys && !counterKeys.has(key)) continue;
+    needMs = Math.max(needMs, nowMs - oldestOpenMs(counter) + WINDOW_MARGIN_MS);
+  }
   const minutes = Math.min(MAX_WINDOW_MINUTES, Math.max(1, Math.ceil(needMs / 60_000)));
   return `${minutes}m`;
 }
 
+/** The counter keys (`SeriesHostState.counters`) the given dotted names feed. */
+export function counterKeysOf(dottedNames: readonly string[], naming: SeriesNaming): Set<string> {
+  const keys = new Set<string>();
+  for (const dotted of dottedNames) {
+    const { role } = naming.metric(dotted);
+    if (role.kind === 'delta') keys.add(dotted);
+    else if (role.kind === 'timer' && role.stat === 'count') keys.add(role.timer);
+  }
+  return keys;
+}
+
 /** True when the latest-value endpoint can stand in for a series request of this one name. */
 export function latestValueUsable(name: string, naming: SeriesNaming): boolean {
-  return naming.metric(name).kind === 'gauge';
+  const { role } = naming.metric(name);
+  return role.kind === 'gauge' || (role.kind === 'timer' && role.stat === 'max');
 }
 
 export interface LatestMapOptions extends SeriesHostIdentity {
@@ -266,17 +312,19 @@ export interface LatestMapOptions extends SeriesHostIdentity {
 
 /**
  * Maps `/hosts/{uuid}/metrics/{name}/latest` to the same gauge family a series gauge
- * would give. A delta name gives nothing (a counter needs the series); null or stale
- * values give nothing, like the series mapping.
+ * would give. A delta or timer part other than max gives nothing (they need the series);
+ * null or stale values give nothing, like the series mapping.
  */
 export function mapLatestValue(latest: LatestValue, opts: LatestMapOptions): { families: FamilySamples[]; collisions: readonly SeriesCollision[] } {
   const { metrics, collisions } = opts.naming.resolve([latest.name]);
   const metric = metrics[0];
-  if (!metric || metric.kind !== 'gauge' || latest.value === null || latest.timestamp === null) return { families: [], collisions };
+  if (!metric || latest.value === null || latest.timestamp === null) return { families: [], collisions };
+  const spec = metric.role.kind === 'gauge' ? metric.role.spec : metric.role.kind === 'timer' && metric.role.stat === 'max' ? metric.role.maxSpec : undefined;
+  if (!spec) return { families: [], collisions };
   const t = parseTimestampMs(latest.timestamp, `latest ${latest.name} timestamp`);
   if (opts.nowMs - t > (opts.stalenessMs ?? DEFAULT_STALENESS_MS)) return { families: [], collisions };
   const c = new FamilyCollector();
-  c.add(metric.spec, { account: opts.account, host_uuid: opts.hostUuid, hostname: opts.hostname }, toBaseUnit(latest.value, metric.unit));
+  c.add(spec, (opts.labels ?? new HostLabels(opts.account, opts.hostUuid)).of(metric), toBaseUnit(latest.value, metric.unit));
   return { families: c.toFamilies(), collisions };
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { counterSpec, FamilyCollector, gaugeSpec, infoSpec, labelKey } from './families.js';
+import { counterSpec, FamilyCollector, gaugeSpec, infoSpec, labelKey, summarySpec } from './families.js';
 import { sampleLines } from './testing.js';
 
 describe('spec builders', () => {
@@ -13,6 +13,9 @@ describe('spec builders', () => {
     { name: 'unit not in name', build: () => gaugeSpec('monapi_x', 'h', 'bytes'), error: /does not end in _bytes/ },
     { name: 'invalid characters', build: () => gaugeSpec('monapi.x', 'h'), error: /not \[a-zA-Z_\]/ },
     { name: 'empty help', build: () => gaugeSpec('monapi_x', ' '), error: /HELP is empty/ },
+    { name: 'valid summary with unit', build: () => summarySpec('monapi_x_seconds', 'h', 'seconds'), error: undefined },
+    { name: 'summary named like its own _count', build: () => summarySpec('monapi_x_count', 'h'), error: /must not end in _count/ },
+    { name: 'summary with _total', build: () => summarySpec('monapi_x_total', 'h'), error: /must not end in _total/ },
   ])('$name', ({ build, error }) => {
     if (error) expect(build).toThrow(error);
     else expect(build().name).toMatch(/^monapi_/);
@@ -44,6 +47,16 @@ describe('FamilyCollector', () => {
     const c = new FamilyCollector();
     c.declare(gaugeSpec('monapi_empty', 'e'));
     expect(c.toFamilies()).toEqual([]);
+  });
+
+  it('collects summaries beside scalars, refusing a duplicate series and a name taken by another type', () => {
+    const c = new FamilyCollector();
+    const s = summarySpec('monapi_s_seconds', 's', 'seconds');
+    expect(c.addSummary(s, { a: '1' }, [[0.5, 1], [0.95, NaN]], 10, 4)).toBe(true);
+    expect(c.addSummary(s, { a: '1' }, [], 0, 0)).toBe(false);
+    expect(c.duplicates).toBe(1);
+    expect(c.toFamilies()).toEqual([{ spec: s, samples: [{ labels: { a: '1' }, quantiles: [[0.5, 1], [0.95, NaN]], sum: 10, count: 4 }] }]);
+    expect(() => c.add(gaugeSpec('monapi_s_seconds', 's', 'seconds'), {}, 1)).toThrow(/declared twice/);
   });
 
   it('refuses one name with two different specs', () => {

@@ -1,4 +1,4 @@
-import type { FamilySamples, FamilySpec, Labels, ScalarSample } from '../../exposition/model.js';
+import type { FamilySamples, FamilySpec, Labels, ScalarSample, SummarySample } from '../../exposition/model.js';
 
 /**
  * Builders for FamilySpec that enforce the naming rules at construction (one place to get
@@ -7,16 +7,23 @@ import type { FamilySamples, FamilySpec, Labels, ScalarSample } from '../../expo
  */
 
 export type ScalarSpec = FamilySpec & { readonly type: 'gauge' | 'counter' | 'info' };
+export type SummarySpec = FamilySpec & { readonly type: 'summary' };
 
 const METRIC_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 
-function checkedSpec(spec: ScalarSpec): ScalarSpec {
+/** Sample names a summary or histogram adds to its family name; no other family may end in them. */
+const DERIVED_SUFFIXES = ['_count', '_sum', '_bucket'];
+
+function checkedSpec<Spec extends FamilySpec>(spec: Spec): Spec {
   const { name, type, unit } = spec;
   if (!METRIC_NAME.test(name)) throw new Error(`metric name ${JSON.stringify(name)} is not [a-zA-Z_][a-zA-Z0-9_]*`);
   if (spec.help.trim() === '') throw new Error(`metric ${name}: HELP is empty`);
   if (type === 'counter' && !name.endsWith('_total')) throw new Error(`counter ${name} must end in _total`);
   if (type !== 'counter' && name.endsWith('_total')) throw new Error(`${type} ${name} must not end in _total`);
   if (type === 'info' && !name.endsWith('_info')) throw new Error(`info metric ${name} must end in _info`);
+  if (type === 'summary' && DERIVED_SUFFIXES.some((suffix) => name.endsWith(suffix))) {
+    throw new Error(`summary ${name} must not end in ${DERIVED_SUFFIXES.join(', ')}`);
+  }
   if (unit !== undefined) {
     const familyName = type === 'counter' ? name.slice(0, -'_total'.length) : name;
     if (!familyName.endsWith(`_${unit}`)) throw new Error(`metric ${name} has unit ${unit} but does not end in _${unit}`);
@@ -36,6 +43,10 @@ export function infoSpec(name: string, help: string): ScalarSpec {
   return checkedSpec({ name, type: 'info', help });
 }
 
+export function summarySpec(name: string, help: string, unit?: string): SummarySpec {
+  return checkedSpec(unit === undefined ? { name, type: 'summary', help } : { name, type: 'summary', help, unit });
+}
+
 const labelKeys = new WeakMap<Labels, string>();
 
 /**
@@ -52,49 +63,62 @@ export function labelKey(labels: Labels): string {
   return key;
 }
 
-interface FamilyEntry {
-  readonly spec: ScalarSpec;
-  readonly samples: ScalarSample[];
-  readonly keys: Set<string>;
-}
+type FamilyEntry =
+  | { readonly spec: ScalarSpec; readonly samples: ScalarSample[]; readonly keys: Set<string> }
+  | { readonly spec: SummarySpec; readonly samples: SummarySample[]; readonly keys: Set<string> };
 
 /**
- * Collects scalar samples into families in first-seen order. A second sample with the
- * same label set in one family is dropped and counted in `duplicates` (the first wins);
- * adding a spec whose type, help or unit differs from an earlier one of the same name
- * throws, because that is a programming error, not bad data.
+ * Collects samples into families in first-seen order. A second sample with the same label
+ * set in one family is dropped and counted in `duplicates` (the first wins); adding a spec
+ * whose type, help or unit differs from an earlier one of the same name throws, because
+ * that is a programming error, not bad data.
  */
 export class FamilyCollector {
   private readonly families = new Map<string, FamilyEntry>();
   duplicates = 0;
 
   /** Makes the family appear in the output even when it ends up with no samples. */
-  declare(spec: ScalarSpec): void {
+  declare(spec: ScalarSpec | SummarySpec): void {
     this.entry(spec);
   }
 
   add(spec: ScalarSpec, labels: Labels, value: number, timestampMs?: number): boolean {
     const entry = this.entry(spec);
-    const key = labelKey(labels);
-    if (entry.keys.has(key)) {
-      this.duplicates += 1;
-      return false;
-    }
-    entry.keys.add(key);
-    entry.samples.push(timestampMs === undefined ? { labels, value } : { labels, value, timestampMs });
+    if (!this.claim(entry.keys, labels)) return false;
+    (entry.samples as ScalarSample[]).push(timestampMs === undefined ? { labels, value } : { labels, value, timestampMs });
+    return true;
+  }
+
+  /** `quantiles`: ascending `[quantile, value]` pairs; a value may be NaN when unknown. */
+  addSummary(spec: SummarySpec, labels: Labels, quantiles: SummarySample['quantiles'], sum: number, count: number): boolean {
+    const entry = this.entry(spec);
+    if (!this.claim(entry.keys, labels)) return false;
+    (entry.samples as SummarySample[]).push({ labels, quantiles, sum, count });
     return true;
   }
 
   /** Families with at least one sample, in first-seen order. */
   toFamilies(): FamilySamples[] {
     const out: FamilySamples[] = [];
-    for (const { spec, samples } of this.families.values()) {
-      if (samples.length > 0) out.push({ spec, samples });
+    for (const family of this.families.values()) {
+      if (family.samples.length === 0) continue;
+      // Narrowing does not follow a discriminant nested in `spec`; the entry types pair them.
+      out.push({ spec: family.spec, samples: family.samples } as FamilySamples);
     }
     return out;
   }
 
-  private entry(spec: ScalarSpec): FamilyEntry {
+  private claim(keys: Set<string>, labels: Labels): boolean {
+    const key = labelKey(labels);
+    if (keys.has(key)) {
+      this.duplicates += 1;
+      return false;
+    }
+    keys.add(key);
+    return true;
+  }
+
+  private entry(spec: ScalarSpec | SummarySpec): FamilyEntry {
     const existing = this.families.get(spec.name);
     if (existing) {
       const old = existing.spec;
@@ -103,7 +127,7 @@ export class FamilyCollector {
       }
       return existing;
     }
-    const created: FamilyEntry = { spec, samples: [], keys: new Set() };
+    const created = { spec, samples: [], keys: new Set<string>() } as FamilyEntry;
     this.families.set(spec.name, created);
     return created;
   }

@@ -12,4 +12,5 @@ export {
   type BaseUnit,
 } from './units.js';
 export { globToRegExp, globMatcher } from './glob.js';
-export { gaugeSpec, counterSpec, infoSpec, labelKey, FamilyCollector, type ScalarSpec } from './families.js';
+export { gaugeSpec, counterSpec, infoSpec, summarySpec, labelKey, FamilyCollector, type ScalarSpec, type SummarySpec } from './families.js';
+export { GraceMap, carryAbsent } from './grace.js';

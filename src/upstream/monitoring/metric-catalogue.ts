@@ -5,6 +5,10 @@
  * A "delta" is what the catalogue calls a counter: the count for one reporting window,
  * not a running total. A timer `X` is reported as `X` (mean), `X.count` (a delta) and
  * `X.max`, `X.median`, `X.pctl95` (gauges).
+ *
+ * The agent also sends `system.io.*`, `system.net.*` and `system.disk.*` per device,
+ * interface or mount point as `<name>|<device>` (`system.io.iops_r|sda`, `system.disk.used|/`)
+ * beside the all-device total under the plain name. Only the plain names are listed here.
  */
 
 export type MetricKind = 'gauge' | 'delta';
