@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { SeriesPoint } from '../../upstream/monitoring/schemas.js';
-import { sampleLines } from '../shared/testing.js';
+import { sampleLines } from '../../../test/support/family-lines.js';
 import {
   EMPTY_SERIES_STATE,
   mapLatestValue,
