@@ -1,24 +1,24 @@
 import { z } from 'zod';
 import {
-  Account,
-  AlertRuleList,
-  ComponentList,
-  ErrorBody,
-  Host,
-  HostList,
-  LatestValue,
-  MetricCatalogue,
-  RecentAlerts,
-  SeriesResponse,
-  WebsiteCheckList,
-  WebsiteList,
-  WebsiteSummary,
-} from '../upstream/monitoring/schemas.js';
+  SimAccountBody as Account,
+  SimAlertRuleList as AlertRuleList,
+  SimComponentList as ComponentList,
+  SimErrorBody as ErrorBody,
+  SimHost as Host,
+  SimHostList as HostList,
+  SimLatestValue as LatestValue,
+  SimMetricCatalogue as MetricCatalogue,
+  SimRecentAlerts as RecentAlerts,
+  SimSeriesResponse as SeriesResponse,
+  SimWebsiteCheckList as WebsiteCheckList,
+  SimWebsiteList as WebsiteList,
+  SimWebsiteSummary as WebsiteSummary,
+} from './monitoring/schemas.js';
 
 /**
  * The OpenAPI 3.1 description the simulator serves at `/api/v2/openapi.json`. Response
- * schemas come from the same zod schemas the server's answers are typed by and the client
- * decodes with; the parameter rules mirror `monitoring/http/params.ts`.
+ * schemas come from the simulator's own zod schemas (`monitoring/schemas.ts`), which type
+ * its answers; the parameter rules mirror `monitoring/http/params.ts`.
  */
 
 export interface OpenApiOptions {

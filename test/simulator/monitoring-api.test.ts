@@ -2,22 +2,22 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeClock } from '../../src/lib/clock.js';
 import type { RunningSimulator } from '../../src/simulator/index.js';
 import {
-  Account,
-  AlertEvent,
-  AlertRuleList,
-  ComponentList,
-  ErrorBody,
-  Host,
-  HostList,
-  LatestValue,
-  MetricCatalogue,
-  RecentAlerts,
-  SeriesResponse,
-  WebsiteCheck,
-  WebsiteCheckList,
-  WebsiteList,
-  WebsiteSummary,
-} from '../../src/upstream/monitoring/schemas.js';
+  SimAccountBody as Account,
+  SimAlertEvent as AlertEvent,
+  SimAlertRuleList as AlertRuleList,
+  SimComponentList as ComponentList,
+  SimErrorBody as ErrorBody,
+  SimHost as Host,
+  SimHostList as HostList,
+  SimLatestValue as LatestValue,
+  SimMetricCatalogue as MetricCatalogue,
+  SimRecentAlerts as RecentAlerts,
+  SimSeriesResponse as SeriesResponse,
+  SimWebsiteCheck as WebsiteCheck,
+  SimWebsiteCheckList as WebsiteCheckList,
+  SimWebsiteList as WebsiteList,
+  SimWebsiteSummary as WebsiteSummary,
+} from '../../src/simulator/monitoring/schemas.js';
 import { call, everyEndpoint, parseWith, RFC3339_SECONDS, startTestSimulator, type Answer } from './monitoring-helpers.js';
 
 const MIN = 60_000;

@@ -1,7 +1,14 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeClock } from '../../src/lib/clock.js';
 import type { RunningSimulator } from '../../src/simulator/index.js';
-import { Account, ErrorBody, HostList, SeriesResponse, WebsiteCheckList, WebsiteList } from '../../src/upstream/monitoring/schemas.js';
+import {
+  SimAccountBody as Account,
+  SimErrorBody as ErrorBody,
+  SimHostList as HostList,
+  SimSeriesResponse as SeriesResponse,
+  SimWebsiteCheckList as WebsiteCheckList,
+  SimWebsiteList as WebsiteList,
+} from '../../src/simulator/monitoring/schemas.js';
 import { call, everyEndpoint, parseWith, startTestSimulator, type Answer } from './monitoring-helpers.js';
 
 const DAY = 86_400_000;

@@ -3,7 +3,11 @@ import type { AddressInfo } from 'node:net';
 import type express from 'express';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FakeClock } from '../../src/lib/clock.js';
-import { ReleaseErrorBody, ReleaseRecord, VersionOnly } from '../../src/upstream/releases/schemas.js';
+import {
+  SimReleaseError as ReleaseErrorBody,
+  SimReleaseRecord as ReleaseRecord,
+  SimVersionAnswer as VersionOnly,
+} from '../../src/simulator/releases/schemas.js';
 import { createMarketplaceApp, createReleasesApp, publishRelease, ReleaseStore } from '../../src/simulator/releases/index.js';
 
 const MINUTE = 60_000;

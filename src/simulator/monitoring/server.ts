@@ -1,25 +1,9 @@
 import express from 'express';
 import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
 import type { Clock } from '../../lib/clock.js';
-import { METRIC_CATALOGUE } from '../../upstream/monitoring/metric-catalogue.js';
-import type {
-  Account,
-  AlertRuleList,
-  ComponentList,
-  ErrorBody,
-  ErrorCode,
-  HostList,
-  LatestValue,
-  MetricCatalogue,
-  RecentAlerts,
-  SeriesPoint,
-  SeriesResponse,
-  WebsiteCheck,
-  WebsiteCheckList,
-  WebsiteList,
-} from '../../upstream/monitoring/schemas.js';
 import { buildMonitoringOpenApi } from '../openapi.js';
 import type { TokenBucketLimiter } from '../rate-limit.js';
+import { AGENT_METRICS } from './catalogue.js';
 import { presentedKey } from './http/auth.js';
 import {
   parseMetricNames,
@@ -31,6 +15,22 @@ import {
   singleValue,
   type Parsed,
 } from './http/params.js';
+import type {
+  SimAccountBody as Account,
+  SimAlertRuleList as AlertRuleList,
+  SimComponentList as ComponentList,
+  SimErrorBody as ErrorBody,
+  SeedErrorCode as ErrorCode,
+  SimHostList as HostList,
+  SimLatestValue as LatestValue,
+  SimMetricCatalogue as MetricCatalogue,
+  SimRecentAlerts as RecentAlerts,
+  SimSeriesPoint as SeriesPoint,
+  SimSeriesResponse as SeriesResponse,
+  SimWebsiteCheck as WebsiteCheck,
+  SimWebsiteCheckList as WebsiteCheckList,
+  SimWebsiteList as WebsiteList,
+} from './schemas.js';
 import type { MonitoringWorld, SimAccount } from './world-types.js';
 
 export const API_PREFIX = '/api/v2';
@@ -324,7 +324,7 @@ function windowParam(req: Request, name: string, account: SimAccount, fallback: 
   return { ok: true, value: Math.min(window.value, account.retentionDays * DAY_MS) };
 }
 
-const ALL_METRIC_NAMES: ReadonlySet<string> = new Set(METRIC_CATALOGUE.map((entry) => entry.name));
+const ALL_METRIC_NAMES: ReadonlySet<string> = new Set(AGENT_METRICS.map((entry) => entry.name));
 
 /**
  * Names a host answers for. A host beyond the plan's limit lists none, but a series or

@@ -1,13 +1,14 @@
 import type {
-  Account,
-  AlertEvent,
-  AlertRule,
-  Component,
-  Host,
-  Website,
-  WebsiteCheck,
-  WebsiteSummary,
-} from '../../upstream/monitoring/schemas.js';
+  SimAccountBody as Account,
+  SimAlertEvent as AlertEvent,
+  SimAlertRule as AlertRule,
+  SimComponent as Component,
+  SimHost as Host,
+  SimWebsite as Website,
+  SimWebsiteCheck as WebsiteCheck,
+  SimWebsiteSummary as WebsiteSummary,
+} from './schemas.js';
+import type { ComponentRecord } from './world/components.js';
 
 /**
  * The contract between the simulated data (world.ts: what exists and what values it has,
@@ -47,7 +48,10 @@ export interface SimAccount {
   pointValue(uuid: string, name: string, bucketStartMs: number, intervalS: number, nowMs: number): number | null;
   /** Newest non-null one-minute point at `nowMs`, or nulls when none exists within retention. */
   latest(uuid: string, name: string, nowMs: number): { timestampMs: number | null; value: number | null };
+  /** Standard component bodies; undefined for an unknown host. */
   components(uuid: string): Component[] | undefined;
+  /** What the agent reports about each component (the alternative shape is built from these). */
+  componentRecords(uuid: string): readonly ComponentRecord[] | undefined;
   alertRules(): AlertRule[];
   /** Events that occurred at or before `nowMs`, newest first. */
   recentAlerts(nowMs: number, limit: number): AlertEvent[];

@@ -1,15 +1,16 @@
+import { agentMetric } from './catalogue.js';
 import type {
-  Account,
-  AlertEvent,
-  AlertRule,
-  Component,
-  Host,
-  Website,
-  WebsiteCheck,
-  WebsiteSummary,
-} from '../../upstream/monitoring/schemas.js';
-import { catalogueEntry } from '../../upstream/monitoring/metric-catalogue.js';
+  SimAccountBody as Account,
+  SimAlertEvent as AlertEvent,
+  SimAlertRule as AlertRule,
+  SimComponent as Component,
+  SimHost as Host,
+  SimWebsite as Website,
+  SimWebsiteCheck as WebsiteCheck,
+  SimWebsiteSummary as WebsiteSummary,
+} from './schemas.js';
 import { createRules, recentEvents, type EventSources, type RuleProfile } from './world/alerts.js';
+import { componentBody, type ComponentRecord } from './world/components.js';
 import { hashString } from './world/hash.js';
 import { createHostProfile, hostBody, hostRecord, type HostRecord } from './world/hosts.js';
 import { bucketValue, latestValue, type SeriesQuery } from './world/series.js';
@@ -182,7 +183,7 @@ class SimulatedAccount implements SimAccount {
     if (cached) return cached;
     const record = this.byUuid.get(uuid);
     if (!record?.allowed || !record.metricNames.has(name)) return undefined;
-    const entry = catalogueEntry(name);
+    const entry = agentMetric(name);
     const signal = signalFor(name);
     if (!entry || !signal) return undefined;
     const query = { profile: record.profile, kind: entry.kind, signal, retentionMs: this.retentionDays * DAY_MS };
@@ -206,7 +207,12 @@ class SimulatedAccount implements SimAccount {
   }
 
   components(uuid: string): Component[] | undefined {
-    return this.byUuid.get(uuid)?.componentList.map((c) => ({ ...c }));
+    const record = this.byUuid.get(uuid);
+    return record?.components.map((c) => componentBody(c, uuid));
+  }
+
+  componentRecords(uuid: string): readonly ComponentRecord[] | undefined {
+    return this.byUuid.get(uuid)?.components;
   }
 
   alertRules(): AlertRule[] {

@@ -1,7 +1,7 @@
 import express from 'express';
 import type { Request, Response } from 'express';
 import type { Clock } from '../../lib/clock.js';
-import type { ReleaseRecord } from '../../upstream/releases/schemas.js';
+import type { SimReleaseRecord as ReleaseRecord } from './schemas.js';
 import type { SimProject } from './catalogue.js';
 import { countResponses, jsonErrors, notFoundRoute, rateLimit, readMajor, sendError, truncate } from './http.js';
 import { WindowRateLimiter } from './rate-limit.js';
@@ -112,7 +112,7 @@ export function createReleasesApp(options: ReleasesAppOptions): express.Express 
   app.use(jsonErrors);
   return app;
 
-  function cached(project: SimProject, major: number | undefined): CacheEntry | undefined {
+  function cached(project: SimProject, major: string | undefined): CacheEntry | undefined {
     const key = `${fullName(project)}|${major ?? ''}`;
     const now = clock.now();
     const hit = cache.get(key);

@@ -43,12 +43,12 @@ export function countResponses(
  * Reads the optional `major` query parameter: undefined when absent, a positive integer when
  * valid, or an error message naming what is wrong.
  */
-export function readMajor(req: Request): { major: number | undefined } | { error: string } {
+export function readMajor(req: Request): { major: string | undefined } | { error: string } {
   const raw: unknown = (req.query as Record<string, unknown>).major;
   if (raw === undefined) return { major: undefined };
   if (typeof raw !== 'string') return { error: 'major must be given at most once' };
   if (!/^[1-9]\d{0,8}$/.test(raw)) return { error: `major must be a positive integer, got '${truncate(raw)}'` };
-  return { major: Number(raw) };
+  return { major: raw };
 }
 
 /** A single string query parameter, or an error message. */

@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import express from 'express';
 import type { Request, Response } from 'express';
 import type { Clock } from '../../lib/clock.js';
-import type { ReleaseRecord } from '../../upstream/releases/schemas.js';
+import type { SimReleaseRecord as ReleaseRecord } from './schemas.js';
 import { countResponses, jsonErrors, notFoundRoute, rateLimit, readMajor, readSingle, sendError, truncate } from './http.js';
 import { WindowRateLimiter } from './rate-limit.js';
 import { fullName, type ReleaseStore, sharedReleaseStore } from './store.js';

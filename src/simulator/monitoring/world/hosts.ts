@@ -1,11 +1,6 @@
-import { createHash } from 'node:crypto';
-
-import type { Component as ComponentBody, Host } from '../../../upstream/monitoring/schemas.js';
-import {
-  METRIC_CATALOGUE,
-  SERVER_KIND_COMPONENTS,
-  type Component as CatalogueComponent,
-} from '../../../upstream/monitoring/metric-catalogue.js';
+import { AGENT_METRICS, SERVER_KIND_COMPONENTS, type AgentComponent as CatalogueComponent } from '../catalogue.js';
+import type { SimHost as Host } from '../schemas.js';
+import { componentRecords, type ComponentRecord } from './components.js';
 import { type AgentBehaviour, type AgentSchedule, lastSeenMs, MINUTE_MS, ONLINE_WINDOW_MS } from './agents.js';
 import { hash3, hash4, hex32, pick, unit, weighted } from './hash.js';
 
@@ -46,7 +41,7 @@ export interface HostProfile extends AgentSchedule {
 export interface HostRecord {
   readonly profile: HostProfile;
   readonly allowed: boolean;
-  readonly componentList: readonly ComponentBody[];
+  readonly components: readonly ComponentRecord[];
   readonly catalogue: Readonly<Record<string, string[]>>;
   readonly metricNames: ReadonlySet<string>;
 }
@@ -151,50 +146,11 @@ export function createHostProfile({ seed, accountSlot, index, createdAtMs, hostn
 /** Metric names of the host grouped by component, in catalogue order. */
 export function catalogueFor(profile: HostProfile): Record<string, string[]> {
   const grouped: Record<string, string[]> = {};
-  for (const entry of METRIC_CATALOGUE) {
+  for (const entry of AGENT_METRICS) {
     if (!profile.components.has(entry.component)) continue;
     (grouped[entry.component] ??= []).push(entry.name);
   }
   return grouped;
-}
-
-function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
-}
-
-const NGINX_VERSIONS = ['1.26.2', '1.26.3', '1.27.3', '1.27.4'] as const;
-const PHP_VERSIONS = ['8.2.26', '8.2.27', '8.3.14', '8.3.15'] as const;
-const MYSQL_VERSIONS = ['8.0.39', '8.0.40', '8.4.3'] as const;
-const MARIADB_VERSIONS = ['10.11.10', '11.4.4'] as const;
-const VARNISH_VERSIONS = ['7.5.0', '7.6.1'] as const;
-
-export function componentsFor(profile: HostProfile, seed: number): ComponentBody[] {
-  const h = (salt: number): number => hash4(seed, profile.key, 0xc0, salt);
-  const pid = (salt: number): number => 300 + (h(salt) % 60_000);
-  const base = (kind: string, software: string, name: string, version: string, salt: number): ComponentBody => ({
-    id: sha256(`${profile.uuid}:${kind}:${name}`),
-    kind,
-    software,
-    name: `${name} @ ${profile.hostname}`,
-    version,
-    pid: pid(salt),
-    host_uuid: profile.uuid,
-  });
-  const out: ComponentBody[] = [];
-  for (const kind of profile.serverKinds) {
-    if (kind === 'web-server') out.push(base(kind, 'nginx', 'nginx', pick(h(1), NGINX_VERSIONS), 2));
-    if (kind === 'application-server') {
-      const version = pick(h(3), PHP_VERSIONS);
-      out.push(base(kind, 'php-fpm', 'phpfpm', version, 4));
-      out.push(base(kind, 'php-fpm', 'phpfpm www', version, 5));
-    }
-    if (kind === 'database') {
-      const versions = profile.database === 'mysql' ? MYSQL_VERSIONS : MARIADB_VERSIONS;
-      out.push(base(kind, profile.database, profile.database, pick(h(6), versions), 7));
-    }
-    if (kind === 'cache') out.push(base(kind, 'varnish', 'varnish', pick(h(8), VARNISH_VERSIONS), 9));
-  }
-  return out;
 }
 
 interface SharedCatalogue {
@@ -223,7 +179,7 @@ export function hostRecord(profile: HostProfile, allowed: boolean, seed: number)
   return {
     profile,
     allowed,
-    componentList: componentsFor(profile, seed),
+    components: componentRecords(profile, seed),
     catalogue: shared.catalogue,
     metricNames: shared.names,
   };

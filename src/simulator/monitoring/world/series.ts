@@ -1,4 +1,4 @@
-import type { MetricKind } from '../../../upstream/monitoring/metric-catalogue.js';
+import type { AgentMetricKind as MetricKind } from '../catalogue.js';
 import { MINUTE_MS } from './agents.js';
 import type { HostProfile } from './hosts.js';
 import { blockFor } from './minutes.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { METRIC_CATALOGUE } from '../../../upstream/monitoring/metric-catalogue.js';
+import { AGENT_METRICS as METRIC_CATALOGUE } from '../catalogue.js';
 import { createHostProfile, type HostProfile } from './hosts.js';
 import { signalFor, valueAt } from './signals.js';
 

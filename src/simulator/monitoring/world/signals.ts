@@ -1,4 +1,4 @@
-import { METRIC_CATALOGUE } from '../../../upstream/monitoring/metric-catalogue.js';
+import { AGENT_METRICS } from '../catalogue.js';
 import type { HostProfile } from './hosts.js';
 import { activity, type Block, blockFor, burst, daily, noise } from './minutes.js';
 
@@ -451,7 +451,7 @@ const SIGNALS: Record<string, Signal> = {
 // A Map, so names like `constructor` are not found on the object prototype.
 const SIGNAL_BY_NAME = new Map(Object.entries(SIGNALS));
 
-for (const entry of METRIC_CATALOGUE) {
+for (const entry of AGENT_METRICS) {
   if (!SIGNAL_BY_NAME.has(entry.name)) throw new Error(`simulator: no signal for catalogue metric ${entry.name}`);
 }
 
