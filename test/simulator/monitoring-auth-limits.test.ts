@@ -245,7 +245,7 @@ describe('§8 limits', () => {
   it('§8 hosts beyond the plan host limit have allowed false', async () => {
     const account = parseWith(Account, (await get('/account', sim.keys.pro)).json);
     const hosts = parseWith(HostList, (await get('/hosts', sim.keys.pro)).json).hosts;
-    const limit = account.limits!.hosts!;
+    const limit = account.limits!.hosts;
     expect(hosts.length).toBeGreaterThan(limit);
     expect(hosts.filter((h) => h.allowed).length).toBe(limit);
   });
