@@ -117,7 +117,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   marketplaceApp.disable('x-powered-by');
   marketplaceApp.use(stats.middleware('marketplace', marketplaceClient));
   marketplaceApp.use(faults.middleware('marketplace'));
-  marketplaceApp.use(createMarketplaceApp({ clock, key: SIM_KEYS.marketplace }));
+  marketplaceApp.use(createMarketplaceApp({ clock, key: SIM_KEYS.marketplace, unsubscribedKey: SIM_KEYS.marketplaceUnsubscribed }));
 
   const servers: Server[] = [];
   const close = async (): Promise<void> => {
@@ -188,6 +188,7 @@ function monitoringClient(world: MonitoringWorld, req: Request): string {
 function marketplaceClient(req: Request): string {
   const key = req.get(MARKETPLACE_KEY_HEADER);
   if (key === undefined) return 'none';
+  if (key === SIM_KEYS.marketplaceUnsubscribed) return 'unsubscribed';
   return key === SIM_KEYS.marketplace ? 'marketplace' : 'invalid';
 }
 

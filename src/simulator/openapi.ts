@@ -188,7 +188,6 @@ function buildOperation(path: string, op: Operation): Json {
   responses['401'] = errorRef('Unauthorized');
   responses['403'] = errorRef('PlanRequired');
   if (op.notFound) responses['404'] = errorRef('NotFound');
-  responses['405'] = errorRef('MethodNotAllowed');
   responses['429'] = errorRef('RateLimited');
   return {
     get: {
@@ -220,7 +219,6 @@ export function buildMonitoringOpenApi(options: OpenApiOptions = {}): Json {
       security: [],
       responses: {
         '200': { description: 'OpenAPI 3.1 document', content: { 'application/json': { schema: { type: 'object' } } } },
-        '405': errorRef('MethodNotAllowed'),
       },
     },
   };
@@ -230,7 +228,7 @@ export function buildMonitoringOpenApi(options: OpenApiOptions = {}): Json {
     info: {
       title: 'Monitoring REST API (simulator)',
       version: '2',
-      description: `Read-only monitoring API: hosts, metric series, alert rules and events, website checks. Every endpoint is GET; responses are application/json with snake_case keys and RFC 3339 UTC timestamps. Access requires the Pro plan or higher. Rate limit: ${perMinute} requests per minute per API key, burst ${burst}.`,
+      description: `Read-only monitoring API: hosts, metric series, alert rules and events, website checks. Every endpoint is GET (any other method is 404 not_found); responses are application/json with snake_case keys and RFC 3339 UTC timestamps. Access requires the Pro plan or higher. Rate limit: ${perMinute} requests per minute per API key, burst ${burst}.`,
     },
     servers: [{ url: '/api/v2' }],
     security: [{ bearerAuth: [] }, { apiKeyAuth: [] }],
@@ -247,9 +245,6 @@ export function buildMonitoringOpenApi(options: OpenApiOptions = {}): Json {
         Unauthorized: errorResponse('unauthorized: missing or invalid API key'),
         PlanRequired: errorResponse('plan_required: API access requires Pro or higher; the body carries upgrade_url', 'PlanRequiredError'),
         NotFound: errorResponse('not_found: the resource does not exist or belongs to another account'),
-        MethodNotAllowed: errorResponse('method_not_allowed: every endpoint is GET only', 'ErrorBody', {
-          Allow: { description: 'Always GET', schema: { type: 'string', const: 'GET' } },
-        }),
         RateLimited: errorResponse(`rate_limited: more than ${perMinute} requests per minute per API key (burst ${burst})`, 'ErrorBody', {
           'Retry-After': { description: 'Whole seconds until a request will be accepted', schema: { type: 'integer', minimum: 1 } },
         }),

@@ -77,14 +77,17 @@ describe('§1 what the service does', () => {
     }
   });
 
-  it.each(['POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'])('§1 read-only: %s is refused with 405 method_not_allowed', async (method) => {
-    for (const path of ['/hosts', `/hosts/${allowedHost.uuid}`, '/websites', '/openapi.json']) {
-      const answer = await call(`${sim.monitoringBaseUrl}${path}`, { key: sim.keys.pro, method });
-      expect(answer.status, `${method} ${path}`).toBe(405);
-      expect(answer.headers.get('allow')).toBe('GET');
-      if (method !== 'HEAD') expect(parseWith(ErrorBody, answer.json).error).toBe('method_not_allowed');
-    }
-  });
+  it.each(['POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'])(
+    '§1 read-only, §7: %s is 404 not_found (the seed\'s error table has no 405), with Allow: GET',
+    async (method) => {
+      for (const path of ['/hosts', `/hosts/${allowedHost.uuid}`, '/websites', '/openapi.json']) {
+        const answer = await call(`${sim.monitoringBaseUrl}${path}`, { key: sim.keys.pro, method });
+        expect(answer.status, `${method} ${path}`).toBe(404);
+        expect(answer.headers.get('allow')).toBe('GET');
+        if (method !== 'HEAD') expect(parseWith(ErrorBody, answer.json)).toMatchObject({ error: 'not_found', message: expect.stringContaining('GET') as unknown });
+      }
+    },
+  );
 
   it('§1: every key of every response is snake_case', async () => {
     for (const path of allEndpoints()) {
@@ -321,6 +324,7 @@ describe('§4 rules', () => {
     ['1m', 60],
     ['1h', 60],
     ['4h', 60],
+    ['240m', 60],
     ['241m', 120],
     ['5h', 120],
     ['1d', 120],
@@ -333,6 +337,15 @@ describe('§4 rules', () => {
     ['30d', 3600],
   ])('§4 rule 1: a %s window samples every %d s', async (since, interval) => {
     expect((await seriesOf(since)).interval).toBe(interval);
+  });
+
+  it('§4 rule 1: a window of exactly 4 hours is sampled at 60 s ("60 s up to 4 hours"), one minute more at 120 s', async () => {
+    for (const since of ['4h', '240m']) {
+      const body = await seriesOf(since);
+      expect(body.interval, since).toBe(60);
+      expect(body.series['system.cpu.user']!.length, since).toBeGreaterThanOrEqual(240);
+    }
+    expect((await seriesOf('241m')).interval).toBe(120);
   });
 
   it('§4 rule 1: points are aligned to the interval, from the first aligned time >= since up to now', async () => {

@@ -109,11 +109,22 @@ describe('§4 free public endpoint', () => {
     expect(ReleaseErrorBody.parse(body)).toEqual({ error: 'not_found', message: "unknown project 'nobody/nothing'" });
   });
 
-  it.each(['0', 'abc', '-4', '4.1', ''])('§7 (chosen): major=%j is 400', async (major) => {
+  it.each([
+    ['astral-sh/uv', '0', '0.5.7'],
+    ['torvalds/linux', '6.1', '6.1'],
+    ['nginx/nginx', '1.26', '1.26.2'],
+  ])('§1, §4: major is a prefix of the normalised version, so %s major=%s (not only integers >= 1) gives %s', async (repo, major, expected) => {
     const { base } = await freeSim();
-    const { status, body } = await getJson(`${base}/nginx/nginx?major=${major}`);
+    const { status, body } = await getJson(`${base}/${repo}?version&major=${major}`);
+    expect(status).toBe(200);
+    expect(body).toBe(expected);
+  });
+
+  it.each(['abc', '-4', '', '1.', 'v4', '4 '])('§7 (chosen): major=%j is 400', async (major) => {
+    const { base } = await freeSim();
+    const { status, body } = await getJson(`${base}/nginx/nginx?major=${encodeURIComponent(major)}`);
     expect(status).toBe(400);
-    expect(ReleaseErrorBody.parse(body).message).toMatch(/major must be a positive integer/);
+    expect(ReleaseErrorBody.parse(body).message).toMatch(/major must be a version prefix/);
   });
 
   it('§7 (chosen): a major line without releases is 404', async () => {
@@ -211,6 +222,21 @@ describe('§4 inbound notification hook', () => {
     const { status, body } = await getJson(`${base}/hooks/github`, { method: 'POST', body: form });
     expect(status).toBe(202);
     expect(body).toEqual({ status: 'accepted', project: 'curl/curl' });
+  });
+
+  it.each(['GET', 'PUT', 'DELETE'])('§4 hook: the hook takes POST; %s /hooks/github is 405 with Allow: POST, never a project lookup', async (method) => {
+    const { base } = await freeSim();
+    const { status, body, headers } = await getJson(`${base}/hooks/github`, { method });
+    expect(status).toBe(405);
+    expect(headers.get('allow')).toBe('POST');
+    expect(ReleaseErrorBody.parse(body)).toMatchObject({ error: 'method_not_allowed', message: expect.stringContaining('POST') as unknown });
+  });
+
+  it('§1 (all requests use GET): another method on a project is 405 with Allow: GET, HEAD', async () => {
+    const { base } = await freeSim();
+    const { status, headers } = await getJson(`${base}/nginx/nginx`, { method: 'POST' });
+    expect(status).toBe(405);
+    expect(headers.get('allow')).toBe('GET, HEAD');
   });
 
   it('§4 hook: the last segment names the code host; /hooks/gitlab reads project.path_with_namespace', async () => {

@@ -81,7 +81,7 @@ const localsOf = (res: Response): Locals => res.locals as Locals;
 
 /**
  * The Monitoring REST API, to be mounted at `/api/v2`. Order of checks on every request:
- * method (405), the public OpenAPI document, key (401), rate limit (429), plan (403),
+ * method (404 for anything but GET), the public OpenAPI document, key (401), rate limit (429), plan (403),
  * then the route: unknown path or resource (404), parameters (400).
  */
 export function createMonitoringApi(options: MonitoringApiOptions): Router {
@@ -90,10 +90,11 @@ export function createMonitoringApi(options: MonitoringApiOptions): Router {
   const upgradeUrl = options.upgradeUrl ?? DEFAULT_UPGRADE_URL;
   const router = express.Router({ caseSensitive: true, strict: true });
 
+  // The seed's error table has no 405: a resource that does not exist for this method is not_found.
   router.use((req, res, next) => {
     if (req.method === 'GET') return next();
     res.setHeader('Allow', 'GET');
-    sendError(res, 405, 'method_not_allowed', `Method ${req.method} is not allowed: this API is read-only and every endpoint uses GET`);
+    sendError(res, 404, 'not_found', `No endpoint for ${req.method} ${API_PREFIX}${req.path}: this API is read-only and every endpoint uses GET`);
   });
 
   router.get('/openapi.json', (_req, res) => {
@@ -293,7 +294,7 @@ export function rateLimitMessage(limiter: Pick<TokenBucketLimiter, 'perMinute' |
   return `Rate limit exceeded: ${limiter.perMinute} requests per minute per API key (burst ${limiter.burst}). Back off and retry.`;
 }
 
-export function sendError(res: Response, status: number, error: ErrorCode | 'method_not_allowed', message: string, extra?: { upgrade_url: string }): void {
+export function sendError(res: Response, status: number, error: ErrorCode, message: string, extra?: { upgrade_url: string }): void {
   const body: ErrorBody = { error, message, ...extra };
   res.status(status).json(body);
 }

@@ -82,4 +82,6 @@ export const SIM_KEYS = {
   business: 'sim-business-key',
   starter: 'sim-starter-key',
   marketplace: 'sim-marketplace-key',
+  /** Known to the marketplace, without a subscription to the Release Lookup API: 403. */
+  marketplaceUnsubscribed: 'sim-marketplace-unsubscribed-key',
 } as const;

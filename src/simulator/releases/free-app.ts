@@ -77,6 +77,11 @@ export function createReleasesApp(options: ReleasesAppOptions): express.Express 
     },
   );
 
+  app.all('/hooks/:codeHost', (_req: Request, res: Response) => {
+    res.set('Allow', 'POST');
+    sendError(res, 'method_not_allowed', 'a hook takes POST: the code host delivers its webhook payload in the request body');
+  });
+
   app.get('/:owner/:repository', (req: Request<{ owner: string; repository: string }>, res: Response) => {
     const major = readMajor(req);
     if ('error' in major) {
@@ -106,6 +111,11 @@ export function createReleasesApp(options: ReleasesAppOptions): express.Express 
     } else {
       res.json(entry.record);
     }
+  });
+
+  app.all('/:owner/:repository', (req: Request, res: Response) => {
+    res.set('Allow', 'GET, HEAD');
+    sendError(res, 'method_not_allowed', `${req.method} is not allowed; the free endpoint answers GET`);
   });
 
   app.use(notFoundRoute);

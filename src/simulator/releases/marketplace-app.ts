@@ -15,6 +15,11 @@ export interface MarketplaceAppOptions {
   clock: Clock;
   /** The one key the marketplace issued; requests must send it in `X-RapidAPI-Key`. */
   key: string;
+  /**
+   * A key the marketplace knows whose owner has no subscription to this API: it is 403
+   * `not_subscribed`, the marketplace's own answer, before any endpoint is reached.
+   */
+  unsubscribedKey?: string;
   /** Requests per minute per key (default 600). */
   ratePerMinute?: number;
   /** Called once per response with `marketplace` (valid key) or `invalid-key`, and the status. */
@@ -38,7 +43,8 @@ const ENDPOINTS: Readonly<Record<string, Answer>> = {
 
 /**
  * The commercial endpoints, reached through the API marketplace: every request needs the
- * issued key in `X-RapidAPI-Key` (401 otherwise), is counted against the key's per-minute
+ * issued key in `X-RapidAPI-Key` (401 otherwise; 403 for a known key without a
+ * subscription to this API), is counted against the key's per-minute
  * limit (429 beyond it), and sees the store as it is now: no cache.
  */
 export function createMarketplaceApp(options: MarketplaceAppOptions): express.Express {
@@ -47,16 +53,25 @@ export function createMarketplaceApp(options: MarketplaceAppOptions): express.Ex
   const store = options.store ?? sharedReleaseStore(clock);
   const limiter = new WindowRateLimiter(clock, options.ratePerMinute ?? MARKETPLACE_DEFAULT_RATE_PER_MINUTE);
   const keyDigest = digest(options.key);
+  const unsubscribedDigest = options.unsubscribedKey ? digest(options.unsubscribedKey) : undefined;
   const hasValidKey = (req: Request): boolean => {
     const sent = req.get(MARKETPLACE_KEY_HEADER);
     return sent !== undefined && timingSafeEqual(digest(sent), keyDigest);
+  };
+  const isUnsubscribed = (req: Request): boolean => {
+    const sent = req.get(MARKETPLACE_KEY_HEADER);
+    return sent !== undefined && unsubscribedDigest !== undefined && timingSafeEqual(digest(sent), unsubscribedDigest);
   };
 
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
-  app.use(countResponses(options.stats, (req) => (hasValidKey(req) ? 'marketplace' : 'invalid-key')));
+  app.use(countResponses(options.stats, (req) => (hasValidKey(req) ? 'marketplace' : isUnsubscribed(req) ? 'unsubscribed' : 'invalid-key')));
   app.use((req, res, next) => {
+    if (isUnsubscribed(req)) {
+      sendError(res, 'not_subscribed', 'You are not subscribed to this API.');
+      return;
+    }
     if (!hasValidKey(req)) {
       const problem = req.get(MARKETPLACE_KEY_HEADER) === undefined ? 'missing' : 'invalid';
       sendError(res, 'unauthorized', `${problem} ${MARKETPLACE_KEY_HEADER} header`);
