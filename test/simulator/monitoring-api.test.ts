@@ -185,11 +185,61 @@ describe('§2 resources and their fields', () => {
     }
   });
 
-  it('§2 Metric names are dotted lowercase <component>.<path> strings', async () => {
+  it('§2 Metric names are dotted lowercase <component>.<path> strings (per-device names add |<device>)', async () => {
     const catalogue = parseWith(MetricCatalogue, (await get(`/hosts/${allowedHost.uuid}/metrics`)).json);
     const names = Object.values(catalogue.metrics).flat();
     expect(names.length).toBeGreaterThan(20);
-    for (const name of names) expect(name).toMatch(/^[a-z0-9_]+(\.[a-z0-9_]+)+$/);
+    for (const name of names) expect(name).toMatch(/^[a-z0-9_]+(\.[a-z0-9_]+)+(\|[^|,\s]+)?$/);
+    const plain = names.filter((n) => !n.includes('|'));
+    for (const name of names.filter((n) => n.includes('|'))) expect(plain).toContain(name.split('|')[0]);
+  });
+
+  it('per-device names (upstream facts): disks, interfaces and mount points are listed, served in series and latest, and add up to the totals', async () => {
+    clock.advance(3 * HOUR);
+    const names = Object.values(parseWith(MetricCatalogue, (await get(`/hosts/${allowedHost.uuid}/metrics`)).json).metrics).flat();
+    const devicesOf = (prefix: string): string[] => names.filter((n) => n.startsWith(`${prefix}|`)).map((n) => n.slice(prefix.length + 1));
+    const disks = devicesOf('system.io.iops_r');
+    const interfaces = devicesOf('system.net.bytes_sent');
+    const mounts = devicesOf('system.disk.in_use');
+    expect(disks.length).toBeGreaterThanOrEqual(1);
+    expect(disks.length).toBeLessThanOrEqual(2);
+    expect(interfaces.length).toBeGreaterThanOrEqual(1);
+    expect(interfaces.length).toBeLessThanOrEqual(2);
+    expect(mounts.length).toBeGreaterThanOrEqual(1);
+    expect(mounts.length).toBeLessThanOrEqual(3);
+    expect(mounts).toContain('/');
+
+    const sumsUp = async (base: string, devices: string[]): Promise<void> => {
+      const wanted = [base, ...devices.map((d) => `${base}|${d}`)];
+      const body = parseWith(SeriesResponse, (await get(`/hosts/${allowedHost.uuid}/metrics/series?names=${wanted.map(encodeURIComponent).join(',')}&since=1h`)).json);
+      const total = body.series[base]!;
+      let compared = 0;
+      total.forEach((point, k) => {
+        if (point.value === null) return;
+        const parts = devices.map((d) => body.series[`${base}|${d}`]![k]!.value);
+        expect(parts.every((v) => v !== null), `${base} at ${point.timestamp}`).toBe(true);
+        expect(parts.reduce((a, b) => a! + b!, 0), `${base} at ${point.timestamp}`).toBe(point.value);
+        compared++;
+      });
+      expect(compared, base).toBeGreaterThan(30);
+    };
+    await sumsUp('system.io.iops_r', disks);
+    await sumsUp('system.io.kbs_w', disks);
+    await sumsUp('system.net.bytes_sent', interfaces);
+    await sumsUp('system.net.packets_in.count', interfaces);
+    await sumsUp('system.disk.total', mounts);
+
+    for (const mount of mounts) {
+      const name = `system.disk.in_use|${mount}`;
+      const latest = await get(`/hosts/${allowedHost.uuid}/metrics/${encodeURIComponent(name)}/latest`);
+      expect(latest.status, name).toBe(200);
+      const body = parseWith(LatestValue, latest.json);
+      expect(body.name).toBe(name);
+      expect(body.value).toBeGreaterThan(0);
+      expect(body.value).toBeLessThanOrEqual(100);
+    }
+    const unknown = await get(`/hosts/${allowedHost.uuid}/metrics/${encodeURIComponent('system.io.iops_r|sdz')}/latest`);
+    expect(unknown.status).toBe(404);
   });
 
   it('§2 Alert event: type is website_down or host_alert, host_uuid only on host_alert', async () => {

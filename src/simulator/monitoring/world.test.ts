@@ -132,6 +132,9 @@ describe('metric catalogue', () => {
       for (const [component, names] of Object.entries(groups)) {
         for (const name of names) expect(catalogueEntry(name)?.component).toBe(component);
       }
+      const perDevice = (groups.system ?? []).filter((n) => n.includes('|'));
+      expect(perDevice.length).toBeGreaterThanOrEqual(6 + 8 + 4);
+      expect(perDevice.length).toBeLessThanOrEqual(2 * 6 + 2 * 8 + 3 * 4);
     }
     expect(a.metricCatalogue('0'.repeat(32))).toBeUndefined();
   });
@@ -144,7 +147,11 @@ describe('metric catalogue', () => {
     );
     const big = createWorld({ seed: 'big', hosts: 60, websites: 1 }).accountByKey(SIM_KEYS.pro);
     for (const h of big?.hosts(NOW) ?? []) for (const n of Object.values(big?.metricCatalogue(h.uuid) ?? {}).flat()) names.add(n);
-    expect([...names].sort()).toEqual(METRIC_CATALOGUE.map((e) => e.name).sort());
+    expect([...names].filter((n) => !n.includes('|')).sort()).toEqual(METRIC_CATALOGUE.map((e) => e.name).sort());
+    const devices = (base: string): string[] => [...names].filter((n) => n.startsWith(`${base}|`)).map((n) => n.split('|')[1]!);
+    expect(new Set(devices('system.io.iops_r'))).toEqual(new Set(['vda', 'vdb', 'sda', 'sdb', 'nvme0n1', 'nvme1n1']));
+    expect(new Set(devices('system.net.bytes_rcvd'))).toEqual(new Set(['eth0', 'eth1', 'eno1', 'eno2']));
+    expect(new Set(devices('system.disk.free'))).toEqual(new Set(['/', '/var', '/data', '/srv', '/home']));
   });
 });
 

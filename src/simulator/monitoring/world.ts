@@ -14,7 +14,7 @@ import { componentBody, type ComponentRecord } from './world/components.js';
 import { hashString } from './world/hash.js';
 import { createHostProfile, hostBody, hostRecord, type HostRecord } from './world/hosts.js';
 import { bucketValue, latestValue, type SeriesQuery } from './world/series.js';
-import { signalFor } from './world/signals.js';
+import { hostSignal } from './world/signals.js';
 import {
   buildChecks,
   countChecks,
@@ -184,7 +184,7 @@ class SimulatedAccount implements SimAccount {
     const record = this.byUuid.get(uuid);
     if (!record?.allowed || !record.metricNames.has(name)) return undefined;
     const entry = agentMetric(name);
-    const signal = signalFor(name);
+    const signal = hostSignal(record.profile, name);
     if (!entry || !signal) return undefined;
     const query = { profile: record.profile, kind: entry.kind, signal, retentionMs: this.retentionDays * DAY_MS };
     let perHost = this.queries.get(uuid);

@@ -1,6 +1,7 @@
 import { AGENT_METRICS, SERVER_KIND_COMPONENTS, type AgentComponent as CatalogueComponent } from '../catalogue.js';
 import type { SimHost as Host } from '../schemas.js';
 import { componentRecords, type ComponentRecord } from './components.js';
+import { deviceMetricNames, hostDevices, type HostDevices } from './devices.js';
 import { type AgentBehaviour, type AgentSchedule, lastSeenMs, MINUTE_MS, ONLINE_WINDOW_MS } from './agents.js';
 import { hash3, hash4, hex32, pick, unit, weighted } from './hash.js';
 
@@ -15,6 +16,8 @@ export interface HostProfile extends AgentSchedule {
   readonly tags: readonly string[];
   readonly createdAtMs: number;
   readonly components: ReadonlySet<CatalogueComponent>;
+  /** Disks, network interfaces and mount points: per-device metrics are reported for each. */
+  readonly devices: HostDevices;
   readonly database: 'mysql' | 'mariadb';
   /** Fraction of a day by which this host's daily peak is shifted. */
   readonly peakPhase: number;
@@ -123,6 +126,7 @@ export function createHostProfile({ seed, accountSlot, index, createdAtMs, hostn
     tags,
     createdAtMs: created,
     components,
+    devices: hostDevices(type, h(30)),
     database: unit(h(14)) < 0.6 ? 'mysql' : 'mariadb',
     peakPhase: unit(h(15)),
     busy: 0.15 + 0.75 * unit(h(16)),
@@ -143,13 +147,14 @@ export function createHostProfile({ seed, accountSlot, index, createdAtMs, hostn
   };
 }
 
-/** Metric names of the host grouped by component, in catalogue order. */
+/** Metric names of the host grouped by component, in catalogue order; `system` ends with the per-device names. */
 export function catalogueFor(profile: HostProfile): Record<string, string[]> {
   const grouped: Record<string, string[]> = {};
   for (const entry of AGENT_METRICS) {
     if (!profile.components.has(entry.component)) continue;
     (grouped[entry.component] ??= []).push(entry.name);
   }
+  (grouped.system ??= []).push(...deviceMetricNames(profile.devices));
   return grouped;
 }
 
@@ -158,13 +163,14 @@ interface SharedCatalogue {
   readonly names: ReadonlySet<string>;
 }
 
-// Hosts share a catalogue per combination of components (a dozen or so), instead of each
-// of thousands of hosts holding its own copy of a hundred-odd names.
+// Hosts share a catalogue per combination of components and devices (a few dozen), instead
+// of each of thousands of hosts holding its own copy of a couple of hundred names.
 const sharedCatalogues = new Map<string, SharedCatalogue>();
 const EMPTY_CATALOGUE: SharedCatalogue = { catalogue: {}, names: new Set() };
 
 function sharedCatalogue(profile: HostProfile): SharedCatalogue {
-  const key = [...profile.components].sort().join(',');
+  const devices = Object.values(profile.devices).map((list) => list.map((d) => d.name).join('+'));
+  const key = `${[...profile.components].sort().join(',')} ${devices.join(' ')}`;
   let shared = sharedCatalogues.get(key);
   if (!shared) {
     const catalogue = catalogueFor(profile);
