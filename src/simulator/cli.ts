@@ -1,7 +1,8 @@
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { SIMULATOR_DEFAULTS, startSimulator, type SimulatorOptions } from './index.js';
+import { SIMULATOR_DEFAULTS, startSimulator, type RunningSimulator, type SimulatorOptions } from './index.js';
+import { parseShapeOverrides, parseShapeSet, SHAPE_ENDPOINTS } from './shapes/shapes.js';
 
 export const USAGE = `Usage: npm run simulator -- [flags]
 
@@ -18,6 +19,10 @@ marketplace endpoints until SIGINT or SIGTERM.
   --rate-limit N         Monitoring requests per minute per API key (default ${SIMULATOR_DEFAULTS.rateLimitPerMinute})
   --burst N              Monitoring burst per API key (default ${SIMULATOR_DEFAULTS.burst})
   --no-retry-after       Send no Retry-After header on the monitoring API's 429
+  --shapes SET           Shape set of the bodies the seeds leave "not shown": standard
+                         (default) or alt, the same data in other legal layouts
+  --shape ENDPOINT=SET   Override one endpoint's shape set (repeatable, or comma-separated):
+                         ${SHAPE_ENDPOINTS.join(', ')}
   --help                 Show this text
 `;
 
@@ -35,7 +40,7 @@ const INTEGER_FLAGS = {
 
 /** Reads the command line; every bad value is an error naming its flag. */
 export function parseCliArgs(argv: readonly string[]): CliParse {
-  let values: Record<string, string | boolean | undefined>;
+  let values: Record<string, string | boolean | string[] | undefined>;
   try {
     ({ values } = parseArgs({
       args: [...argv],
@@ -52,6 +57,8 @@ export function parseCliArgs(argv: readonly string[]): CliParse {
         'rate-limit': { type: 'string' },
         burst: { type: 'string' },
         'no-retry-after': { type: 'boolean' },
+        shapes: { type: 'string' },
+        shape: { type: 'string', multiple: true },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -78,6 +85,16 @@ export function parseCliArgs(argv: readonly string[]): CliParse {
     options.seed = values.seed;
   }
   if (values['no-retry-after']) options.retryAfter = false;
+  if (typeof values.shapes === 'string') {
+    const set = parseShapeSet('--shapes', values.shapes);
+    if (!set.ok) return { kind: 'error', message: set.message };
+    options.shapes = set.value;
+  }
+  if (Array.isArray(values.shape)) {
+    const overrides = parseShapeOverrides(values.shape);
+    if (!overrides.ok) return { kind: 'error', message: `--shape: ${overrides.message}` };
+    options.shapeOverrides = overrides.value;
+  }
   return { kind: 'run', options };
 }
 
@@ -111,6 +128,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       `  business:    ${sim.keys.business}`,
       `  starter:     ${sim.keys.starter} (answers 403 plan_required)`,
       `  marketplace: ${sim.keys.marketplace} (X-RapidAPI-Key)`,
+      `Shapes: ${describeShapes(sim.shapes.selected())}`,
       '',
     ].join('\n'),
   );
@@ -125,6 +143,11 @@ export async function main(argv: readonly string[]): Promise<number> {
   });
   await running.close();
   return 0;
+}
+
+function describeShapes(selection: ReturnType<RunningSimulator['shapes']['selected']>): string {
+  const overrides = Object.entries(selection.endpoints).map(([endpoint, set]) => `${endpoint}=${set}`);
+  return overrides.length === 0 ? selection.default : `${selection.default}, except ${overrides.join(', ')}`;
 }
 
 function isEntryPoint(): boolean {

@@ -13,10 +13,12 @@ import { createWorld } from './monitoring/world.js';
 import { SIM_KEYS, type MonitoringWorld } from './monitoring/world-types.js';
 import { TokenBucketLimiter } from './rate-limit.js';
 import { createMarketplaceApp, createReleasesApp, MARKETPLACE_KEY_HEADER } from './releases/index.js';
+import { SHAPE_ENDPOINTS, SHAPE_SETS, ShapeController, type ShapeEndpoint, type ShapeSet } from './shapes/shapes.js';
 
 export { SIM_KEYS } from './monitoring/world-types.js';
 export type { SimStats, ClientStats } from './monitoring/http/stats.js';
 export { FaultController, type FaultSetView, type FaultTarget, type FaultUpdate } from './faults.js';
+export { SHAPE_ENDPOINTS, SHAPE_SETS, ShapeController, type ShapeEndpoint, type ShapeSet } from './shapes/shapes.js';
 
 export interface SimulatorOptions {
   /** 0 picks any free port. Default 8081. */
@@ -39,6 +41,13 @@ export interface SimulatorOptions {
   burst?: number;
   /** Send Retry-After on the monitoring API's 429. Default true. */
   retryAfter?: boolean;
+  /**
+   * Shape set of every body the seeds leave "not shown": `standard` (default) or `alt`, the
+   * same data in other legal envelopes and encodings (docs/simulator.md).
+   */
+  shapes?: ShapeSet;
+  /** Per-endpoint shape sets that override `shapes`, e.g. `{ websites: 'alt' }`. */
+  shapeOverrides?: Partial<Record<ShapeEndpoint, ShapeSet>>;
   clock?: Clock;
   /** Source of fault decisions, uniform in [0, 1). Default Math.random. */
   random?: () => number;
@@ -57,6 +66,8 @@ export interface RunningSimulator {
   readonly world: MonitoringWorld;
   readonly limiter: TokenBucketLimiter;
   readonly faults: FaultController;
+  /** The shape selection; switch it at run time with `set` (or `POST /_sim/shapes`). */
+  readonly shapes: ShapeController;
   stats(): SimStats;
   resetStats(): void;
   close(): Promise<void>;
@@ -73,7 +84,8 @@ export const SIMULATOR_DEFAULTS = {
   rateLimitPerMinute: 120,
   burst: 30,
   retryAfter: true,
-} as const;
+  shapes: 'standard',
+} as const satisfies Partial<SimulatorOptions>;
 
 /**
  * Starts the three simulated listeners: the Monitoring API (with `/_sim` control), the free
@@ -89,18 +101,26 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   for (const [name, port] of [['monitoringPort', o.monitoringPort], ['releasesPort', o.releasesPort], ['marketplacePort', o.marketplacePort]] as const) {
     if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new RangeError(`simulator ${name} must be an integer 0-65535, got ${port}`);
   }
+  if (!(SHAPE_SETS as readonly string[]).includes(o.shapes)) throw new RangeError(`simulator shapes must be one of ${SHAPE_SETS.join(', ')}, got ${String(o.shapes)}`);
+  for (const [endpoint, set] of Object.entries(options.shapeOverrides ?? {})) {
+    if (!(SHAPE_ENDPOINTS as readonly string[]).includes(endpoint) || !(SHAPE_SETS as readonly string[]).includes(set)) {
+      throw new RangeError(`simulator shapeOverrides: ${endpoint}=${String(set)} is not <${SHAPE_ENDPOINTS.join('|')}>=<${SHAPE_SETS.join('|')}>`);
+    }
+  }
   const clock = options.clock ?? systemClock;
   const world = createWorld({ seed: o.seed, hosts: o.hosts, websites: o.websites });
   const limiter = new TokenBucketLimiter({ clock, perMinute: o.rateLimitPerMinute, burst: o.burst });
   const faults = new FaultController({ clock, ...(options.random ? { random: options.random } : {}) });
   const stats = new StatsRecorder(clock);
+  const shapes = new ShapeController({ default: o.shapes, endpoints: { ...options.shapeOverrides } });
 
   const monitoringApp = createMonitoringApp({
     world,
     clock,
     limiter,
     retryAfter: o.retryAfter,
-    control: createControlRouter({ world, clock, faults, stats, limiter }),
+    shapes,
+    control: createControlRouter({ world, clock, faults, stats, limiter, shapes }),
     middleware: [
       stats.middleware('monitoring', (req) => monitoringClient(world, req)),
       faults.middleware('monitoring', { stormBody: () => ({ error: 'rate_limited', message: rateLimitMessage(limiter) }) }),
@@ -111,13 +131,13 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   releasesApp.disable('x-powered-by');
   releasesApp.use(stats.middleware('releases', (req) => req.ip ?? req.socket.remoteAddress ?? 'unknown'));
   releasesApp.use(faults.middleware('releases'));
-  releasesApp.use(createReleasesApp({ clock }));
+  releasesApp.use(createReleasesApp({ clock, shapes }));
 
   const marketplaceApp = express();
   marketplaceApp.disable('x-powered-by');
   marketplaceApp.use(stats.middleware('marketplace', marketplaceClient));
   marketplaceApp.use(faults.middleware('marketplace'));
-  marketplaceApp.use(createMarketplaceApp({ clock, key: SIM_KEYS.marketplace, unsubscribedKey: SIM_KEYS.marketplaceUnsubscribed }));
+  marketplaceApp.use(createMarketplaceApp({ clock, key: SIM_KEYS.marketplace, unsubscribedKey: SIM_KEYS.marketplaceUnsubscribed, shapes }));
 
   const servers: Server[] = [];
   const close = async (): Promise<void> => {
@@ -147,6 +167,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       world,
       limiter,
       faults,
+      shapes,
       stats: () => stats.snapshot(),
       resetStats: () => stats.reset(),
       close,

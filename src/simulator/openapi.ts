@@ -14,16 +14,30 @@ import {
   SimWebsiteList as WebsiteList,
   SimWebsiteSummary as WebsiteSummary,
 } from './monitoring/schemas.js';
+import {
+  AltAccountBody,
+  AltAlertRuleList,
+  AltComponentList,
+  AltLatestValue,
+  AltMetricCatalogue,
+  AltWebsiteCheck,
+  AltWebsiteCheckList,
+  AltWebsiteList,
+  AltWebsiteSummary,
+} from './shapes/alt-schemas.js';
+import { STANDARD_SHAPES, SHAPE_ENDPOINTS, type ShapeEndpoint, type ShapeSource } from './shapes/shapes.js';
 
 /**
  * The OpenAPI 3.1 description the simulator serves at `/api/v2/openapi.json`. Response
  * schemas come from the simulator's own zod schemas (`monitoring/schemas.ts`), which type
- * its answers; the parameter rules mirror `monitoring/http/params.ts`.
+ * its answers; the parameter rules mirror `monitoring/http/params.ts`. The response schema of
+ * each endpoint follows the shape set it answers with now (standard or alternative).
  */
 
 export interface OpenApiOptions {
   rateLimitPerMinute?: number;
   burst?: number;
+  shapes?: ShapeSource;
 }
 
 type Json = Record<string, unknown>;
@@ -43,14 +57,44 @@ const RESPONSE_SCHEMAS = {
   WebsiteCheckList,
   ErrorBody,
   PlanRequiredError: ErrorBody.extend({ upgrade_url: z.string() }),
+  AltAccount: AltAccountBody,
+  AltMetricCatalogue,
+  AltLatestValue,
+  AltComponentList,
+  AltAlertRuleList,
+  AltWebsiteList,
+  AltWebsiteSummary,
+  AltWebsiteCheckList,
+  WebsiteSummaryWithAltChecks: WebsiteSummary.extend({ recent_checks: z.array(AltWebsiteCheck).optional() }),
 } as const;
+
+type SchemaName = keyof typeof RESPONSE_SCHEMAS;
+
+/** The schema of an endpoint's 200 answer in the alternative set, by the shape endpoint it follows. */
+const ALT_SCHEMA: Readonly<Partial<Record<string, { endpoint: ShapeEndpoint; schema: SchemaName }>>> = {
+  '/account': { endpoint: 'account', schema: 'AltAccount' },
+  '/hosts/{uuid}/metrics': { endpoint: 'metrics', schema: 'AltMetricCatalogue' },
+  '/hosts/{uuid}/metrics/{name}/latest': { endpoint: 'latest', schema: 'AltLatestValue' },
+  '/hosts/{uuid}/components': { endpoint: 'components', schema: 'AltComponentList' },
+  '/alerts': { endpoint: 'alert-rules', schema: 'AltAlertRuleList' },
+  '/websites': { endpoint: 'websites', schema: 'AltWebsiteList' },
+  '/websites/{id}': { endpoint: 'website', schema: 'AltWebsiteSummary' },
+  '/websites/{id}/checks': { endpoint: 'checks', schema: 'AltWebsiteCheckList' },
+};
+
+function responseSchema(path: string, op: Operation, shapes: ShapeSource): SchemaName {
+  const alt = ALT_SCHEMA[path];
+  if (alt && shapes.of(alt.endpoint) === 'alt') return alt.schema;
+  if (path === '/websites/{id}' && shapes.of('checks') === 'alt') return 'WebsiteSummaryWithAltChecks';
+  return op.schema;
+}
 
 function jsonSchema(schema: z.ZodType): Json {
   const { $schema: _dialect, ...rest } = z.toJSONSchema(schema) as Json;
   return rest;
 }
 
-const ref = (name: keyof typeof RESPONSE_SCHEMAS): Json => ({ $ref: `#/components/schemas/${name}` });
+const ref = (name: SchemaName): Json => ({ $ref: `#/components/schemas/${name}` });
 const errorRef = (name: string): Json => ({ $ref: `#/components/responses/${name}` });
 
 const WINDOW_PATTERN = '^[1-9][0-9]*[mhdw]$';
@@ -180,9 +224,9 @@ function operationId(path: string): string {
   return `get${words.join('')}`;
 }
 
-function buildOperation(path: string, op: Operation): Json {
+function buildOperation(path: string, op: Operation, shapes: ShapeSource): Json {
   const responses: Json = {
-    '200': { description: op.summary, content: { 'application/json': { schema: ref(op.schema) } } },
+    '200': { description: op.summary, content: { 'application/json': { schema: ref(responseSchema(path, op, shapes)) } } },
   };
   if (op.badRequest) responses['400'] = errorRef('BadRequest');
   responses['401'] = errorRef('Unauthorized');
@@ -208,10 +252,11 @@ let cached: { key: string; doc: Json } | undefined;
 export function buildMonitoringOpenApi(options: OpenApiOptions = {}): Json {
   const perMinute = options.rateLimitPerMinute ?? 120;
   const burst = options.burst ?? 30;
-  const key = `${perMinute}/${burst}`;
+  const shapes = options.shapes ?? { of: () => STANDARD_SHAPES.default };
+  const key = `${perMinute}/${burst}/${SHAPE_ENDPOINTS.map((e) => shapes.of(e)).join(',')}`;
   if (cached?.key === key) return cached.doc;
 
-  const paths: Json = Object.fromEntries(Object.entries(OPERATIONS).map(([path, op]) => [path, buildOperation(path, op)]));
+  const paths: Json = Object.fromEntries(Object.entries(OPERATIONS).map(([path, op]) => [path, buildOperation(path, op, shapes)]));
   paths['/openapi.json'] = {
     get: {
       operationId: 'getOpenapiJson',

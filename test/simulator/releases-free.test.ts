@@ -9,6 +9,7 @@ import {
   SimVersionAnswer as VersionOnly,
 } from '../../src/simulator/releases/schemas.js';
 import { createMarketplaceApp, createReleasesApp, publishRelease, ReleaseStore } from '../../src/simulator/releases/index.js';
+import type { ShapeSource } from '../../src/simulator/shapes/shapes.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -34,7 +35,7 @@ function postJson(url: string, payload: unknown): Promise<{ status: number; body
   return getJson(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(payload) });
 }
 
-async function freeSim(options: { versionForm?: 'string' | 'object'; ratePerMinute?: number } = {}) {
+async function freeSim(options: { shapes?: ShapeSource; ratePerMinute?: number } = {}) {
   const clock = new FakeClock();
   const store = new ReleaseStore(clock);
   const stats: [string, number][] = [];
@@ -77,8 +78,8 @@ describe('§4 free public endpoint', () => {
     expect(await res.text()).toBe('"6.12"');
   });
 
-  it('§4 free: ?version returns {version} when the simulator is set to the object form', async () => {
-    const { base } = await freeSim({ versionForm: 'object' });
+  it('§4 free: ?version returns {version} in the alternative shape set', async () => {
+    const { base } = await freeSim({ shapes: { of: (endpoint) => (endpoint === 'free-version' ? 'alt' : 'standard') } });
     const { body } = await getJson(`${base}/nginx/nginx?version`);
     expect(body).toEqual({ version: '1.27.3' });
     expect(VersionOnly.safeParse(body).success).toBe(true);

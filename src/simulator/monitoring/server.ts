@@ -2,6 +2,17 @@ import express from 'express';
 import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
 import type { Clock } from '../../lib/clock.js';
 import { buildMonitoringOpenApi } from '../openapi.js';
+import {
+  altAccount,
+  altAlertRules,
+  altCheck,
+  altComponents,
+  altLatest,
+  altMetricCatalogue,
+  altWebsites,
+  altWebsiteSummary,
+} from '../shapes/monitoring-alt.js';
+import { STANDARD_SHAPES, type ShapeSource } from '../shapes/shapes.js';
 import type { TokenBucketLimiter } from '../rate-limit.js';
 import { AGENT_METRICS } from './catalogue.js';
 import { presentedKey } from './http/auth.js';
@@ -51,6 +62,8 @@ export interface MonitoringApiOptions {
   /** Send `Retry-After` (whole seconds until a token returns) on 429. Default true. */
   retryAfter?: boolean;
   upgradeUrl?: string;
+  /** Which shape each "not shown" body takes; all standard when absent. */
+  shapes?: ShapeSource;
 }
 
 export interface MonitoringAppOptions extends MonitoringApiOptions {
@@ -88,6 +101,9 @@ export function createMonitoringApi(options: MonitoringApiOptions): Router {
   const { world, clock, limiter } = options;
   const retryAfter = options.retryAfter ?? true;
   const upgradeUrl = options.upgradeUrl ?? DEFAULT_UPGRADE_URL;
+  const shapes = options.shapes ?? { of: () => STANDARD_SHAPES.default };
+  const alt = (endpoint: Parameters<ShapeSource['of']>[0]): boolean => shapes.of(endpoint) === 'alt';
+  const checkBody = (check: WebsiteCheck): unknown => (alt('checks') ? altCheck(check) : check);
   const router = express.Router({ caseSensitive: true, strict: true });
 
   // The seed's error table has no 405: a resource that does not exist for this method is not_found.
@@ -98,7 +114,7 @@ export function createMonitoringApi(options: MonitoringApiOptions): Router {
   });
 
   router.get('/openapi.json', (_req, res) => {
-    res.json(buildMonitoringOpenApi({ rateLimitPerMinute: limiter.perMinute, burst: limiter.burst }));
+    res.json(buildMonitoringOpenApi({ rateLimitPerMinute: limiter.perMinute, burst: limiter.burst, shapes }));
   });
 
   router.use((req, res, next) => {
@@ -132,7 +148,7 @@ export function createMonitoringApi(options: MonitoringApiOptions): Router {
       ...account.account(now),
       rate_limit: { requests_per_minute: limiter.perMinute, burst: limiter.burst, remaining: limiter.remaining(account.key) },
     };
-    res.json(body);
+    res.json(alt('account') ? altAccount(body) : body);
   });
 
   router.get('/hosts', (_req, res) => {
@@ -153,7 +169,7 @@ export function createMonitoringApi(options: MonitoringApiOptions): Router {
     const uuid = param(req, 'uuid');
     const metrics = account.metricCatalogue(uuid);
     if (!metrics) return hostNotFound(res);
-    res.json({ host_uuid: uuid, metrics } satisfies MetricCatalogue);
+    res.json(alt('metrics') ? altMetricCatalogue(metrics) : ({ host_uuid: uuid, metrics } satisfies MetricCatalogue));
   });
 
   router.get('/hosts/:uuid/metrics/series', (req, res) => {
@@ -198,12 +214,13 @@ export function createMonitoringApi(options: MonitoringApiOptions): Router {
       return sendError(res, 404, 'not_found', 'No metric of that name on this host');
     }
     const latest = host.allowed ? account.latest(uuid, name, now) : { timestampMs: null, value: null };
-    res.json({
+    const body: LatestValue = {
       host_uuid: uuid,
       name,
       timestamp: latest.timestampMs === null ? null : rfc3339Seconds(latest.timestampMs),
       value: latest.value,
-    } satisfies LatestValue);
+    };
+    res.json(alt('latest') ? altLatest(body) : body);
   });
 
   router.get('/hosts/:uuid/components', (req, res) => {
@@ -211,12 +228,14 @@ export function createMonitoringApi(options: MonitoringApiOptions): Router {
     const uuid = param(req, 'uuid');
     const components = account.components(uuid);
     if (!components) return hostNotFound(res);
+    if (alt('components')) return res.json(altComponents(account.componentRecords(uuid) ?? []));
     res.json({ host_uuid: uuid, components } satisfies ComponentList);
   });
 
   router.get('/alerts', (_req, res) => {
     const { account } = localsOf(res);
-    res.json({ rules: account.alertRules() } satisfies AlertRuleList);
+    const rules = account.alertRules();
+    res.json(alt('alert-rules') ? altAlertRules(rules) : ({ rules } satisfies AlertRuleList));
   });
 
   router.get('/alerts/recent', (req, res) => {
@@ -235,7 +254,7 @@ export function createMonitoringApi(options: MonitoringApiOptions): Router {
   router.get('/websites', (_req, res) => {
     const { account, now } = localsOf(res);
     const websites = account.websites(now);
-    res.json({ websites, total: websites.length } satisfies WebsiteList);
+    res.json(alt('websites') ? altWebsites(websites) : ({ websites, total: websites.length } satisfies WebsiteList));
   });
 
   router.get('/websites/:id', (req, res) => {
@@ -244,7 +263,8 @@ export function createMonitoringApi(options: MonitoringApiOptions): Router {
     if (!id.ok) return badRequest(res, id);
     const summary = account.websiteSummary(id.value, now);
     if (!summary) return websiteNotFound(res);
-    res.json(summary);
+    if (alt('website')) return res.json(altWebsiteSummary(summary, checkBody));
+    res.json(alt('checks') && summary.recent_checks ? { ...summary, recent_checks: summary.recent_checks.map(checkBody) } : summary);
   });
 
   router.get('/websites/:id/checks', (req, res) => {
@@ -271,14 +291,19 @@ export function createMonitoringApi(options: MonitoringApiOptions): Router {
       const from = now - window.value;
       const checks = oldestChecks(account, id.value, from, now, limit ?? CHECKS_DEFAULT_LIMIT_WITH_SINCE);
       const total = account.checkCount(id.value, from, now);
-      return res.json({ website_id: id.value, total, checks } satisfies WebsiteCheckList);
+      return res.json(checkList({ website_id: id.value, total, checks }));
     }
     const checks = newestChecks(account, id.value, earliest, now, limit ?? CHECKS_DEFAULT_COUNT);
     const total = account.checkCount(id.value, earliest, now);
-    res.json({ website_id: id.value, total, checks } satisfies WebsiteCheckList);
+    res.json(checkList({ website_id: id.value, total, checks }));
   });
 
   router.use((req, res) => sendError(res, 404, 'not_found', `No endpoint at ${API_PREFIX}${req.path}`));
+
+  /** The seed shows this envelope, so only the check items vary. */
+  function checkList(body: WebsiteCheckList): unknown {
+    return alt('checks') ? { ...body, checks: body.checks.map(checkBody) } : body;
+  }
 
   // Express calls a four-argument handler for errors thrown by routes.
   router.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {

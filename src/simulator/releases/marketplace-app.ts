@@ -3,6 +3,8 @@ import express from 'express';
 import type { Request, Response } from 'express';
 import type { Clock } from '../../lib/clock.js';
 import type { SimReleaseRecord as ReleaseRecord } from './schemas.js';
+import { marketplaceAssetsBody, marketplaceSourceBody, marketplaceVersionBody, releaseRecordBody } from '../shapes/releases-alt.js';
+import { STANDARD_SHAPES, type ShapeSource } from '../shapes/shapes.js';
 import { countResponses, jsonErrors, notFoundRoute, rateLimit, readMajor, readSingle, sendError, truncate } from './http.js';
 import { WindowRateLimiter } from './rate-limit.js';
 import { fullName, type ReleaseStore, sharedReleaseStore } from './store.js';
@@ -22,20 +24,22 @@ export interface MarketplaceAppOptions {
   unsubscribedKey?: string;
   /** Requests per minute per key (default 600). */
   ratePerMinute?: number;
+  /** Shapes of the JSON bodies the seed does not show; all standard when absent. */
+  shapes?: ShapeSource;
   /** Called once per response with `marketplace` (valid key) or `invalid-key`, and the status. */
   stats?: (label: string, status: number) => void;
   /** Defaults to the store shared by every app built on `clock`. */
   store?: ReleaseStore;
 }
 
-type Answer = (record: ReleaseRecord, res: Response) => void;
+type Answer = (record: ReleaseRecord, res: Response, shapes: ShapeSource) => void;
 
-/** What each endpoint sends for the latest release; JSON layouts are "not shown" in the seed. */
+/** What each endpoint sends for the latest release; JSON layouts are "not shown" in the seed (shapes/releases-alt.ts). */
 const ENDPOINTS: Readonly<Record<string, Answer>> = {
-  '/version': (r, res) => res.json({ version: r.version }),
-  '/source': (r, res) => res.json({ source: r.source_url ?? '' }),
-  '/assets': (r, res) => res.json({ assets: r.assets ?? [] }),
-  '/release': (r, res) => res.json(r),
+  '/version': (r, res, shapes) => res.json(marketplaceVersionBody(r, shapes.of('marketplace-version'))),
+  '/source': (r, res, shapes) => res.json(marketplaceSourceBody(r, shapes.of('marketplace-source'))),
+  '/assets': (r, res, shapes) => res.json(marketplaceAssetsBody(r, shapes.of('marketplace-assets'))),
+  '/release': (r, res, shapes) => res.json(releaseRecordBody(r, shapes.of('release-record'))),
   '/text/version': (r, res) => sendText(res, r.version),
   '/text/source': (r, res) => sendText(res, r.source_url ?? ''),
   '/text/assets': (r, res) => sendText(res, (r.assets ?? []).join('\n')),
@@ -51,6 +55,7 @@ export function createMarketplaceApp(options: MarketplaceAppOptions): express.Ex
   const { clock } = options;
   if (options.key === '') throw new Error('createMarketplaceApp: key must not be empty');
   const store = options.store ?? sharedReleaseStore(clock);
+  const shapes = options.shapes ?? { of: () => STANDARD_SHAPES.default };
   const limiter = new WindowRateLimiter(clock, options.ratePerMinute ?? MARKETPLACE_DEFAULT_RATE_PER_MINUTE);
   const keyDigest = digest(options.key);
   const unsubscribedDigest = options.unsubscribedKey ? digest(options.unsubscribedKey) : undefined;
@@ -109,7 +114,7 @@ export function createMarketplaceApp(options: MarketplaceAppOptions): express.Ex
         sendError(res, 'not_found', `${fullName(found)} has no release${line}`);
         return;
       }
-      answer(record, res);
+      answer(record, res, shapes);
     });
     app.all(path, (req, res) => {
       res.set('Allow', 'GET, HEAD');

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { Clock } from '../../../lib/clock.js';
 import { describeIssues, FAULT_TARGETS, parseFaultUpdate, type FaultController } from '../../faults.js';
 import type { TokenBucketLimiter } from '../../rate-limit.js';
+import { parseShapeOverrides, parseShapeSet, ShapeUpdate, type Parsed, type ShapeController } from '../../shapes/shapes.js';
 import type { MonitoringWorld } from '../world-types.js';
 import type { StatsRecorder } from './stats.js';
 
@@ -13,6 +14,7 @@ export interface ControlOptions {
   faults: FaultController;
   stats: StatsRecorder;
   limiter: TokenBucketLimiter;
+  shapes: ShapeController;
 }
 
 const HostChange = z.strictObject({
@@ -28,7 +30,7 @@ const ClearTarget = z.enum([...FAULT_TARGETS, 'all']);
  * appear or disappear. Mounted on the monitoring listener only; it controls all three.
  */
 export function createControlRouter(options: ControlOptions): Router {
-  const { world, clock, faults, stats, limiter } = options;
+  const { world, clock, faults, stats, limiter, shapes } = options;
   const router = express.Router();
   router.use(express.json({ limit: '64kb' }));
 
@@ -42,6 +44,9 @@ export function createControlRouter(options: ControlOptions): Router {
         'DELETE /_sim/faults[?target=monitoring|releases|marketplace|all]',
         'POST /_sim/hosts {account, add?, remove?}',
         'POST /_sim/rate-limit/reset',
+        'GET /_sim/shapes',
+        'POST /_sim/shapes {default?, endpoints?: {<endpoint>: standard|alt}} or ?default=alt&websites=standard',
+        'DELETE /_sim/shapes',
       ],
     });
   });
@@ -86,6 +91,22 @@ export function createControlRouter(options: ControlOptions): Router {
     res.json(faults.view());
   });
 
+  router.get('/shapes', (_req, res) => {
+    res.json(shapes.view());
+  });
+
+  router.post('/shapes', (req, res) => {
+    const parsed = parseShapeRequest(req.query, req.body);
+    if (!parsed.ok) return badRequest(res, parsed.message);
+    shapes.set(parsed.value);
+    res.json(shapes.view());
+  });
+
+  router.delete('/shapes', (_req, res) => {
+    shapes.reset();
+    res.json(shapes.view());
+  });
+
   router.post('/hosts', (req, res) => {
     const input: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(req.query)) {
@@ -116,6 +137,33 @@ export function createControlRouter(options: ControlOptions): Router {
   });
 
   return router;
+}
+
+/**
+ * A shape change from a JSON body (`{default, endpoints}`) or a query string (`default=alt`,
+ * `<endpoint>=<set>`); the body wins where both name something.
+ */
+function parseShapeRequest(query: Record<string, unknown>, body: unknown): Parsed<ShapeUpdate> {
+  const update: { default?: ShapeUpdate['default']; endpoints: NonNullable<ShapeUpdate['endpoints']> } = { endpoints: {} };
+  for (const [key, raw] of Object.entries(query)) {
+    if (typeof raw !== 'string') return { ok: false, message: `shape field '${key}' must be given once` };
+    if (key === 'default') {
+      const set = parseShapeSet("'default'", raw);
+      if (!set.ok) return set;
+      update.default = set.value;
+    } else {
+      const override = parseShapeOverrides([`${key}=${raw}`]);
+      if (!override.ok) return override;
+      Object.assign(update.endpoints, override.value);
+    }
+  }
+  if (body !== undefined && body !== null && !(typeof body === 'object' && Object.keys(body).length === 0)) {
+    const parsed = ShapeUpdate.safeParse(body);
+    if (!parsed.success) return { ok: false, message: `invalid shape settings: ${describeIssues(parsed.error)}` };
+    if (parsed.data.default) update.default = parsed.data.default;
+    Object.assign(update.endpoints, parsed.data.endpoints);
+  }
+  return { ok: true, value: update };
 }
 
 function badRequest(res: Response, message: string): void {
