@@ -10,12 +10,14 @@ import { createControlRouter } from './monitoring/http/control.js';
 import { StatsRecorder, type SimStats } from './monitoring/http/stats.js';
 import { API_PREFIX, createMonitoringApp, rateLimitMessage } from './monitoring/server.js';
 import { createWorld } from './monitoring/world.js';
+import { lateDataSettings, type DeltaTruth, type LateDataSettings, type TruthQuery } from './monitoring/late-data.js';
 import { SIM_KEYS, type MonitoringWorld } from './monitoring/world-types.js';
 import { TokenBucketLimiter } from './rate-limit.js';
 import { createMarketplaceApp, createReleasesApp, MARKETPLACE_KEY_HEADER } from './releases/index.js';
 import { SHAPE_ENDPOINTS, SHAPE_SETS, ShapeController, type ShapeEndpoint, type ShapeSet } from './shapes/shapes.js';
 
 export { SIM_KEYS } from './monitoring/world-types.js';
+export { LATE_DATA_DEFAULTS, type DeltaTruth, type LateDataSettings, type TruthQuery } from './monitoring/late-data.js';
 export type { SimStats, ClientStats } from './monitoring/http/stats.js';
 export { FaultController, type FaultSetView, type FaultTarget, type FaultUpdate } from './faults.js';
 export { SHAPE_ENDPOINTS, SHAPE_SETS, ShapeController, type ShapeEndpoint, type ShapeSet } from './shapes/shapes.js';
@@ -48,6 +50,11 @@ export interface SimulatorOptions {
   shapes?: ShapeSet;
   /** Per-endpoint shape sets that override `shapes`, e.g. `{ websites: 'alt' }`. */
   shapeOverrides?: Partial<Record<ShapeEndpoint, ShapeSet>>;
+  /**
+   * Late data: a share of minutes arrive up to 2 hours late, a share never. `true` takes
+   * the defaults (`LATE_DATA_DEFAULTS`); an object sets any of them. Off when absent.
+   */
+  lateData?: boolean | Partial<LateDataSettings>;
   clock?: Clock;
   /** Source of fault decisions, uniform in [0, 1). Default Math.random. */
   random?: () => number;
@@ -68,6 +75,15 @@ export interface RunningSimulator {
   readonly faults: FaultController;
   /** The shape selection; switch it at run time with `set` (or `POST /_sim/shapes`). */
   readonly shapes: ShapeController;
+  /** The late-data settings, or undefined when the mode is off. */
+  readonly lateData: LateDataSettings | undefined;
+  /**
+   * Ground truth for a delta metric (also `GET /_sim/truth`): the sum of what the agent of
+   * `hostUuid` in the account of `key` eventually reports for the minutes starting in
+   * [fromMs, toMs), without the minutes that never arrive, and `completeAtMs`, when the last
+   * of them arrives. Independent of the time now. @throws Error naming what is unknown
+   */
+  truth(query: TruthQuery & { key: string }): DeltaTruth;
   stats(): SimStats;
   resetStats(): void;
   close(): Promise<void>;
@@ -108,7 +124,13 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     }
   }
   const clock = options.clock ?? systemClock;
-  const world = createWorld({ seed: o.seed, hosts: o.hosts, websites: o.websites });
+  const lateData = options.lateData ? lateDataSettings(options.lateData === true ? {} : options.lateData) : undefined;
+  const world = createWorld({ seed: o.seed, hosts: o.hosts, websites: o.websites, ...(lateData ? { lateData } : {}) });
+  const truth = (query: TruthQuery & { key: string }): DeltaTruth => {
+    const account = world.accountByKey(query.key);
+    if (!account) throw new Error('truth: no simulated account has that key');
+    return account.deltaTruth(query);
+  };
   const limiter = new TokenBucketLimiter({ clock, perMinute: o.rateLimitPerMinute, burst: o.burst });
   const faults = new FaultController({ clock, ...(options.random ? { random: options.random } : {}) });
   const stats = new StatsRecorder(clock);
@@ -120,7 +142,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     limiter,
     retryAfter: o.retryAfter,
     shapes,
-    control: createControlRouter({ world, clock, faults, stats, limiter, shapes }),
+    control: createControlRouter({ world, clock, faults, stats, limiter, shapes, lateData }),
     middleware: [
       stats.middleware('monitoring', (req) => monitoringClient(world, req)),
       faults.middleware('monitoring', { stormBody: () => ({ error: 'rate_limited', message: rateLimitMessage(limiter) }) }),
@@ -168,6 +190,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       limiter,
       faults,
       shapes,
+      lateData,
+      truth,
       stats: () => stats.snapshot(),
       resetStats: () => stats.reset(),
       close,

@@ -8,6 +8,7 @@ import type {
   SimWebsiteCheck as WebsiteCheck,
   SimWebsiteSummary as WebsiteSummary,
 } from './schemas.js';
+import type { DeltaTruth, LateDataSettings, TruthQuery } from './late-data.js';
 import type { ComponentRecord } from './world/components.js';
 
 /**
@@ -25,6 +26,8 @@ export interface WorldOptions {
   hosts: number;
   /** Websites per account. */
   websites: number;
+  /** Late arrivals and permanent gaps on top of the ordinary ingest delay; off when absent. */
+  lateData?: LateDataSettings;
 }
 
 export interface SimAccount {
@@ -46,6 +49,12 @@ export interface SimAccount {
    * ingested, gaps). Gauges are the bucket mean, counters the sum of per-minute deltas.
    */
   pointValue(uuid: string, name: string, bucketStartMs: number, intervalS: number, nowMs: number): number | null;
+  /**
+   * What the agent eventually reports for a delta metric over [fromMs, toMs): the sum of the
+   * minutes that arrive, and when the last of them does. @throws Error for an unknown host,
+   * a name the host does not list, or a gauge
+   */
+  deltaTruth(query: TruthQuery): DeltaTruth;
   /** Newest non-null one-minute point at `nowMs`, or nulls when none exists within retention. */
   latest(uuid: string, name: string, nowMs: number): { timestampMs: number | null; value: number | null };
   /** Standard component bodies; undefined for an unknown host. */

@@ -1,4 +1,5 @@
 import { agentMetric } from './catalogue.js';
+import type { DeltaTruth, LateDataSettings, TruthQuery } from './late-data.js';
 import type {
   SimAccountBody as Account,
   SimAlertEvent as AlertEvent,
@@ -13,7 +14,7 @@ import { createRules, recentEvents, type EventSources, type RuleProfile } from '
 import { componentBody, type ComponentRecord } from './world/components.js';
 import { hashString } from './world/hash.js';
 import { createHostProfile, hostBody, hostRecord, type HostRecord } from './world/hosts.js';
-import { bucketValue, latestValue, type SeriesQuery } from './world/series.js';
+import { bucketValue, latestValue, minuteTruth, type SeriesQuery } from './world/series.js';
 import { hostSignal } from './world/signals.js';
 import {
   buildChecks,
@@ -93,6 +94,7 @@ class SimulatedAccount implements SimAccount {
   private readonly siteById: Map<number, SiteProfile>;
   private readonly rules: RuleProfile[];
   private readonly events: EventSources;
+  private readonly late: LateDataSettings | undefined;
 
   constructor(
     private readonly definition: AccountDefinition,
@@ -105,6 +107,7 @@ class SimulatedAccount implements SimAccount {
     this.plan = definition.plan;
     this.retentionDays = definition.retentionDays;
     this.limit = initialHostLimit(options.hosts);
+    this.late = options.lateData;
 
     const profiles = Array.from({ length: options.hosts }, () => this.newProfile());
     const newestFirst = [...profiles].sort((a, b) => b.createdAtMs - a.createdAtMs || b.index - a.index);
@@ -137,6 +140,7 @@ class SimulatedAccount implements SimAccount {
       index: this.nextHostIndex++,
       hostnameCounters: this.hostnameCounters,
       ...(createdAtMs === undefined ? {} : { createdAtMs }),
+      ...(this.late ? { late: this.late } : {}),
     });
   }
 
@@ -199,6 +203,16 @@ class SimulatedAccount implements SimAccount {
   pointValue(uuid: string, name: string, bucketStartMs: number, intervalS: number, nowMs: number): number | null {
     const query = this.seriesQuery(uuid, name);
     return query ? bucketValue(query, bucketStartMs, intervalS, nowMs) : null;
+  }
+
+  deltaTruth(query: TruthQuery): DeltaTruth {
+    const record = this.byUuid.get(query.hostUuid);
+    if (!record) throw new Error(`no host ${query.hostUuid} in account ${this.plan}`);
+    const entry = agentMetric(query.metric);
+    if (!entry || !hostSignal(record.profile, query.metric)) throw new Error(`host ${query.hostUuid} reports no metric ${query.metric}`);
+    if (entry.kind !== 'delta') throw new Error(`${query.metric} is a gauge: a sum over time is only defined for delta metrics`);
+    if (!record.allowed) return { sum: 0, points: 0, missing: 0, pending: 0, completeAtMs: null, ...(query.detail ? { minutes: [] } : {}) };
+    return minuteTruth(record.profile, hostSignal(record.profile, query.metric)!, query);
   }
 
   latest(uuid: string, name: string, nowMs: number): { timestampMs: number | null; value: number | null } {

@@ -1,3 +1,4 @@
+import type { LateDataSettings } from '../late-data.js';
 import { AGENT_METRICS, SERVER_KIND_COMPONENTS, type AgentComponent as CatalogueComponent } from '../catalogue.js';
 import type { SimHost as Host } from '../schemas.js';
 import { componentRecords, type ComponentRecord } from './components.js';
@@ -79,9 +80,11 @@ export interface HostSeed {
   readonly createdAtMs?: number;
   /** Per-prefix counters of the account, so hostnames stay unique. */
   readonly hostnameCounters: Map<string, number>;
+  /** The late-data mode's settings, when it is on. */
+  readonly late?: LateDataSettings;
 }
 
-export function createHostProfile({ seed, accountSlot, index, createdAtMs, hostnameCounters }: HostSeed): HostProfile {
+export function createHostProfile({ seed, accountSlot, index, createdAtMs, hostnameCounters, late }: HostSeed): HostProfile {
   const key = hash3(seed, accountSlot, index);
   const h = (salt: number): number => hash4(seed, accountSlot, index, salt);
   const role = weighted(h(1), ROLES);
@@ -117,6 +120,7 @@ export function createHostProfile({ seed, accountSlot, index, createdAtMs, hostn
     behaviour,
     lagMs: 30_000 + Math.floor(unit(h(11)) * 70_000),
     firstMinute: Math.ceil(created / MINUTE_MS),
+    ...(late ? { late } : {}),
     index,
     uuid: hex32(seed, accountSlot, index),
     hostname,
