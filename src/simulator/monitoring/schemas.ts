@@ -62,24 +62,18 @@ export const SimSeriesResponse = z.object({
 });
 export type SimSeriesResponse = z.infer<typeof SimSeriesResponse>;
 
+const alertEventFields = {
+  id: z.number().int(),
+  source_id: z.number().int(),
+  source_name: z.string(),
+  message: z.string(),
+  occurred_at: UtcTimestamp,
+};
+
+/** `host_uuid` is present only when the type is `host_alert` (§2). */
 export const SimAlertEvent = z.discriminatedUnion('type', [
-  z.object({
-    type: z.literal('host_alert'),
-    id: z.number().int(),
-    source_id: z.number().int(),
-    source_name: z.string(),
-    host_uuid: HostUuid,
-    message: z.string(),
-    occurred_at: UtcTimestamp,
-  }),
-  z.object({
-    type: z.literal('website_down'),
-    id: z.number().int(),
-    source_id: z.number().int(),
-    source_name: z.string(),
-    message: z.string(),
-    occurred_at: UtcTimestamp,
-  }),
+  z.object({ type: z.literal('host_alert'), ...alertEventFields, host_uuid: HostUuid }),
+  z.object({ type: z.literal('website_down'), ...alertEventFields }),
 ]);
 export type SimAlertEvent = z.infer<typeof SimAlertEvent>;
 
