@@ -170,6 +170,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       `  business:    ${sim.keys.business}`,
       `  starter:     ${sim.keys.starter} (answers 403 plan_required)`,
       `  marketplace: ${sim.keys.marketplace} (X-RapidAPI-Key)`,
+      `  marketplace, not subscribed: ${sim.keys.marketplaceUnsubscribed} (answers 403 not_subscribed)`,
       `Shapes: ${describeShapes(sim.shapes.selected())}`,
       `Late data: ${sim.lateData ? `${sim.lateData.lateShare} of minutes up to ${sim.lateData.maxLatenessMinutes} min late, ${sim.lateData.neverShare} never (truth: ${sim.adminUrl}/truth)` : 'off'}`,
       '',
