@@ -75,6 +75,14 @@ beforeAll(async () => {
     base_url: ${simulator.monitoringBaseUrl}
     api_key_env: GOLDEN_KEY
     tag_labels: [env, role]
+    # Per-device names (system.io.iops_r|sda) wait for their labelled families (issue 10);
+    # until then they would map to one undocumented gauge per device. Patterns may not hold
+    # "|", so each one matches a per-device name by needing more characters than its total.
+    metrics:
+      exclude: ["system.io.iops_??*", "system.io.kbs_??*", "system.io.wait_??*", "system.net.bytes_rcvd?*", "system.net.bytes_sent?*",
+        "system.net.packets_in.count?*", "system.net.packets_out.count?*", "system.net.drops_in.count?*", "system.net.drops_out.count?*",
+        "system.net.packets_in.error?*", "system.net.packets_out.error?*",
+        "system.disk.total?*", "system.disk.used?*", "system.disk.free?*", "system.disk.in_use?*"]
 releases:
   mode: marketplace
   marketplace_base_url: ${simulator.marketplaceBaseUrl}
