@@ -144,12 +144,12 @@ describe('Monitoring API: every "not shown" body in both shape sets', () => {
     expect({ id: a.id, name: a.name, plan: a.plan, limits: a.limits, usage: a.usage }).toEqual({ id: s.id, name: s.name, plan: s.plan, limits: s.limits, usage: s.usage });
   });
 
-  it('/hosts/{uuid}/metrics: the groups as a list under data, the same names', async () => {
+  it('/hosts/{uuid}/metrics: the groups as a list under items, the same names', async () => {
     const { standard, alt } = await monitoring(`/hosts/${host.uuid}/metrics`, 'metrics');
     const s = checked(SimMetricCatalogue, standard, 'standard catalogue');
     const a = checked(AltMetricCatalogue, alt, 'alt catalogue');
     expect(alt).not.toEqual(standard);
-    expect(Object.fromEntries(a.data.map((g) => [g.component, g.metrics]))).toEqual(s.metrics);
+    expect(Object.fromEntries(a.items.map((g) => [g.component, g.metrics]))).toEqual(s.metrics);
     expect(JSON.stringify(alt)).not.toContain(host.uuid);
   });
 

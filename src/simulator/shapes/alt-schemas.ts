@@ -27,7 +27,7 @@ export const AltAccountBody = z.object({
 });
 
 export const AltMetricCatalogue = z.object({
-  data: z.array(z.looseObject({ component: z.string(), metrics: z.array(MetricName) })),
+  items: z.array(z.looseObject({ component: z.string(), metrics: z.array(MetricName) })),
 });
 
 export const AltLatestValue = z.object({

@@ -40,9 +40,9 @@ export function altAccount(body: SimAccountBody): unknown {
   };
 }
 
-/** `{data: [{component, metrics: [names]}]}`: the groups as a list instead of a map. */
+/** `{items: [{component, metrics: [names]}]}`: the groups as a list instead of a map. */
 export function altMetricCatalogue(metrics: Readonly<Record<string, readonly string[]>>): unknown {
-  return { data: Object.entries(metrics).map(([component, names]) => ({ component, metrics: [...names] })) };
+  return { items: Object.entries(metrics).map(([component, names]) => ({ component, metrics: [...names] })) };
 }
 
 /** `{data: {timestamp, value}}`: the host and the name are in the path. */
