@@ -11,7 +11,7 @@
  */
 import { parseArgs } from 'node:util';
 import type { RunningSimulator } from '../src/simulator/index.js';
-import { passThroughGate } from '../src/upstream/http/test-server.js';
+import { passThroughGate } from '../test/support/test-server.js';
 import { UndiciTransport } from '../src/upstream/http/transport.js';
 import { MonitoringClient } from '../src/upstream/monitoring/client.js';
 import {

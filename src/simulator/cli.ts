@@ -1,7 +1,9 @@
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { SIMULATOR_DEFAULTS, startSimulator, type SimulatorOptions } from './index.js';
+import { SIMULATOR_DEFAULTS, startSimulator, type RunningSimulator, type SimulatorOptions } from './index.js';
+import { LATE_DATA_DEFAULTS, lateDataSettings, MAX_LATENESS_MINUTES, type LateDataSettings } from './monitoring/late-data.js';
+import { parseShapeOverrides, parseShapeSet, SHAPE_ENDPOINTS } from './shapes/shapes.js';
 
 export const USAGE = `Usage: npm run simulator -- [flags]
 
@@ -18,6 +20,15 @@ marketplace endpoints until SIGINT or SIGTERM.
   --rate-limit N         Monitoring requests per minute per API key (default ${SIMULATOR_DEFAULTS.rateLimitPerMinute})
   --burst N              Monitoring burst per API key (default ${SIMULATOR_DEFAULTS.burst})
   --no-retry-after       Send no Retry-After header on the monitoring API's 429
+  --shapes SET           Shape set of the bodies the seeds leave "not shown": standard
+                         (default) or alt, the same data in other legal layouts
+  --shape ENDPOINT=SET   Override one endpoint's shape set (repeatable, or comma-separated):
+                         ${SHAPE_ENDPOINTS.join(', ')}
+  --late-data            Late data: a share of minutes arrive late, a share never
+                         (ground truth: GET /_sim/truth); the tunables below imply it
+  --late-share X         Share of minutes that arrive late, 0-1 (default ${LATE_DATA_DEFAULTS.lateShare})
+  --late-max-minutes N   Longest lateness in minutes, 1-${MAX_LATENESS_MINUTES} (default ${LATE_DATA_DEFAULTS.maxLatenessMinutes})
+  --late-never X         Share of minutes that never arrive, 0-1 (default ${LATE_DATA_DEFAULTS.neverShare})
   --help                 Show this text
 `;
 
@@ -35,7 +46,7 @@ const INTEGER_FLAGS = {
 
 /** Reads the command line; every bad value is an error naming its flag. */
 export function parseCliArgs(argv: readonly string[]): CliParse {
-  let values: Record<string, string | boolean | undefined>;
+  let values: Record<string, string | boolean | string[] | undefined>;
   try {
     ({ values } = parseArgs({
       args: [...argv],
@@ -52,6 +63,12 @@ export function parseCliArgs(argv: readonly string[]): CliParse {
         'rate-limit': { type: 'string' },
         burst: { type: 'string' },
         'no-retry-after': { type: 'boolean' },
+        shapes: { type: 'string' },
+        shape: { type: 'string', multiple: true },
+        'late-data': { type: 'boolean' },
+        'late-share': { type: 'string' },
+        'late-max-minutes': { type: 'string' },
+        'late-never': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -78,7 +95,49 @@ export function parseCliArgs(argv: readonly string[]): CliParse {
     options.seed = values.seed;
   }
   if (values['no-retry-after']) options.retryAfter = false;
+  if (typeof values.shapes === 'string') {
+    const set = parseShapeSet('--shapes', values.shapes);
+    if (!set.ok) return { kind: 'error', message: set.message };
+    options.shapes = set.value;
+  }
+  if (Array.isArray(values.shape)) {
+    const overrides = parseShapeOverrides(values.shape);
+    if (!overrides.ok) return { kind: 'error', message: `--shape: ${overrides.message}` };
+    options.shapeOverrides = overrides.value;
+  }
+  const late = parseLateFlags(values);
+  if (!late.ok) return { kind: 'error', message: late.message };
+  if (late.value) options.lateData = late.value;
   return { kind: 'run', options };
+}
+
+function parseLateFlags(values: Record<string, unknown>): { ok: true; value: Partial<LateDataSettings> | true | undefined } | { ok: false; message: string } {
+  const settings: { -readonly [K in keyof LateDataSettings]?: LateDataSettings[K] } = {};
+  const share = (flag: string, key: 'lateShare' | 'neverShare'): string | undefined => {
+    const raw = values[flag];
+    if (typeof raw !== 'string') return undefined;
+    if (!/^(0(\.\d+)?|1(\.0+)?)$/.test(raw)) return `--${flag} must be a share from 0 to 1; got '${raw}'`;
+    settings[key] = Number(raw);
+    return undefined;
+  };
+  const problem = share('late-share', 'lateShare') ?? share('late-never', 'neverShare');
+  if (problem) return { ok: false, message: problem };
+  const max = values['late-max-minutes'];
+  if (typeof max === 'string') {
+    if (!/^[0-9]+$/.test(max) || Number(max) < 1 || Number(max) > MAX_LATENESS_MINUTES) {
+      return { ok: false, message: `--late-max-minutes must be an integer from 1 to ${MAX_LATENESS_MINUTES}; got '${max}'` };
+    }
+    settings.maxLatenessMinutes = Number(max);
+  }
+  if (Object.keys(settings).length > 0) {
+    try {
+      lateDataSettings(settings);
+    } catch (error) {
+      return { ok: false, message: error instanceof Error ? error.message : String(error) };
+    }
+    return { ok: true, value: settings };
+  }
+  return { ok: true, value: values['late-data'] ? true : undefined };
 }
 
 export async function main(argv: readonly string[]): Promise<number> {
@@ -111,6 +170,9 @@ export async function main(argv: readonly string[]): Promise<number> {
       `  business:    ${sim.keys.business}`,
       `  starter:     ${sim.keys.starter} (answers 403 plan_required)`,
       `  marketplace: ${sim.keys.marketplace} (X-RapidAPI-Key)`,
+      `  marketplace, not subscribed: ${sim.keys.marketplaceUnsubscribed} (answers 403 not_subscribed)`,
+      `Shapes: ${describeShapes(sim.shapes.selected())}`,
+      `Late data: ${sim.lateData ? `${sim.lateData.lateShare} of minutes up to ${sim.lateData.maxLatenessMinutes} min late, ${sim.lateData.neverShare} never (truth: ${sim.adminUrl}/truth)` : 'off'}`,
       '',
     ].join('\n'),
   );
@@ -125,6 +187,11 @@ export async function main(argv: readonly string[]): Promise<number> {
   });
   await running.close();
   return 0;
+}
+
+function describeShapes(selection: ReturnType<RunningSimulator['shapes']['selected']>): string {
+  const overrides = Object.entries(selection.endpoints).map(([endpoint, set]) => `${endpoint}=${set}`);
+  return overrides.length === 0 ? selection.default : `${selection.default}, except ${overrides.join(', ')}`;
 }
 
 function isEntryPoint(): boolean {

@@ -1,8 +1,8 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { z } from 'zod';
 import type { Clock, TimerHandle } from '../lib/clock.js';
-import * as monitoringSchemas from '../upstream/monitoring/schemas.js';
-import * as releaseSchemas from '../upstream/releases/schemas.js';
+import * as monitoringSchemas from './monitoring/schemas.js';
+import * as releaseSchemas from './releases/schemas.js';
 
 /**
  * Run-time fault injection shared by the three simulator listeners. One controller holds
@@ -421,8 +421,8 @@ function retypeFirstLeaf(value: unknown): { value: unknown; done: boolean } {
 
 /**
  * Field names that are optional in every response schema where they occur, so dropping
- * them anywhere is a legal-but-unusual answer, not a broken one. Derived from the shared
- * zod schemas through their JSON Schema form.
+ * them anywhere is a legal-but-unusual answer, not a broken one. Derived from the
+ * simulator's own zod schemas through their JSON Schema form.
  */
 export const OPTIONAL_FIELD_NAMES: ReadonlySet<string> = computeOptionalFieldNames();
 

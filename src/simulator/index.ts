@@ -10,13 +10,17 @@ import { createControlRouter } from './monitoring/http/control.js';
 import { StatsRecorder, type SimStats } from './monitoring/http/stats.js';
 import { API_PREFIX, createMonitoringApp, rateLimitMessage } from './monitoring/server.js';
 import { createWorld } from './monitoring/world.js';
+import { lateDataSettings, type DeltaTruth, type LateDataSettings, type TruthQuery } from './monitoring/late-data.js';
 import { SIM_KEYS, type MonitoringWorld } from './monitoring/world-types.js';
 import { TokenBucketLimiter } from './rate-limit.js';
 import { createMarketplaceApp, createReleasesApp, MARKETPLACE_KEY_HEADER } from './releases/index.js';
+import { SHAPE_ENDPOINTS, SHAPE_SETS, ShapeController, type ShapeEndpoint, type ShapeSet } from './shapes/shapes.js';
 
 export { SIM_KEYS } from './monitoring/world-types.js';
+export { LATE_DATA_DEFAULTS, type DeltaTruth, type LateDataSettings, type TruthQuery } from './monitoring/late-data.js';
 export type { SimStats, ClientStats } from './monitoring/http/stats.js';
 export { FaultController, type FaultSetView, type FaultTarget, type FaultUpdate } from './faults.js';
+export { SHAPE_ENDPOINTS, SHAPE_SETS, ShapeController, type ShapeEndpoint, type ShapeSet } from './shapes/shapes.js';
 
 export interface SimulatorOptions {
   /** 0 picks any free port. Default 8081. */
@@ -39,6 +43,18 @@ export interface SimulatorOptions {
   burst?: number;
   /** Send Retry-After on the monitoring API's 429. Default true. */
   retryAfter?: boolean;
+  /**
+   * Shape set of every body the seeds leave "not shown": `standard` (default) or `alt`, the
+   * same data in other legal envelopes and encodings (docs/simulator.md).
+   */
+  shapes?: ShapeSet;
+  /** Per-endpoint shape sets that override `shapes`, e.g. `{ websites: 'alt' }`. */
+  shapeOverrides?: Partial<Record<ShapeEndpoint, ShapeSet>>;
+  /**
+   * Late data: a share of minutes arrive up to 2 hours late, a share never. `true` takes
+   * the defaults (`LATE_DATA_DEFAULTS`); an object sets any of them. Off when absent.
+   */
+  lateData?: boolean | Partial<LateDataSettings>;
   clock?: Clock;
   /** Source of fault decisions, uniform in [0, 1). Default Math.random. */
   random?: () => number;
@@ -57,6 +73,17 @@ export interface RunningSimulator {
   readonly world: MonitoringWorld;
   readonly limiter: TokenBucketLimiter;
   readonly faults: FaultController;
+  /** The shape selection; switch it at run time with `set` (or `POST /_sim/shapes`). */
+  readonly shapes: ShapeController;
+  /** The late-data settings, or undefined when the mode is off. */
+  readonly lateData: LateDataSettings | undefined;
+  /**
+   * Ground truth for a delta metric (also `GET /_sim/truth`): the sum of what the agent of
+   * `hostUuid` in the account of `key` eventually reports for the minutes starting in
+   * [fromMs, toMs), without the minutes that never arrive, and `completeAtMs`, when the last
+   * of them arrives. Independent of the time now. @throws Error naming what is unknown
+   */
+  truth(query: TruthQuery & { key: string }): DeltaTruth;
   stats(): SimStats;
   resetStats(): void;
   close(): Promise<void>;
@@ -73,7 +100,8 @@ export const SIMULATOR_DEFAULTS = {
   rateLimitPerMinute: 120,
   burst: 30,
   retryAfter: true,
-} as const;
+  shapes: 'standard',
+} as const satisfies Partial<SimulatorOptions>;
 
 /**
  * Starts the three simulated listeners: the Monitoring API (with `/_sim` control), the free
@@ -89,18 +117,32 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   for (const [name, port] of [['monitoringPort', o.monitoringPort], ['releasesPort', o.releasesPort], ['marketplacePort', o.marketplacePort]] as const) {
     if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new RangeError(`simulator ${name} must be an integer 0-65535, got ${port}`);
   }
+  if (!(SHAPE_SETS as readonly string[]).includes(o.shapes)) throw new RangeError(`simulator shapes must be one of ${SHAPE_SETS.join(', ')}, got ${String(o.shapes)}`);
+  for (const [endpoint, set] of Object.entries(options.shapeOverrides ?? {})) {
+    if (!(SHAPE_ENDPOINTS as readonly string[]).includes(endpoint) || !(SHAPE_SETS as readonly string[]).includes(set)) {
+      throw new RangeError(`simulator shapeOverrides: ${endpoint}=${String(set)} is not <${SHAPE_ENDPOINTS.join('|')}>=<${SHAPE_SETS.join('|')}>`);
+    }
+  }
   const clock = options.clock ?? systemClock;
-  const world = createWorld({ seed: o.seed, hosts: o.hosts, websites: o.websites });
+  const lateData = options.lateData ? lateDataSettings(options.lateData === true ? {} : options.lateData) : undefined;
+  const world = createWorld({ seed: o.seed, hosts: o.hosts, websites: o.websites, ...(lateData ? { lateData } : {}) });
+  const truth = (query: TruthQuery & { key: string }): DeltaTruth => {
+    const account = world.accountByKey(query.key);
+    if (!account) throw new Error('truth: no simulated account has that key');
+    return account.deltaTruth(query);
+  };
   const limiter = new TokenBucketLimiter({ clock, perMinute: o.rateLimitPerMinute, burst: o.burst });
   const faults = new FaultController({ clock, ...(options.random ? { random: options.random } : {}) });
   const stats = new StatsRecorder(clock);
+  const shapes = new ShapeController({ default: o.shapes, endpoints: { ...options.shapeOverrides } });
 
   const monitoringApp = createMonitoringApp({
     world,
     clock,
     limiter,
     retryAfter: o.retryAfter,
-    control: createControlRouter({ world, clock, faults, stats, limiter }),
+    shapes,
+    control: createControlRouter({ world, clock, faults, stats, limiter, shapes, lateData }),
     middleware: [
       stats.middleware('monitoring', (req) => monitoringClient(world, req)),
       faults.middleware('monitoring', { stormBody: () => ({ error: 'rate_limited', message: rateLimitMessage(limiter) }) }),
@@ -111,13 +153,13 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   releasesApp.disable('x-powered-by');
   releasesApp.use(stats.middleware('releases', (req) => req.ip ?? req.socket.remoteAddress ?? 'unknown'));
   releasesApp.use(faults.middleware('releases'));
-  releasesApp.use(createReleasesApp({ clock }));
+  releasesApp.use(createReleasesApp({ clock, shapes }));
 
   const marketplaceApp = express();
   marketplaceApp.disable('x-powered-by');
   marketplaceApp.use(stats.middleware('marketplace', marketplaceClient));
   marketplaceApp.use(faults.middleware('marketplace'));
-  marketplaceApp.use(createMarketplaceApp({ clock, key: SIM_KEYS.marketplace }));
+  marketplaceApp.use(createMarketplaceApp({ clock, key: SIM_KEYS.marketplace, unsubscribedKey: SIM_KEYS.marketplaceUnsubscribed, shapes }));
 
   const servers: Server[] = [];
   const close = async (): Promise<void> => {
@@ -147,6 +189,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       world,
       limiter,
       faults,
+      shapes,
+      lateData,
+      truth,
       stats: () => stats.snapshot(),
       resetStats: () => stats.reset(),
       close,
@@ -188,6 +233,7 @@ function monitoringClient(world: MonitoringWorld, req: Request): string {
 function marketplaceClient(req: Request): string {
   const key = req.get(MARKETPLACE_KEY_HEADER);
   if (key === undefined) return 'none';
+  if (key === SIM_KEYS.marketplaceUnsubscribed) return 'unsubscribed';
   return key === SIM_KEYS.marketplace ? 'marketplace' : 'invalid';
 }
 

@@ -1,29 +1,43 @@
 import { z } from 'zod';
 import {
-  Account,
-  AlertRuleList,
-  ComponentList,
-  ErrorBody,
-  Host,
-  HostList,
-  LatestValue,
-  MetricCatalogue,
-  RecentAlerts,
-  SeriesResponse,
-  WebsiteCheckList,
-  WebsiteList,
-  WebsiteSummary,
-} from '../upstream/monitoring/schemas.js';
+  SimAccountBody as Account,
+  SimAlertRuleList as AlertRuleList,
+  SimComponentList as ComponentList,
+  SimErrorBody as ErrorBody,
+  SimHost as Host,
+  SimHostList as HostList,
+  SimLatestValue as LatestValue,
+  SimMetricCatalogue as MetricCatalogue,
+  SimRecentAlerts as RecentAlerts,
+  SimSeriesResponse as SeriesResponse,
+  SimWebsiteCheckList as WebsiteCheckList,
+  SimWebsiteList as WebsiteList,
+  SimWebsiteSummary as WebsiteSummary,
+} from './monitoring/schemas.js';
+import {
+  AltAccountBody,
+  AltAlertRuleList,
+  AltComponentList,
+  AltLatestValue,
+  AltMetricCatalogue,
+  AltWebsiteCheck,
+  AltWebsiteCheckList,
+  AltWebsiteList,
+  AltWebsiteSummary,
+} from './shapes/alt-schemas.js';
+import { STANDARD_SHAPES, SHAPE_ENDPOINTS, type ShapeEndpoint, type ShapeSource } from './shapes/shapes.js';
 
 /**
  * The OpenAPI 3.1 description the simulator serves at `/api/v2/openapi.json`. Response
- * schemas come from the same zod schemas the server's answers are typed by and the client
- * decodes with; the parameter rules mirror `monitoring/http/params.ts`.
+ * schemas come from the simulator's own zod schemas (`monitoring/schemas.ts`), which type
+ * its answers; the parameter rules mirror `monitoring/http/params.ts`. The response schema of
+ * each endpoint follows the shape set it answers with now (standard or alternative).
  */
 
 export interface OpenApiOptions {
   rateLimitPerMinute?: number;
   burst?: number;
+  shapes?: ShapeSource;
 }
 
 type Json = Record<string, unknown>;
@@ -43,14 +57,44 @@ const RESPONSE_SCHEMAS = {
   WebsiteCheckList,
   ErrorBody,
   PlanRequiredError: ErrorBody.extend({ upgrade_url: z.string() }),
+  AltAccount: AltAccountBody,
+  AltMetricCatalogue,
+  AltLatestValue,
+  AltComponentList,
+  AltAlertRuleList,
+  AltWebsiteList,
+  AltWebsiteSummary,
+  AltWebsiteCheckList,
+  WebsiteSummaryWithAltChecks: WebsiteSummary.extend({ recent_checks: z.array(AltWebsiteCheck).optional() }),
 } as const;
+
+type SchemaName = keyof typeof RESPONSE_SCHEMAS;
+
+/** The schema of an endpoint's 200 answer in the alternative set, by the shape endpoint it follows. */
+const ALT_SCHEMA: Readonly<Partial<Record<string, { endpoint: ShapeEndpoint; schema: SchemaName }>>> = {
+  '/account': { endpoint: 'account', schema: 'AltAccount' },
+  '/hosts/{uuid}/metrics': { endpoint: 'metrics', schema: 'AltMetricCatalogue' },
+  '/hosts/{uuid}/metrics/{name}/latest': { endpoint: 'latest', schema: 'AltLatestValue' },
+  '/hosts/{uuid}/components': { endpoint: 'components', schema: 'AltComponentList' },
+  '/alerts': { endpoint: 'alert-rules', schema: 'AltAlertRuleList' },
+  '/websites': { endpoint: 'websites', schema: 'AltWebsiteList' },
+  '/websites/{id}': { endpoint: 'website', schema: 'AltWebsiteSummary' },
+  '/websites/{id}/checks': { endpoint: 'checks', schema: 'AltWebsiteCheckList' },
+};
+
+function responseSchema(path: string, op: Operation, shapes: ShapeSource): SchemaName {
+  const alt = ALT_SCHEMA[path];
+  if (alt && shapes.of(alt.endpoint) === 'alt') return alt.schema;
+  if (path === '/websites/{id}' && shapes.of('checks') === 'alt') return 'WebsiteSummaryWithAltChecks';
+  return op.schema;
+}
 
 function jsonSchema(schema: z.ZodType): Json {
   const { $schema: _dialect, ...rest } = z.toJSONSchema(schema) as Json;
   return rest;
 }
 
-const ref = (name: keyof typeof RESPONSE_SCHEMAS): Json => ({ $ref: `#/components/schemas/${name}` });
+const ref = (name: SchemaName): Json => ({ $ref: `#/components/schemas/${name}` });
 const errorRef = (name: string): Json => ({ $ref: `#/components/responses/${name}` });
 
 const WINDOW_PATTERN = '^[1-9][0-9]*[mhdw]$';
@@ -180,15 +224,14 @@ function operationId(path: string): string {
   return `get${words.join('')}`;
 }
 
-function buildOperation(path: string, op: Operation): Json {
+function buildOperation(path: string, op: Operation, shapes: ShapeSource): Json {
   const responses: Json = {
-    '200': { description: op.summary, content: { 'application/json': { schema: ref(op.schema) } } },
+    '200': { description: op.summary, content: { 'application/json': { schema: ref(responseSchema(path, op, shapes)) } } },
   };
   if (op.badRequest) responses['400'] = errorRef('BadRequest');
   responses['401'] = errorRef('Unauthorized');
   responses['403'] = errorRef('PlanRequired');
   if (op.notFound) responses['404'] = errorRef('NotFound');
-  responses['405'] = errorRef('MethodNotAllowed');
   responses['429'] = errorRef('RateLimited');
   return {
     get: {
@@ -209,10 +252,11 @@ let cached: { key: string; doc: Json } | undefined;
 export function buildMonitoringOpenApi(options: OpenApiOptions = {}): Json {
   const perMinute = options.rateLimitPerMinute ?? 120;
   const burst = options.burst ?? 30;
-  const key = `${perMinute}/${burst}`;
+  const shapes = options.shapes ?? { of: () => STANDARD_SHAPES.default };
+  const key = `${perMinute}/${burst}/${SHAPE_ENDPOINTS.map((e) => shapes.of(e)).join(',')}`;
   if (cached?.key === key) return cached.doc;
 
-  const paths: Json = Object.fromEntries(Object.entries(OPERATIONS).map(([path, op]) => [path, buildOperation(path, op)]));
+  const paths: Json = Object.fromEntries(Object.entries(OPERATIONS).map(([path, op]) => [path, buildOperation(path, op, shapes)]));
   paths['/openapi.json'] = {
     get: {
       operationId: 'getOpenapiJson',
@@ -220,7 +264,6 @@ export function buildMonitoringOpenApi(options: OpenApiOptions = {}): Json {
       security: [],
       responses: {
         '200': { description: 'OpenAPI 3.1 document', content: { 'application/json': { schema: { type: 'object' } } } },
-        '405': errorRef('MethodNotAllowed'),
       },
     },
   };
@@ -230,7 +273,7 @@ export function buildMonitoringOpenApi(options: OpenApiOptions = {}): Json {
     info: {
       title: 'Monitoring REST API (simulator)',
       version: '2',
-      description: `Read-only monitoring API: hosts, metric series, alert rules and events, website checks. Every endpoint is GET; responses are application/json with snake_case keys and RFC 3339 UTC timestamps. Access requires the Pro plan or higher. Rate limit: ${perMinute} requests per minute per API key, burst ${burst}.`,
+      description: `Read-only monitoring API: hosts, metric series, alert rules and events, website checks. Every endpoint is GET (any other method is 404 not_found); responses are application/json with snake_case keys and RFC 3339 UTC timestamps. Access requires the Pro plan or higher. Rate limit: ${perMinute} requests per minute per API key, burst ${burst}.`,
     },
     servers: [{ url: '/api/v2' }],
     security: [{ bearerAuth: [] }, { apiKeyAuth: [] }],
@@ -247,9 +290,6 @@ export function buildMonitoringOpenApi(options: OpenApiOptions = {}): Json {
         Unauthorized: errorResponse('unauthorized: missing or invalid API key'),
         PlanRequired: errorResponse('plan_required: API access requires Pro or higher; the body carries upgrade_url', 'PlanRequiredError'),
         NotFound: errorResponse('not_found: the resource does not exist or belongs to another account'),
-        MethodNotAllowed: errorResponse('method_not_allowed: every endpoint is GET only', 'ErrorBody', {
-          Allow: { description: 'Always GET', schema: { type: 'string', const: 'GET' } },
-        }),
         RateLimited: errorResponse(`rate_limited: more than ${perMinute} requests per minute per API key (burst ${burst})`, 'ErrorBody', {
           'Retry-After': { description: 'Whole seconds until a request will be accepted', schema: { type: 'integer', minimum: 1 } },
         }),

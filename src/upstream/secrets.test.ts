@@ -4,7 +4,7 @@ import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UpstreamError } from './http/errors.js';
-import { json, passThroughGate, startLocalServer, type LocalServer } from './http/test-server.js';
+import { json, passThroughGate, startLocalServer, type LocalServer } from '../../test/support/test-server.js';
 import { UndiciTransport } from './http/transport.js';
 import { createUpstreamMetrics } from './metrics.js';
 import { MonitoringClient } from './monitoring/client.js';

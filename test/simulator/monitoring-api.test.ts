@@ -2,22 +2,22 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeClock } from '../../src/lib/clock.js';
 import type { RunningSimulator } from '../../src/simulator/index.js';
 import {
-  Account,
-  AlertEvent,
-  AlertRuleList,
-  ComponentList,
-  ErrorBody,
-  Host,
-  HostList,
-  LatestValue,
-  MetricCatalogue,
-  RecentAlerts,
-  SeriesResponse,
-  WebsiteCheck,
-  WebsiteCheckList,
-  WebsiteList,
-  WebsiteSummary,
-} from '../../src/upstream/monitoring/schemas.js';
+  SimAccountBody as Account,
+  SimAlertEvent as AlertEvent,
+  SimAlertRuleList as AlertRuleList,
+  SimComponentList as ComponentList,
+  SimErrorBody as ErrorBody,
+  SimHost as Host,
+  SimHostList as HostList,
+  SimLatestValue as LatestValue,
+  SimMetricCatalogue as MetricCatalogue,
+  SimRecentAlerts as RecentAlerts,
+  SimSeriesResponse as SeriesResponse,
+  SimWebsiteCheck as WebsiteCheck,
+  SimWebsiteCheckList as WebsiteCheckList,
+  SimWebsiteList as WebsiteList,
+  SimWebsiteSummary as WebsiteSummary,
+} from '../../src/simulator/monitoring/schemas.js';
 import { call, everyEndpoint, parseWith, RFC3339_SECONDS, startTestSimulator, type Answer } from './monitoring-helpers.js';
 
 const MIN = 60_000;
@@ -77,14 +77,17 @@ describe('§1 what the service does', () => {
     }
   });
 
-  it.each(['POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'])('§1 read-only: %s is refused with 405 method_not_allowed', async (method) => {
-    for (const path of ['/hosts', `/hosts/${allowedHost.uuid}`, '/websites', '/openapi.json']) {
-      const answer = await call(`${sim.monitoringBaseUrl}${path}`, { key: sim.keys.pro, method });
-      expect(answer.status, `${method} ${path}`).toBe(405);
-      expect(answer.headers.get('allow')).toBe('GET');
-      if (method !== 'HEAD') expect(parseWith(ErrorBody, answer.json).error).toBe('method_not_allowed');
-    }
-  });
+  it.each(['POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'])(
+    '§1 read-only, §7: %s is 404 not_found (the seed\'s error table has no 405), with Allow: GET',
+    async (method) => {
+      for (const path of ['/hosts', `/hosts/${allowedHost.uuid}`, '/websites', '/openapi.json']) {
+        const answer = await call(`${sim.monitoringBaseUrl}${path}`, { key: sim.keys.pro, method });
+        expect(answer.status, `${method} ${path}`).toBe(404);
+        expect(answer.headers.get('allow')).toBe('GET');
+        if (method !== 'HEAD') expect(parseWith(ErrorBody, answer.json)).toMatchObject({ error: 'not_found', message: expect.stringContaining('GET') as unknown });
+      }
+    },
+  );
 
   it('§1: every key of every response is snake_case', async () => {
     for (const path of allEndpoints()) {
@@ -182,11 +185,61 @@ describe('§2 resources and their fields', () => {
     }
   });
 
-  it('§2 Metric names are dotted lowercase <component>.<path> strings', async () => {
+  it('§2 Metric names are dotted lowercase <component>.<path> strings (per-device names add |<device>)', async () => {
     const catalogue = parseWith(MetricCatalogue, (await get(`/hosts/${allowedHost.uuid}/metrics`)).json);
     const names = Object.values(catalogue.metrics).flat();
     expect(names.length).toBeGreaterThan(20);
-    for (const name of names) expect(name).toMatch(/^[a-z0-9_]+(\.[a-z0-9_]+)+$/);
+    for (const name of names) expect(name).toMatch(/^[a-z0-9_]+(\.[a-z0-9_]+)+(\|[^|,\s]+)?$/);
+    const plain = names.filter((n) => !n.includes('|'));
+    for (const name of names.filter((n) => n.includes('|'))) expect(plain).toContain(name.split('|')[0]);
+  });
+
+  it('per-device names (upstream facts): disks, interfaces and mount points are listed, served in series and latest, and add up to the totals', async () => {
+    clock.advance(3 * HOUR);
+    const names = Object.values(parseWith(MetricCatalogue, (await get(`/hosts/${allowedHost.uuid}/metrics`)).json).metrics).flat();
+    const devicesOf = (prefix: string): string[] => names.filter((n) => n.startsWith(`${prefix}|`)).map((n) => n.slice(prefix.length + 1));
+    const disks = devicesOf('system.io.iops_r');
+    const interfaces = devicesOf('system.net.bytes_sent');
+    const mounts = devicesOf('system.disk.in_use');
+    expect(disks.length).toBeGreaterThanOrEqual(1);
+    expect(disks.length).toBeLessThanOrEqual(2);
+    expect(interfaces.length).toBeGreaterThanOrEqual(1);
+    expect(interfaces.length).toBeLessThanOrEqual(2);
+    expect(mounts.length).toBeGreaterThanOrEqual(1);
+    expect(mounts.length).toBeLessThanOrEqual(3);
+    expect(mounts).toContain('/');
+
+    const sumsUp = async (base: string, devices: string[]): Promise<void> => {
+      const wanted = [base, ...devices.map((d) => `${base}|${d}`)];
+      const body = parseWith(SeriesResponse, (await get(`/hosts/${allowedHost.uuid}/metrics/series?names=${wanted.map(encodeURIComponent).join(',')}&since=1h`)).json);
+      const total = body.series[base]!;
+      let compared = 0;
+      total.forEach((point, k) => {
+        if (point.value === null) return;
+        const parts = devices.map((d) => body.series[`${base}|${d}`]![k]!.value);
+        expect(parts.every((v) => v !== null), `${base} at ${point.timestamp}`).toBe(true);
+        expect(parts.reduce((a, b) => a! + b!, 0), `${base} at ${point.timestamp}`).toBe(point.value);
+        compared++;
+      });
+      expect(compared, base).toBeGreaterThan(30);
+    };
+    await sumsUp('system.io.iops_r', disks);
+    await sumsUp('system.io.kbs_w', disks);
+    await sumsUp('system.net.bytes_sent', interfaces);
+    await sumsUp('system.net.packets_in.count', interfaces);
+    await sumsUp('system.disk.total', mounts);
+
+    for (const mount of mounts) {
+      const name = `system.disk.in_use|${mount}`;
+      const latest = await get(`/hosts/${allowedHost.uuid}/metrics/${encodeURIComponent(name)}/latest`);
+      expect(latest.status, name).toBe(200);
+      const body = parseWith(LatestValue, latest.json);
+      expect(body.name).toBe(name);
+      expect(body.value).toBeGreaterThan(0);
+      expect(body.value).toBeLessThanOrEqual(100);
+    }
+    const unknown = await get(`/hosts/${allowedHost.uuid}/metrics/${encodeURIComponent('system.io.iops_r|sdz')}/latest`);
+    expect(unknown.status).toBe(404);
   });
 
   it('§2 Alert event: type is website_down or host_alert, host_uuid only on host_alert', async () => {
@@ -321,6 +374,7 @@ describe('§4 rules', () => {
     ['1m', 60],
     ['1h', 60],
     ['4h', 60],
+    ['240m', 60],
     ['241m', 120],
     ['5h', 120],
     ['1d', 120],
@@ -333,6 +387,15 @@ describe('§4 rules', () => {
     ['30d', 3600],
   ])('§4 rule 1: a %s window samples every %d s', async (since, interval) => {
     expect((await seriesOf(since)).interval).toBe(interval);
+  });
+
+  it('§4 rule 1: a window of exactly 4 hours is sampled at 60 s ("60 s up to 4 hours"), one minute more at 120 s', async () => {
+    for (const since of ['4h', '240m']) {
+      const body = await seriesOf(since);
+      expect(body.interval, since).toBe(60);
+      expect(body.series['system.cpu.user']!.length, since).toBeGreaterThanOrEqual(240);
+    }
+    expect((await seriesOf('241m')).interval).toBe(120);
   });
 
   it('§4 rule 1: points are aligned to the interval, from the first aligned time >= since up to now', async () => {

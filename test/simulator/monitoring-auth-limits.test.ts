@@ -1,7 +1,14 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeClock } from '../../src/lib/clock.js';
 import type { RunningSimulator } from '../../src/simulator/index.js';
-import { Account, ErrorBody, HostList, SeriesResponse, WebsiteCheckList, WebsiteList } from '../../src/upstream/monitoring/schemas.js';
+import {
+  SimAccountBody as Account,
+  SimErrorBody as ErrorBody,
+  SimHostList as HostList,
+  SimSeriesResponse as SeriesResponse,
+  SimWebsiteCheckList as WebsiteCheckList,
+  SimWebsiteList as WebsiteList,
+} from '../../src/simulator/monitoring/schemas.js';
 import { call, everyEndpoint, parseWith, startTestSimulator, type Answer } from './monitoring-helpers.js';
 
 const DAY = 86_400_000;
@@ -47,6 +54,19 @@ describe('§5 authentication and §7 errors', () => {
     expect(different.status).toBe(401);
     expect(different.text).not.toContain(sim.keys.pro);
     expect(different.text).not.toContain(sim.keys.business);
+  });
+
+  it.each<[string, string]>([
+    ['Basic', 'Basic dXNlcjpwYXNz'],
+    ['Digest', 'Digest username="ops", realm="proxy"'],
+    ['Token', 'Token abc123'],
+    ['an empty Bearer', 'Bearer '],
+  ])('§5 rule 2: an X-Api-Key beside a %s Authorization header (not a bearer token) authenticates by the key', async (_scheme, authorization) => {
+    const answer = await get('/hosts', { headers: { authorization, 'x-api-key': sim.keys.pro } });
+    expect(answer.status).toBe(200);
+    expect(parseWith(HostList, answer.json).hosts.length).toBeGreaterThan(0);
+    const wrongKey = await get('/hosts', { headers: { authorization, 'x-api-key': 'not-a-real-key' } });
+    expect(wrongKey.status).toBe(401);
   });
 
   it.each<[string, Record<string, string>]>([
@@ -111,7 +131,7 @@ describe('§5 authentication and §7 errors', () => {
       [await get('/hosts'), 401, 'unauthorized'],
       [await get('/hosts', { key: sim.keys.starter }), 403, 'plan_required'],
       [await get(`/hosts/${'0'.repeat(32)}`, { key: sim.keys.pro }), 404, 'not_found'],
-      [await get('/hosts', { key: sim.keys.pro, method: 'POST' }), 405, 'method_not_allowed'],
+      [await get('/hosts', { key: sim.keys.pro, method: 'POST' }), 404, 'not_found'],
     ];
     for (const [answer, status, code] of cases) {
       expect(answer.status).toBe(status);
@@ -150,6 +170,32 @@ describe('§8 limits', () => {
     expect(body.error).toBe('rate_limited');
     expect(body.message).toContain('120 requests per minute per API key');
     expect(refused.headers.get('retry-after')).toBe('1');
+  });
+
+  it('§7: errors are exactly the seed\'s table: 400 bad_request, 401 unauthorized, 403 plan_required with upgrade_url, 404 not_found, 429 rate_limited stating 120 per minute per key', async () => {
+    const expected: Record<number, string> = { 400: 'bad_request', 401: 'unauthorized', 403: 'plan_required', 404: 'not_found', 429: 'rate_limited' };
+    const answers: Answer[] = [
+      await get('/alerts/recent?limit=x', sim.keys.pro),
+      await get('/hosts/nope/metrics/series?since=1y', sim.keys.pro),
+      await get('/hosts', 'not-a-key'),
+      await get('/account', sim.keys.starter),
+      await get('/websites/1', sim.keys.pro),
+      await call(`${sim.monitoringBaseUrl}/hosts`, { key: sim.keys.pro, method: 'DELETE' }),
+      await call(`${sim.monitoringBaseUrl}/account`, { method: 'PUT' }),
+    ];
+    sim.limiter.reset();
+    for (let i = 0; i < 31; i++) answers.push(await get('/alerts', sim.keys.business));
+    const seen = new Set<number>();
+    for (const answer of answers.filter((a) => a.status >= 400)) {
+      seen.add(answer.status);
+      const body = parseWith(ErrorBody, answer.json);
+      expect(expected[answer.status], `status ${answer.status}`).toBeDefined();
+      expect(body.error).toBe(expected[answer.status]);
+      expect(Object.keys(body).sort()).toEqual(answer.status === 403 ? ['error', 'message', 'upgrade_url'] : ['error', 'message']);
+      if (answer.status === 429) expect(body.message).toContain('120 requests per minute per API key');
+      if (answer.status === 403) expect(body.upgrade_url).toMatch(/^https:\/\//);
+    }
+    expect([...seen].sort()).toEqual([400, 401, 403, 404, 429]);
   });
 
   it('§8 request rate: tokens return at 2 per second (120 per minute)', async () => {
@@ -238,7 +284,7 @@ describe('§8 limits', () => {
   it('§8 hosts beyond the plan host limit have allowed false', async () => {
     const account = parseWith(Account, (await get('/account', sim.keys.pro)).json);
     const hosts = parseWith(HostList, (await get('/hosts', sim.keys.pro)).json).hosts;
-    const limit = account.limits!.hosts!;
+    const limit = account.limits!.hosts;
     expect(hosts.length).toBeGreaterThan(limit);
     expect(hosts.filter((h) => h.allowed).length).toBe(limit);
   });

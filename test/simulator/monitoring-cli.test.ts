@@ -10,6 +10,12 @@ describe('simulator command line', () => {
     [['--rate-limit', '60', '--burst', '5', '--no-retry-after'], { rateLimitPerMinute: 60, burst: 5, retryAfter: false }],
     [['--listen-host', '0.0.0.0'], { listenHost: '0.0.0.0' }],
     [['--hosts=3'], { hosts: 3 }],
+    [['--shapes=alt'], { shapes: 'alt' }],
+    [['--shapes', 'standard', '--shape', 'websites=alt'], { shapes: 'standard', shapeOverrides: { websites: 'alt' } }],
+    [['--shapes=alt', '--shape', 'checks=standard,alert-rules=standard', '--shape', 'marketplace-source=standard'], { shapes: 'alt', shapeOverrides: { checks: 'standard', 'alert-rules': 'standard', 'marketplace-source': 'standard' } }],
+    [['--late-data'], { lateData: true }],
+    [['--late-share', '0.5', '--late-max-minutes', '30'], { lateData: { lateShare: 0.5, maxLatenessMinutes: 30 } }],
+    [['--late-data', '--late-never', '0.02'], { lateData: { neverShare: 0.02 } }],
   ])('%j gives %j', (argv, options) => {
     expect(parseCliArgs(argv)).toEqual({ kind: 'run', options });
   });
@@ -24,6 +30,14 @@ describe('simulator command line', () => {
     [['--seed', ''], '--seed'],
     [['--frobnicate'], 'frobnicate'],
     [['extra'], 'extra'],
+    [['--shapes', 'fancy'], '--shapes'],
+    [['--shape', 'websites'], '<endpoint>='],
+    [['--shape', 'website=fancy'], 'the shape of website'],
+    [['--shape', 'hosts=alt'], "unknown shape endpoint 'hosts'"],
+    [['--late-share', '1.5'], '--late-share'],
+    [['--late-never', 'lots'], '--late-never'],
+    [['--late-max-minutes', '121'], '--late-max-minutes'],
+    [['--late-share', '0.8', '--late-never', '0.5'], 'at most 1'],
   ])('%j is an error naming %s', (argv, flag) => {
     const parsed = parseCliArgs(argv);
     expect(parsed.kind).toBe('error');

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeClock } from '../../src/lib/clock.js';
 import type { RunningSimulator } from '../../src/simulator/index.js';
 import { DRIFT_EXTRA_FIELD } from '../../src/simulator/faults.js';
-import { HostList } from '../../src/upstream/monitoring/schemas.js';
+import { SimHostList as HostList } from '../../src/simulator/monitoring/schemas.js';
 import { call, parseWith, startTestSimulator, type Answer } from './monitoring-helpers.js';
 
 let sim: RunningSimulator;

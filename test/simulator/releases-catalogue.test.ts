@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/lib/clock.js';
-import { ReleaseRecord } from '../../src/upstream/releases/schemas.js';
-import { compareVersions, isPrerelease, normaliseVersion } from '../../src/upstream/releases/version.js';
+import { SimReleaseRecord as ReleaseRecord } from '../../src/simulator/releases/schemas.js';
+import { compareVersions, isPrerelease, normaliseVersion } from '../../src/simulator/releases/version.js';
 import {
   formatTagDate,
   fullName,

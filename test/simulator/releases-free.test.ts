@@ -3,8 +3,13 @@ import type { AddressInfo } from 'node:net';
 import type express from 'express';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FakeClock } from '../../src/lib/clock.js';
-import { ReleaseErrorBody, ReleaseRecord, VersionOnly } from '../../src/upstream/releases/schemas.js';
+import {
+  SimReleaseError as ReleaseErrorBody,
+  SimReleaseRecord as ReleaseRecord,
+  SimVersionAnswer as VersionOnly,
+} from '../../src/simulator/releases/schemas.js';
 import { createMarketplaceApp, createReleasesApp, publishRelease, ReleaseStore } from '../../src/simulator/releases/index.js';
+import type { ShapeSource } from '../../src/simulator/shapes/shapes.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -30,7 +35,7 @@ function postJson(url: string, payload: unknown): Promise<{ status: number; body
   return getJson(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(payload) });
 }
 
-async function freeSim(options: { versionForm?: 'string' | 'object'; ratePerMinute?: number } = {}) {
+async function freeSim(options: { shapes?: ShapeSource; ratePerMinute?: number } = {}) {
   const clock = new FakeClock();
   const store = new ReleaseStore(clock);
   const stats: [string, number][] = [];
@@ -73,8 +78,8 @@ describe('§4 free public endpoint', () => {
     expect(await res.text()).toBe('"6.12"');
   });
 
-  it('§4 free: ?version returns {version} when the simulator is set to the object form', async () => {
-    const { base } = await freeSim({ versionForm: 'object' });
+  it('§4 free: ?version returns {version} in the alternative shape set', async () => {
+    const { base } = await freeSim({ shapes: { of: (endpoint) => (endpoint === 'free-version' ? 'alt' : 'standard') } });
     const { body } = await getJson(`${base}/nginx/nginx?version`);
     expect(body).toEqual({ version: '1.27.3' });
     expect(VersionOnly.safeParse(body).success).toBe(true);
@@ -105,11 +110,22 @@ describe('§4 free public endpoint', () => {
     expect(ReleaseErrorBody.parse(body)).toEqual({ error: 'not_found', message: "unknown project 'nobody/nothing'" });
   });
 
-  it.each(['0', 'abc', '-4', '4.1', ''])('§7 (chosen): major=%j is 400', async (major) => {
+  it.each([
+    ['astral-sh/uv', '0', '0.5.7'],
+    ['torvalds/linux', '6.1', '6.1'],
+    ['nginx/nginx', '1.26', '1.26.2'],
+  ])('§1, §4: major is a prefix of the normalised version, so %s major=%s (not only integers >= 1) gives %s', async (repo, major, expected) => {
     const { base } = await freeSim();
-    const { status, body } = await getJson(`${base}/nginx/nginx?major=${major}`);
+    const { status, body } = await getJson(`${base}/${repo}?version&major=${major}`);
+    expect(status).toBe(200);
+    expect(body).toBe(expected);
+  });
+
+  it.each(['abc', '-4', '', '1.', 'v4', '4 '])('§7 (chosen): major=%j is 400', async (major) => {
+    const { base } = await freeSim();
+    const { status, body } = await getJson(`${base}/nginx/nginx?major=${encodeURIComponent(major)}`);
     expect(status).toBe(400);
-    expect(ReleaseErrorBody.parse(body).message).toMatch(/major must be a positive integer/);
+    expect(ReleaseErrorBody.parse(body).message).toMatch(/major must be a version prefix/);
   });
 
   it('§7 (chosen): a major line without releases is 404', async () => {
@@ -207,6 +223,21 @@ describe('§4 inbound notification hook', () => {
     const { status, body } = await getJson(`${base}/hooks/github`, { method: 'POST', body: form });
     expect(status).toBe(202);
     expect(body).toEqual({ status: 'accepted', project: 'curl/curl' });
+  });
+
+  it.each(['GET', 'PUT', 'DELETE'])('§4 hook: the hook takes POST; %s /hooks/github is 405 with Allow: POST, never a project lookup', async (method) => {
+    const { base } = await freeSim();
+    const { status, body, headers } = await getJson(`${base}/hooks/github`, { method });
+    expect(status).toBe(405);
+    expect(headers.get('allow')).toBe('POST');
+    expect(ReleaseErrorBody.parse(body)).toMatchObject({ error: 'method_not_allowed', message: expect.stringContaining('POST') as unknown });
+  });
+
+  it('§1 (all requests use GET): another method on a project is 405 with Allow: GET, HEAD', async () => {
+    const { base } = await freeSim();
+    const { status, headers } = await getJson(`${base}/nginx/nginx`, { method: 'POST' });
+    expect(status).toBe(405);
+    expect(headers.get('allow')).toBe('GET, HEAD');
   });
 
   it('§4 hook: the last segment names the code host; /hooks/gitlab reads project.path_with_namespace', async () => {

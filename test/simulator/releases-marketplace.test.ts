@@ -4,12 +4,12 @@ import type express from 'express';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FakeClock } from '../../src/lib/clock.js';
 import {
-  MarketplaceAssets,
-  MarketplaceSource,
-  MarketplaceVersion,
-  ReleaseErrorBody,
-  ReleaseRecord,
-} from '../../src/upstream/releases/schemas.js';
+  SimAssetsAnswer,
+  SimReleaseError as ReleaseErrorBody,
+  SimReleaseRecord as ReleaseRecord,
+  SimSourceAnswer as MarketplaceSource,
+  SimVersionAnswer as MarketplaceVersion,
+} from '../../src/simulator/releases/schemas.js';
 import { createMarketplaceApp, RELEASE_CATALOGUE, ReleaseStore } from '../../src/simulator/releases/index.js';
 
 const KEY = 'mk-test-4f1c9a';
@@ -27,11 +27,15 @@ async function serve(app: express.Express): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
+const UNSUBSCRIBED_KEY = 'mk-unsubscribed-77d2';
+
 async function marketSim(options: { ratePerMinute?: number } = {}) {
   const clock = new FakeClock();
   const store = new ReleaseStore(clock);
   const stats: [string, number][] = [];
-  const base = await serve(createMarketplaceApp({ clock, key: KEY, store, ...options, stats: (l, s) => stats.push([l, s]) }));
+  const base = await serve(
+    createMarketplaceApp({ clock, key: KEY, unsubscribedKey: UNSUBSCRIBED_KEY, store, ...options, stats: (l, s) => stats.push([l, s]) }),
+  );
   const get = async (path: string, headers: Record<string, string> = AUTH) => {
     const res = await fetch(`${base}${path}`, { headers });
     return { status: res.status, headers: res.headers, text: await res.text() };
@@ -77,7 +81,8 @@ describe('§4 commercial endpoints: layouts', () => {
     const { get } = await marketSim();
     const body: unknown = JSON.parse((await get('/assets?project=curl')).text);
     const record = ReleaseRecord.parse(JSON.parse((await get('/release?project=curl')).text));
-    expect(MarketplaceAssets.parse(body).assets).toEqual(record.assets);
+    expect(body).toEqual({ assets: record.assets });
+    expect(SimAssetsAnswer.safeParse(body).success).toBe(true);
     expect(record.assets).toHaveLength(5);
   });
 
@@ -154,7 +159,10 @@ describe('§4 rule: major=N', () => {
     ['mariadb', 11, '11.6.2'],
     ['varnish', 6, '6.0.14'],
     ['nginx', 1, '1.27.3'],
-  ])('§4 rule: %s with major=%i is the latest release whose version starts with that major line: %s', async (project, major, expected) => {
+    ['nginx', '1.26', '1.26.2'],
+    ['linux', '6.1', '6.1'],
+    ['uv', 0, '0.5.7'],
+  ])('§4 rule: %s with major=%s is the latest release whose version starts with that major line: %s', async (project, major, expected) => {
     const { get } = await marketSim();
     const res = await get(`/text/version?project=${project}&major=${major}`);
     expect(res.status).toBe(200);
@@ -186,7 +194,13 @@ describe('§4 rule: major=N', () => {
     expect(ReleaseErrorBody.parse(JSON.parse(res.text)).message).toBe('torvalds/linux has no release with major version 3');
   });
 
-  it.each(['0', '-1', '4.0', 'four', '', '1e1', '4&major=5'])('§7 (chosen): major=%s is 400', async (major) => {
+  it('§4 rule: major=6.1 is a prefix that stops at a part boundary: it never picks 6.11 or 6.12', async () => {
+    const { get } = await marketSim();
+    expect(JSON.parse((await get('/release?project=linux&major=6.1')).text)).toMatchObject({ version: '6.1', tag_name: 'v6.1' });
+    expect((await get('/text/version?project=linux&major=6')).text).toBe('6.12');
+  });
+
+  it.each(['-1', 'four', '', '1e1', '4&major=5', '1.', 'v4'])('§7 (chosen): major=%s is 400', async (major) => {
     const { get } = await marketSim();
     const res = await get(`/version?project=linux&major=${major}`);
     expect(res.status).toBe(400);
@@ -256,6 +270,19 @@ describe('§5 authentication', () => {
       error: 'unauthorized',
       message: 'missing X-RapidAPI-Key header',
     });
+  });
+
+  it('§5 (marketplace): a known key without a subscription to this API is the marketplace\'s own 403, on every path', async () => {
+    const { get, stats } = await marketSim({ ratePerMinute: 2 });
+    for (const path of ['/version?project=nginx', '/text/version?project=nginx', '/release', '/no-such-path']) {
+      const res = await get(path, { 'X-RapidAPI-Key': UNSUBSCRIBED_KEY, 'X-RapidAPI-Host': 'release-lookup.p.rapidapi.com' });
+      expect(res.status, path).toBe(403);
+      expect(ReleaseErrorBody.parse(JSON.parse(res.text))).toEqual({ error: 'not_subscribed', message: 'You are not subscribed to this API.' });
+      expect(res.text).not.toContain(UNSUBSCRIBED_KEY);
+    }
+    expect(stats.every(([label, status]) => label === 'unsubscribed' && status === 403)).toBe(true);
+    // Refused at the gateway, so the subscribed key's per-minute limit is untouched.
+    expect((await get('/version?project=nginx')).status).toBe(200);
   });
 
   it('§5: a wrong key is 401 and the message never repeats the key sent', async () => {

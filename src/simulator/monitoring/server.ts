@@ -1,25 +1,20 @@
 import express from 'express';
 import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
 import type { Clock } from '../../lib/clock.js';
-import { METRIC_CATALOGUE } from '../../upstream/monitoring/metric-catalogue.js';
-import type {
-  Account,
-  AlertRuleList,
-  ComponentList,
-  ErrorBody,
-  ErrorCode,
-  HostList,
-  LatestValue,
-  MetricCatalogue,
-  RecentAlerts,
-  SeriesPoint,
-  SeriesResponse,
-  WebsiteCheck,
-  WebsiteCheckList,
-  WebsiteList,
-} from '../../upstream/monitoring/schemas.js';
 import { buildMonitoringOpenApi } from '../openapi.js';
+import {
+  altAccount,
+  altAlertRules,
+  altCheck,
+  altComponents,
+  altLatest,
+  altMetricCatalogue,
+  altWebsites,
+  altWebsiteSummary,
+} from '../shapes/monitoring-alt.js';
+import { STANDARD_SHAPES, type ShapeSource } from '../shapes/shapes.js';
 import type { TokenBucketLimiter } from '../rate-limit.js';
+import { AGENT_METRICS } from './catalogue.js';
 import { presentedKey } from './http/auth.js';
 import {
   parseMetricNames,
@@ -31,6 +26,22 @@ import {
   singleValue,
   type Parsed,
 } from './http/params.js';
+import type {
+  SimAccountBody as Account,
+  SimAlertRuleList as AlertRuleList,
+  SimComponentList as ComponentList,
+  SimErrorBody as ErrorBody,
+  SeedErrorCode as ErrorCode,
+  SimHostList as HostList,
+  SimLatestValue as LatestValue,
+  SimMetricCatalogue as MetricCatalogue,
+  SimRecentAlerts as RecentAlerts,
+  SimSeriesPoint as SeriesPoint,
+  SimSeriesResponse as SeriesResponse,
+  SimWebsiteCheck as WebsiteCheck,
+  SimWebsiteCheckList as WebsiteCheckList,
+  SimWebsiteList as WebsiteList,
+} from './schemas.js';
 import type { MonitoringWorld, SimAccount } from './world-types.js';
 
 export const API_PREFIX = '/api/v2';
@@ -51,6 +62,8 @@ export interface MonitoringApiOptions {
   /** Send `Retry-After` (whole seconds until a token returns) on 429. Default true. */
   retryAfter?: boolean;
   upgradeUrl?: string;
+  /** Which shape each "not shown" body takes; all standard when absent. */
+  shapes?: ShapeSource;
 }
 
 export interface MonitoringAppOptions extends MonitoringApiOptions {
@@ -81,23 +94,27 @@ const localsOf = (res: Response): Locals => res.locals as Locals;
 
 /**
  * The Monitoring REST API, to be mounted at `/api/v2`. Order of checks on every request:
- * method (405), the public OpenAPI document, key (401), rate limit (429), plan (403),
+ * method (404 for anything but GET), the public OpenAPI document, key (401), rate limit (429), plan (403),
  * then the route: unknown path or resource (404), parameters (400).
  */
 export function createMonitoringApi(options: MonitoringApiOptions): Router {
   const { world, clock, limiter } = options;
   const retryAfter = options.retryAfter ?? true;
   const upgradeUrl = options.upgradeUrl ?? DEFAULT_UPGRADE_URL;
+  const shapes = options.shapes ?? { of: () => STANDARD_SHAPES.default };
+  const alt = (endpoint: Parameters<ShapeSource['of']>[0]): boolean => shapes.of(endpoint) === 'alt';
+  const checkBody = (check: WebsiteCheck): unknown => (alt('checks') ? altCheck(check) : check);
   const router = express.Router({ caseSensitive: true, strict: true });
 
+  // The seed's error table has no 405: a resource that does not exist for this method is not_found.
   router.use((req, res, next) => {
     if (req.method === 'GET') return next();
     res.setHeader('Allow', 'GET');
-    sendError(res, 405, 'method_not_allowed', `Method ${req.method} is not allowed: this API is read-only and every endpoint uses GET`);
+    sendError(res, 404, 'not_found', `No endpoint for ${req.method} ${API_PREFIX}${req.path}: this API is read-only and every endpoint uses GET`);
   });
 
   router.get('/openapi.json', (_req, res) => {
-    res.json(buildMonitoringOpenApi({ rateLimitPerMinute: limiter.perMinute, burst: limiter.burst }));
+    res.json(buildMonitoringOpenApi({ rateLimitPerMinute: limiter.perMinute, burst: limiter.burst, shapes }));
   });
 
   router.use((req, res, next) => {
@@ -131,7 +148,7 @@ export function createMonitoringApi(options: MonitoringApiOptions): Router {
       ...account.account(now),
       rate_limit: { requests_per_minute: limiter.perMinute, burst: limiter.burst, remaining: limiter.remaining(account.key) },
     };
-    res.json(body);
+    res.json(alt('account') ? altAccount(body) : body);
   });
 
   router.get('/hosts', (_req, res) => {
@@ -152,7 +169,7 @@ export function createMonitoringApi(options: MonitoringApiOptions): Router {
     const uuid = param(req, 'uuid');
     const metrics = account.metricCatalogue(uuid);
     if (!metrics) return hostNotFound(res);
-    res.json({ host_uuid: uuid, metrics } satisfies MetricCatalogue);
+    res.json(alt('metrics') ? altMetricCatalogue(metrics) : ({ host_uuid: uuid, metrics } satisfies MetricCatalogue));
   });
 
   router.get('/hosts/:uuid/metrics/series', (req, res) => {
@@ -197,12 +214,13 @@ export function createMonitoringApi(options: MonitoringApiOptions): Router {
       return sendError(res, 404, 'not_found', 'No metric of that name on this host');
     }
     const latest = host.allowed ? account.latest(uuid, name, now) : { timestampMs: null, value: null };
-    res.json({
+    const body: LatestValue = {
       host_uuid: uuid,
       name,
       timestamp: latest.timestampMs === null ? null : rfc3339Seconds(latest.timestampMs),
       value: latest.value,
-    } satisfies LatestValue);
+    };
+    res.json(alt('latest') ? altLatest(body) : body);
   });
 
   router.get('/hosts/:uuid/components', (req, res) => {
@@ -210,12 +228,14 @@ export function createMonitoringApi(options: MonitoringApiOptions): Router {
     const uuid = param(req, 'uuid');
     const components = account.components(uuid);
     if (!components) return hostNotFound(res);
+    if (alt('components')) return res.json(altComponents(account.componentRecords(uuid) ?? []));
     res.json({ host_uuid: uuid, components } satisfies ComponentList);
   });
 
   router.get('/alerts', (_req, res) => {
     const { account } = localsOf(res);
-    res.json({ rules: account.alertRules() } satisfies AlertRuleList);
+    const rules = account.alertRules();
+    res.json(alt('alert-rules') ? altAlertRules(rules) : ({ rules } satisfies AlertRuleList));
   });
 
   router.get('/alerts/recent', (req, res) => {
@@ -234,7 +254,7 @@ export function createMonitoringApi(options: MonitoringApiOptions): Router {
   router.get('/websites', (_req, res) => {
     const { account, now } = localsOf(res);
     const websites = account.websites(now);
-    res.json({ websites, total: websites.length } satisfies WebsiteList);
+    res.json(alt('websites') ? altWebsites(websites) : ({ websites, total: websites.length } satisfies WebsiteList));
   });
 
   router.get('/websites/:id', (req, res) => {
@@ -243,7 +263,8 @@ export function createMonitoringApi(options: MonitoringApiOptions): Router {
     if (!id.ok) return badRequest(res, id);
     const summary = account.websiteSummary(id.value, now);
     if (!summary) return websiteNotFound(res);
-    res.json(summary);
+    if (alt('website')) return res.json(altWebsiteSummary(summary, checkBody));
+    res.json(alt('checks') && summary.recent_checks ? { ...summary, recent_checks: summary.recent_checks.map(checkBody) } : summary);
   });
 
   router.get('/websites/:id/checks', (req, res) => {
@@ -270,14 +291,19 @@ export function createMonitoringApi(options: MonitoringApiOptions): Router {
       const from = now - window.value;
       const checks = oldestChecks(account, id.value, from, now, limit ?? CHECKS_DEFAULT_LIMIT_WITH_SINCE);
       const total = account.checkCount(id.value, from, now);
-      return res.json({ website_id: id.value, total, checks } satisfies WebsiteCheckList);
+      return res.json(checkList({ website_id: id.value, total, checks }));
     }
     const checks = newestChecks(account, id.value, earliest, now, limit ?? CHECKS_DEFAULT_COUNT);
     const total = account.checkCount(id.value, earliest, now);
-    res.json({ website_id: id.value, total, checks } satisfies WebsiteCheckList);
+    res.json(checkList({ website_id: id.value, total, checks }));
   });
 
   router.use((req, res) => sendError(res, 404, 'not_found', `No endpoint at ${API_PREFIX}${req.path}`));
+
+  /** The seed shows this envelope, so only the check items vary. */
+  function checkList(body: WebsiteCheckList): unknown {
+    return alt('checks') ? { ...body, checks: body.checks.map(checkBody) } : body;
+  }
 
   // Express calls a four-argument handler for errors thrown by routes.
   router.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
@@ -293,7 +319,7 @@ export function rateLimitMessage(limiter: Pick<TokenBucketLimiter, 'perMinute' |
   return `Rate limit exceeded: ${limiter.perMinute} requests per minute per API key (burst ${limiter.burst}). Back off and retry.`;
 }
 
-export function sendError(res: Response, status: number, error: ErrorCode | 'method_not_allowed', message: string, extra?: { upgrade_url: string }): void {
+export function sendError(res: Response, status: number, error: ErrorCode, message: string, extra?: { upgrade_url: string }): void {
   const body: ErrorBody = { error, message, ...extra };
   res.status(status).json(body);
 }
@@ -324,7 +350,7 @@ function windowParam(req: Request, name: string, account: SimAccount, fallback: 
   return { ok: true, value: Math.min(window.value, account.retentionDays * DAY_MS) };
 }
 
-const ALL_METRIC_NAMES: ReadonlySet<string> = new Set(METRIC_CATALOGUE.map((entry) => entry.name));
+const ALL_METRIC_NAMES: ReadonlySet<string> = new Set(AGENT_METRICS.map((entry) => entry.name));
 
 /**
  * Names a host answers for. A host beyond the plan's limit lists none, but a series or

@@ -1,13 +1,15 @@
 import type {
-  Account,
-  AlertEvent,
-  AlertRule,
-  Component,
-  Host,
-  Website,
-  WebsiteCheck,
-  WebsiteSummary,
-} from '../../upstream/monitoring/schemas.js';
+  SimAccountBody as Account,
+  SimAlertEvent as AlertEvent,
+  SimAlertRule as AlertRule,
+  SimComponent as Component,
+  SimHost as Host,
+  SimWebsite as Website,
+  SimWebsiteCheck as WebsiteCheck,
+  SimWebsiteSummary as WebsiteSummary,
+} from './schemas.js';
+import type { DeltaTruth, LateDataSettings, TruthQuery } from './late-data.js';
+import type { ComponentRecord } from './world/components.js';
 
 /**
  * The contract between the simulated data (world.ts: what exists and what values it has,
@@ -24,6 +26,8 @@ export interface WorldOptions {
   hosts: number;
   /** Websites per account. */
   websites: number;
+  /** Late arrivals and permanent gaps on top of the ordinary ingest delay; off when absent. */
+  lateData?: LateDataSettings;
 }
 
 export interface SimAccount {
@@ -45,9 +49,18 @@ export interface SimAccount {
    * ingested, gaps). Gauges are the bucket mean, counters the sum of per-minute deltas.
    */
   pointValue(uuid: string, name: string, bucketStartMs: number, intervalS: number, nowMs: number): number | null;
+  /**
+   * What the agent eventually reports for a delta metric over [fromMs, toMs): the sum of the
+   * minutes that arrive, and when the last of them does. @throws Error for an unknown host,
+   * a name the host does not list, or a gauge
+   */
+  deltaTruth(query: TruthQuery): DeltaTruth;
   /** Newest non-null one-minute point at `nowMs`, or nulls when none exists within retention. */
   latest(uuid: string, name: string, nowMs: number): { timestampMs: number | null; value: number | null };
+  /** Standard component bodies; undefined for an unknown host. */
   components(uuid: string): Component[] | undefined;
+  /** What the agent reports about each component (the alternative shape is built from these). */
+  componentRecords(uuid: string): readonly ComponentRecord[] | undefined;
   alertRules(): AlertRule[];
   /** Events that occurred at or before `nowMs`, newest first. */
   recentAlerts(nowMs: number, limit: number): AlertEvent[];
@@ -78,4 +91,6 @@ export const SIM_KEYS = {
   business: 'sim-business-key',
   starter: 'sim-starter-key',
   marketplace: 'sim-marketplace-key',
+  /** Known to the marketplace, without a subscription to the Release Lookup API: 403. */
+  marketplaceUnsubscribed: 'sim-marketplace-unsubscribed-key',
 } as const;

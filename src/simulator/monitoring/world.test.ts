@@ -1,17 +1,17 @@
 import { describe, expect, it } from 'vitest';
 
-import { catalogueEntry, METRIC_CATALOGUE } from '../../upstream/monitoring/metric-catalogue.js';
+import { agentMetric as catalogueEntry, AGENT_METRICS as METRIC_CATALOGUE } from './catalogue.js';
 import {
-  Account,
-  AlertEvent,
-  AlertRule,
-  Component,
-  Host,
-  MetricCatalogue,
-  Website,
-  WebsiteCheck,
-  WebsiteSummary,
-} from '../../upstream/monitoring/schemas.js';
+  SimAccountBody as Account,
+  SimAlertEvent as AlertEvent,
+  SimAlertRule as AlertRule,
+  SimComponent as Component,
+  SimHost as Host,
+  SimMetricCatalogue as MetricCatalogue,
+  SimWebsite as Website,
+  SimWebsiteCheck as WebsiteCheck,
+  SimWebsiteSummary as WebsiteSummary,
+} from './schemas.js';
 import { createWorld } from './world.js';
 import { SIM_KEYS, type SimAccount } from './world-types.js';
 
@@ -132,6 +132,9 @@ describe('metric catalogue', () => {
       for (const [component, names] of Object.entries(groups)) {
         for (const name of names) expect(catalogueEntry(name)?.component).toBe(component);
       }
+      const perDevice = (groups.system ?? []).filter((n) => n.includes('|'));
+      expect(perDevice.length).toBeGreaterThanOrEqual(6 + 8 + 4);
+      expect(perDevice.length).toBeLessThanOrEqual(2 * 6 + 2 * 8 + 3 * 4);
     }
     expect(a.metricCatalogue('0'.repeat(32))).toBeUndefined();
   });
@@ -144,7 +147,11 @@ describe('metric catalogue', () => {
     );
     const big = createWorld({ seed: 'big', hosts: 60, websites: 1 }).accountByKey(SIM_KEYS.pro);
     for (const h of big?.hosts(NOW) ?? []) for (const n of Object.values(big?.metricCatalogue(h.uuid) ?? {}).flat()) names.add(n);
-    expect([...names].sort()).toEqual(METRIC_CATALOGUE.map((e) => e.name).sort());
+    expect([...names].filter((n) => !n.includes('|')).sort()).toEqual(METRIC_CATALOGUE.map((e) => e.name).sort());
+    const devices = (base: string): string[] => [...names].filter((n) => n.startsWith(`${base}|`)).map((n) => n.split('|')[1]!);
+    expect(new Set(devices('system.io.iops_r'))).toEqual(new Set(['vda', 'vdb', 'sda', 'sdb', 'nvme0n1', 'nvme1n1']));
+    expect(new Set(devices('system.net.bytes_rcvd'))).toEqual(new Set(['eth0', 'eth1', 'eno1', 'eno2']));
+    expect(new Set(devices('system.disk.free'))).toEqual(new Set(['/', '/var', '/data', '/srv', '/home']));
   });
 });
 
@@ -307,7 +314,7 @@ describe('alerts', () => {
         expect(e.message).toBe(`${rule?.metric} ${rule?.operator} ${rule?.threshold}`);
       } else {
         expect(a.hasWebsite(e.source_id)).toBe(true);
-        expect(e.host_uuid).toBeUndefined();
+        expect("host_uuid" in e).toBe(false);
         expect(e.message).toMatch(/^(HTTP 5\d\d|timeout)$/);
       }
     }

@@ -1,19 +1,21 @@
+import { agentMetric } from './catalogue.js';
+import type { DeltaTruth, LateDataSettings, TruthQuery } from './late-data.js';
 import type {
-  Account,
-  AlertEvent,
-  AlertRule,
-  Component,
-  Host,
-  Website,
-  WebsiteCheck,
-  WebsiteSummary,
-} from '../../upstream/monitoring/schemas.js';
-import { catalogueEntry } from '../../upstream/monitoring/metric-catalogue.js';
+  SimAccountBody as Account,
+  SimAlertEvent as AlertEvent,
+  SimAlertRule as AlertRule,
+  SimComponent as Component,
+  SimHost as Host,
+  SimWebsite as Website,
+  SimWebsiteCheck as WebsiteCheck,
+  SimWebsiteSummary as WebsiteSummary,
+} from './schemas.js';
 import { createRules, recentEvents, type EventSources, type RuleProfile } from './world/alerts.js';
+import { componentBody, type ComponentRecord } from './world/components.js';
 import { hashString } from './world/hash.js';
 import { createHostProfile, hostBody, hostRecord, type HostRecord } from './world/hosts.js';
-import { bucketValue, latestValue, type SeriesQuery } from './world/series.js';
-import { signalFor } from './world/signals.js';
+import { bucketValue, latestValue, minuteTruth, type SeriesQuery } from './world/series.js';
+import { hostSignal } from './world/signals.js';
 import {
   buildChecks,
   countChecks,
@@ -92,6 +94,7 @@ class SimulatedAccount implements SimAccount {
   private readonly siteById: Map<number, SiteProfile>;
   private readonly rules: RuleProfile[];
   private readonly events: EventSources;
+  private readonly late: LateDataSettings | undefined;
 
   constructor(
     private readonly definition: AccountDefinition,
@@ -104,6 +107,7 @@ class SimulatedAccount implements SimAccount {
     this.plan = definition.plan;
     this.retentionDays = definition.retentionDays;
     this.limit = initialHostLimit(options.hosts);
+    this.late = options.lateData;
 
     const profiles = Array.from({ length: options.hosts }, () => this.newProfile());
     const newestFirst = [...profiles].sort((a, b) => b.createdAtMs - a.createdAtMs || b.index - a.index);
@@ -136,6 +140,7 @@ class SimulatedAccount implements SimAccount {
       index: this.nextHostIndex++,
       hostnameCounters: this.hostnameCounters,
       ...(createdAtMs === undefined ? {} : { createdAtMs }),
+      ...(this.late ? { late: this.late } : {}),
     });
   }
 
@@ -182,8 +187,8 @@ class SimulatedAccount implements SimAccount {
     if (cached) return cached;
     const record = this.byUuid.get(uuid);
     if (!record?.allowed || !record.metricNames.has(name)) return undefined;
-    const entry = catalogueEntry(name);
-    const signal = signalFor(name);
+    const entry = agentMetric(name);
+    const signal = hostSignal(record.profile, name);
     if (!entry || !signal) return undefined;
     const query = { profile: record.profile, kind: entry.kind, signal, retentionMs: this.retentionDays * DAY_MS };
     let perHost = this.queries.get(uuid);
@@ -200,13 +205,28 @@ class SimulatedAccount implements SimAccount {
     return query ? bucketValue(query, bucketStartMs, intervalS, nowMs) : null;
   }
 
+  deltaTruth(query: TruthQuery): DeltaTruth {
+    const record = this.byUuid.get(query.hostUuid);
+    if (!record) throw new Error(`no host ${query.hostUuid} in account ${this.plan}`);
+    const entry = agentMetric(query.metric);
+    if (!entry || !hostSignal(record.profile, query.metric)) throw new Error(`host ${query.hostUuid} reports no metric ${query.metric}`);
+    if (entry.kind !== 'delta') throw new Error(`${query.metric} is a gauge: a sum over time is only defined for delta metrics`);
+    if (!record.allowed) return { sum: 0, points: 0, missing: 0, pending: 0, completeAtMs: null, ...(query.detail ? { minutes: [] } : {}) };
+    return minuteTruth(record.profile, hostSignal(record.profile, query.metric)!, query);
+  }
+
   latest(uuid: string, name: string, nowMs: number): { timestampMs: number | null; value: number | null } {
     const query = this.seriesQuery(uuid, name);
     return query ? latestValue(query, nowMs) : { timestampMs: null, value: null };
   }
 
   components(uuid: string): Component[] | undefined {
-    return this.byUuid.get(uuid)?.componentList.map((c) => ({ ...c }));
+    const record = this.byUuid.get(uuid);
+    return record?.components.map((c) => componentBody(c, uuid));
+  }
+
+  componentRecords(uuid: string): readonly ComponentRecord[] | undefined {
+    return this.byUuid.get(uuid)?.components;
   }
 
   alertRules(): AlertRule[] {

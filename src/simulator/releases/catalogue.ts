@@ -3,7 +3,8 @@
  * Tags, dates and asset names follow the real projects closely enough that the exporter
  * meets the same shapes it would in production; the histories are trimmed to what exercises
  * a rule: `release-`/`php-`/`mariadb-`/`varnish-`/`curl-8_11_0`/`INKSCAPE_1_4` and `v` tags,
- * numeric ordering (4.20 > 4.9, 10.11 > 10.6), pre-releases newer than the latest stable,
+ * numeric ordering (4.20 > 4.9, 10.11 > 10.6), a project still in its 0.x line,
+ * pre-releases newer than the latest stable,
  * a draft, a code host's pre-release flag, versions 4.x next to 14.x and 40.x, a project
  * on another code host, and a release that appears while the simulator runs.
  */
@@ -139,6 +140,24 @@ export const RELEASE_CATALOGUE: readonly SimProject[] = [
       { tag: 'v1.8.2', date: '2024-04-30T14:02:55Z' },
       { tag: 'v1.8.3', date: '2024-10-15T11:47:29Z' },
       { tag: 'v1.9.0', date: '2024-11-28T08:20:00Z', prerelease: true },
+    ],
+  },
+  {
+    // Still in its 0.x line: `major=0` is a legal line, not a bad parameter.
+    name: 'uv',
+    host: 'github',
+    owner: 'astral-sh',
+    repo: 'uv',
+    kind: 'release',
+    assets: [
+      { name: 'uv-x86_64-unknown-linux-gnu.tar.gz', size: 16_300_000 },
+      { name: 'uv-aarch64-apple-darwin.tar.gz', size: 14_900_000 },
+    ],
+    releases: [
+      { tag: '0.4.30', date: '2024-11-05T21:46:11Z' },
+      { tag: '0.5.0', date: '2024-11-07T18:33:09Z' },
+      { tag: '0.5.6', date: '2024-12-03T22:02:47Z' },
+      { tag: '0.5.7', date: '2024-12-05T20:18:36Z' },
     ],
   },
   {

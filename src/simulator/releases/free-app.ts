@@ -1,7 +1,9 @@
 import express from 'express';
 import type { Request, Response } from 'express';
 import type { Clock } from '../../lib/clock.js';
-import type { ReleaseRecord } from '../../upstream/releases/schemas.js';
+import type { SimReleaseRecord as ReleaseRecord } from './schemas.js';
+import { freeVersionBody, releaseRecordBody } from '../shapes/releases-alt.js';
+import { STANDARD_SHAPES, type ShapeSource } from '../shapes/shapes.js';
 import type { SimProject } from './catalogue.js';
 import { countResponses, jsonErrors, notFoundRoute, rateLimit, readMajor, sendError, truncate } from './http.js';
 import { WindowRateLimiter } from './rate-limit.js';
@@ -14,8 +16,11 @@ export interface ReleasesAppOptions {
   clock: Clock;
   /** Requests per minute per client IP (default 60). */
   ratePerMinute?: number;
-  /** Shape of the `?version` answer: a bare JSON string (default) or `{version}`. */
-  versionForm?: 'string' | 'object';
+  /**
+   * Shapes of the bodies the seed does not show (`free-version`: a bare JSON string by
+   * default, `{version}` in the alternative set; `release-record`). All standard when absent.
+   */
+  shapes?: ShapeSource;
   /** Called once per response with `free` and the status, for the simulator's request counts. */
   stats?: (label: string, status: number) => void;
   /** Defaults to the store shared by every app built on `clock`. */
@@ -41,7 +46,7 @@ const HOOK_REPOSITORY: Readonly<Record<string, { domain: string; read: (body: un
 export function createReleasesApp(options: ReleasesAppOptions): express.Express {
   const { clock } = options;
   const store = options.store ?? sharedReleaseStore(clock);
-  const versionForm = options.versionForm ?? 'string';
+  const shapes = options.shapes ?? { of: () => STANDARD_SHAPES.default };
   const limiter = new WindowRateLimiter(clock, options.ratePerMinute ?? FREE_DEFAULT_RATE_PER_MINUTE);
   const cache = new Map<string, CacheEntry>();
 
@@ -77,6 +82,11 @@ export function createReleasesApp(options: ReleasesAppOptions): express.Express 
     },
   );
 
+  app.all('/hooks/:codeHost', (_req: Request, res: Response) => {
+    res.set('Allow', 'POST');
+    sendError(res, 'method_not_allowed', 'a hook takes POST: the code host delivers its webhook payload in the request body');
+  });
+
   app.get('/:owner/:repository', (req: Request<{ owner: string; repository: string }>, res: Response) => {
     const major = readMajor(req);
     if ('error' in major) {
@@ -100,19 +110,20 @@ export function createReleasesApp(options: ReleasesAppOptions): express.Express 
       'Cache-Control': `public, max-age=${FREE_CACHE_TTL_MS / 1000 - ageSeconds}`,
       Age: String(ageSeconds),
     });
-    if ('version' in req.query) {
-      const version = entry.record.version;
-      res.json(versionForm === 'object' ? { version } : version);
-    } else {
-      res.json(entry.record);
-    }
+    if ('version' in req.query) res.json(freeVersionBody(entry.record, shapes.of('free-version')));
+    else res.json(releaseRecordBody(entry.record, shapes.of('release-record')));
+  });
+
+  app.all('/:owner/:repository', (req: Request, res: Response) => {
+    res.set('Allow', 'GET, HEAD');
+    sendError(res, 'method_not_allowed', `${req.method} is not allowed; the free endpoint answers GET`);
   });
 
   app.use(notFoundRoute);
   app.use(jsonErrors);
   return app;
 
-  function cached(project: SimProject, major: number | undefined): CacheEntry | undefined {
+  function cached(project: SimProject, major: string | undefined): CacheEntry | undefined {
     const key = `${fullName(project)}|${major ?? ''}`;
     const now = clock.now();
     const hit = cache.get(key);

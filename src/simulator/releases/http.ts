@@ -1,10 +1,12 @@
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import type { WindowRateLimiter } from './rate-limit.js';
+import { majorProblem } from './version.js';
 
 /** Error codes of both release offerings; the body is `{error, message}` (ReleaseErrorBody). */
 export type ReleaseErrorCode =
   | 'bad_request'
   | 'unauthorized'
+  | 'not_subscribed'
   | 'not_found'
   | 'method_not_allowed'
   | 'rate_limited'
@@ -14,6 +16,7 @@ export type ReleaseErrorCode =
 const STATUS: Readonly<Record<ReleaseErrorCode, number>> = {
   bad_request: 400,
   unauthorized: 401,
+  not_subscribed: 403,
   not_found: 404,
   method_not_allowed: 405,
   rate_limited: 429,
@@ -40,15 +43,16 @@ export function countResponses(
 }
 
 /**
- * Reads the optional `major` query parameter: undefined when absent, a positive integer when
- * valid, or an error message naming what is wrong.
+ * Reads the optional `major` query parameter: undefined when absent, the version prefix
+ * when legal (`4`, `0`, `1.26`: see version.ts), or an error message naming what is wrong.
  */
-export function readMajor(req: Request): { major: number | undefined } | { error: string } {
+export function readMajor(req: Request): { major: string | undefined } | { error: string } {
   const raw: unknown = (req.query as Record<string, unknown>).major;
   if (raw === undefined) return { major: undefined };
   if (typeof raw !== 'string') return { error: 'major must be given at most once' };
-  if (!/^[1-9]\d{0,8}$/.test(raw)) return { error: `major must be a positive integer, got '${truncate(raw)}'` };
-  return { major: Number(raw) };
+  const problem = majorProblem(raw);
+  if (problem !== undefined) return { error: `${problem}; got '${truncate(raw)}'` };
+  return { major: raw };
 }
 
 /** A single string query parameter, or an error message. */

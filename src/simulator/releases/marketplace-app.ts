@@ -2,7 +2,9 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import express from 'express';
 import type { Request, Response } from 'express';
 import type { Clock } from '../../lib/clock.js';
-import type { ReleaseRecord } from '../../upstream/releases/schemas.js';
+import type { SimReleaseRecord as ReleaseRecord } from './schemas.js';
+import { marketplaceAssetsBody, marketplaceSourceBody, marketplaceVersionBody, releaseRecordBody } from '../shapes/releases-alt.js';
+import { STANDARD_SHAPES, type ShapeSource } from '../shapes/shapes.js';
 import { countResponses, jsonErrors, notFoundRoute, rateLimit, readMajor, readSingle, sendError, truncate } from './http.js';
 import { WindowRateLimiter } from './rate-limit.js';
 import { fullName, type ReleaseStore, sharedReleaseStore } from './store.js';
@@ -15,22 +17,29 @@ export interface MarketplaceAppOptions {
   clock: Clock;
   /** The one key the marketplace issued; requests must send it in `X-RapidAPI-Key`. */
   key: string;
+  /**
+   * A key the marketplace knows whose owner has no subscription to this API: it is 403
+   * `not_subscribed`, the marketplace's own answer, before any endpoint is reached.
+   */
+  unsubscribedKey?: string;
   /** Requests per minute per key (default 600). */
   ratePerMinute?: number;
+  /** Shapes of the JSON bodies the seed does not show; all standard when absent. */
+  shapes?: ShapeSource;
   /** Called once per response with `marketplace` (valid key) or `invalid-key`, and the status. */
   stats?: (label: string, status: number) => void;
   /** Defaults to the store shared by every app built on `clock`. */
   store?: ReleaseStore;
 }
 
-type Answer = (record: ReleaseRecord, res: Response) => void;
+type Answer = (record: ReleaseRecord, res: Response, shapes: ShapeSource) => void;
 
-/** What each endpoint sends for the latest release; JSON layouts are "not shown" in the seed. */
+/** What each endpoint sends for the latest release; JSON layouts are "not shown" in the seed (shapes/releases-alt.ts). */
 const ENDPOINTS: Readonly<Record<string, Answer>> = {
-  '/version': (r, res) => res.json({ version: r.version }),
-  '/source': (r, res) => res.json({ source: r.source_url ?? '' }),
-  '/assets': (r, res) => res.json({ assets: r.assets ?? [] }),
-  '/release': (r, res) => res.json(r),
+  '/version': (r, res, shapes) => res.json(marketplaceVersionBody(r, shapes.of('marketplace-version'))),
+  '/source': (r, res, shapes) => res.json(marketplaceSourceBody(r, shapes.of('marketplace-source'))),
+  '/assets': (r, res, shapes) => res.json(marketplaceAssetsBody(r, shapes.of('marketplace-assets'))),
+  '/release': (r, res, shapes) => res.json(releaseRecordBody(r, shapes.of('release-record'))),
   '/text/version': (r, res) => sendText(res, r.version),
   '/text/source': (r, res) => sendText(res, r.source_url ?? ''),
   '/text/assets': (r, res) => sendText(res, (r.assets ?? []).join('\n')),
@@ -38,25 +47,36 @@ const ENDPOINTS: Readonly<Record<string, Answer>> = {
 
 /**
  * The commercial endpoints, reached through the API marketplace: every request needs the
- * issued key in `X-RapidAPI-Key` (401 otherwise), is counted against the key's per-minute
+ * issued key in `X-RapidAPI-Key` (401 otherwise; 403 for a known key without a
+ * subscription to this API), is counted against the key's per-minute
  * limit (429 beyond it), and sees the store as it is now: no cache.
  */
 export function createMarketplaceApp(options: MarketplaceAppOptions): express.Express {
   const { clock } = options;
   if (options.key === '') throw new Error('createMarketplaceApp: key must not be empty');
   const store = options.store ?? sharedReleaseStore(clock);
+  const shapes = options.shapes ?? { of: () => STANDARD_SHAPES.default };
   const limiter = new WindowRateLimiter(clock, options.ratePerMinute ?? MARKETPLACE_DEFAULT_RATE_PER_MINUTE);
   const keyDigest = digest(options.key);
+  const unsubscribedDigest = options.unsubscribedKey ? digest(options.unsubscribedKey) : undefined;
   const hasValidKey = (req: Request): boolean => {
     const sent = req.get(MARKETPLACE_KEY_HEADER);
     return sent !== undefined && timingSafeEqual(digest(sent), keyDigest);
+  };
+  const isUnsubscribed = (req: Request): boolean => {
+    const sent = req.get(MARKETPLACE_KEY_HEADER);
+    return sent !== undefined && unsubscribedDigest !== undefined && timingSafeEqual(digest(sent), unsubscribedDigest);
   };
 
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
-  app.use(countResponses(options.stats, (req) => (hasValidKey(req) ? 'marketplace' : 'invalid-key')));
+  app.use(countResponses(options.stats, (req) => (hasValidKey(req) ? 'marketplace' : isUnsubscribed(req) ? 'unsubscribed' : 'invalid-key')));
   app.use((req, res, next) => {
+    if (isUnsubscribed(req)) {
+      sendError(res, 'not_subscribed', 'You are not subscribed to this API.');
+      return;
+    }
     if (!hasValidKey(req)) {
       const problem = req.get(MARKETPLACE_KEY_HEADER) === undefined ? 'missing' : 'invalid';
       sendError(res, 'unauthorized', `${problem} ${MARKETPLACE_KEY_HEADER} header`);
@@ -94,7 +114,7 @@ export function createMarketplaceApp(options: MarketplaceAppOptions): express.Ex
         sendError(res, 'not_found', `${fullName(found)} has no release${line}`);
         return;
       }
-      answer(record, res);
+      answer(record, res, shapes);
     });
     app.all(path, (req, res) => {
       res.set('Allow', 'GET, HEAD');

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Clock } from '../../lib/clock.js';
-import type { ReleaseRecord } from '../../upstream/releases/schemas.js';
-import { compareVersions, isPrerelease, matchesMajor, normaliseVersion } from '../../upstream/releases/version.js';
+import type { SimReleaseRecord as ReleaseRecord } from './schemas.js';
+import { compareVersions, inMajorLine, isPrerelease, normaliseVersion } from './version.js';
 import { RELEASE_CATALOGUE, type CodeHost, type SimProject, type SimRelease } from './catalogue.js';
 
 /**
@@ -55,16 +55,16 @@ export class ReleaseStore {
 
   /**
    * The latest release: the highest version (by compareVersions) that is neither a draft nor
-   * a pre-release (by flag or by its text), optionally inside major line `major`. Equal
+   * a pre-release (by flag or by its text), optionally inside major line `major` (a prefix). Equal
    * versions (`1.2` and `1.2.0`) go to the one published last.
    */
-  latest(project: SimProject, major?: number): ReleaseRecord | undefined {
+  latest(project: SimProject, major?: string): ReleaseRecord | undefined {
     let best: { release: SimRelease; version: string } | undefined;
     for (const release of this.releases(project)) {
       if (release.draft || release.prerelease) continue;
       const version = normaliseVersion(release.tag);
       if (version === undefined || isPrerelease(version)) continue;
-      if (major !== undefined && !matchesMajor(version, major)) continue;
+      if (major !== undefined && !inMajorLine(version, major)) continue;
       const order = best ? compareVersions(version, best.version) : 1;
       if (order > 0 || (order === 0 && best && release.date >= best.release.date)) best = { release, version };
     }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Account } from '../../upstream/monitoring/schemas.js';
-import { familyHeads, sampleLines } from '../shared/testing.js';
+import { familyHeads, sampleLines } from '../../../test/support/family-lines.js';
 import { mapAccount } from './map.js';
 
 describe('mapAccount', () => {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { FamilySamples } from '../../exposition/model.js';
 import { renderText } from '../../exposition/render-text.js';
-import { runSuccessivePolls } from '../shared/testing.js';
+import { runSuccessivePolls } from '../../../test/support/family-lines.js';
 import type { AlertEvent } from '../../upstream/monitoring/schemas.js';
 import {
   ALERT_FAMILIES,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Component } from '../../upstream/monitoring/schemas.js';
-import { sampleLines } from '../shared/testing.js';
+import { sampleLines } from '../../../test/support/family-lines.js';
 import { mapComponents } from './map.js';
 
 const nginx: Component = { id: 'c1', kind: 'web-server', software: 'nginx', name: 'nginx @ web-1', version: '1.27.3', pid: 10 };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Host } from '../../upstream/monitoring/schemas.js';
 import { globMatcher } from '../shared/glob.js';
-import { familyHeads, sampleLines } from '../shared/testing.js';
+import { familyHeads, sampleLines } from '../../../test/support/family-lines.js';
 import { mapHosts, parseTag, selectHosts, tagLabels, type HostFilters } from './map.js';
 
 function host(overrides: Partial<Host> = {}): Host {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { counterSpec, FamilyCollector, gaugeSpec, infoSpec, labelKey, summarySpec } from './families.js';
-import { sampleLines } from './testing.js';
+import { sampleLines } from '../../../test/support/family-lines.js';
 
 describe('spec builders', () => {
   it.each([

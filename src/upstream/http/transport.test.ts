@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { TransportFailure, UndiciTransport } from './transport.js';
-import { json, startLocalServer, type LocalServer } from './test-server.js';
+import { json, startLocalServer, type LocalServer } from '../../../test/support/test-server.js';
 
 const never = new AbortController().signal;
 

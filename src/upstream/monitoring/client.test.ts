@@ -1,6 +1,6 @@
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { recordingGate } from '../http/test-server.js';
+import { recordingGate } from '../../../test/support/test-server.js';
 import type { Transport, TransportResponse } from '../http/transport.js';
 import { createUpstreamMetrics } from '../metrics.js';
 import { MonitoringClient, planSeriesBatches, type MonitoringClientOptions } from './client.js';

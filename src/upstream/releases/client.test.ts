@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidResponseError, NotFoundError } from '../http/errors.js';
-import { recordingGate } from '../http/test-server.js';
+import { recordingGate } from '../../../test/support/test-server.js';
 import type { Transport } from '../http/transport.js';
 import { MajorUnavailableError, ReleaseClient, freeProjectPath, type ReleaseClientOptions } from './client.js';
 

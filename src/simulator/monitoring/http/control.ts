@@ -4,7 +4,9 @@ import { z } from 'zod';
 import type { Clock } from '../../../lib/clock.js';
 import { describeIssues, FAULT_TARGETS, parseFaultUpdate, type FaultController } from '../../faults.js';
 import type { TokenBucketLimiter } from '../../rate-limit.js';
-import type { MonitoringWorld } from '../world-types.js';
+import { parseShapeOverrides, parseShapeSet, ShapeUpdate, type Parsed, type ShapeController } from '../../shapes/shapes.js';
+import type { DeltaTruth, LateDataSettings } from '../late-data.js';
+import type { MonitoringWorld, SimAccount } from '../world-types.js';
 import type { StatsRecorder } from './stats.js';
 
 export interface ControlOptions {
@@ -13,6 +15,8 @@ export interface ControlOptions {
   faults: FaultController;
   stats: StatsRecorder;
   limiter: TokenBucketLimiter;
+  shapes: ShapeController;
+  lateData?: LateDataSettings | undefined;
 }
 
 const HostChange = z.strictObject({
@@ -28,7 +32,7 @@ const ClearTarget = z.enum([...FAULT_TARGETS, 'all']);
  * appear or disappear. Mounted on the monitoring listener only; it controls all three.
  */
 export function createControlRouter(options: ControlOptions): Router {
-  const { world, clock, faults, stats, limiter } = options;
+  const { world, clock, faults, stats, limiter, shapes, lateData } = options;
   const router = express.Router();
   router.use(express.json({ limit: '64kb' }));
 
@@ -42,6 +46,11 @@ export function createControlRouter(options: ControlOptions): Router {
         'DELETE /_sim/faults[?target=monitoring|releases|marketplace|all]',
         'POST /_sim/hosts {account, add?, remove?}',
         'POST /_sim/rate-limit/reset',
+        'GET /_sim/shapes',
+        'POST /_sim/shapes {default?, endpoints?: {<endpoint>: standard|alt}} or ?default=alt&websites=standard',
+        'DELETE /_sim/shapes',
+        'GET /_sim/late-data',
+        'GET /_sim/truth?account=pro&host=<uuid>&metric=<delta metric>&from=<ISO 8601 or ms>&to=<ISO 8601 or ms>[&as_of=<instant>][&detail=minutes]',
       ],
     });
   });
@@ -86,6 +95,60 @@ export function createControlRouter(options: ControlOptions): Router {
     res.json(faults.view());
   });
 
+  router.get('/shapes', (_req, res) => {
+    res.json(shapes.view());
+  });
+
+  router.post('/shapes', (req, res) => {
+    const parsed = parseShapeRequest(req.query, req.body);
+    if (!parsed.ok) return badRequest(res, parsed.message);
+    shapes.set(parsed.value);
+    res.json(shapes.view());
+  });
+
+  router.delete('/shapes', (_req, res) => {
+    shapes.reset();
+    res.json(shapes.view());
+  });
+
+  router.get('/late-data', (_req, res) => {
+    res.json(
+      lateData
+        ? { enabled: true, late_share: lateData.lateShare, max_lateness_minutes: lateData.maxLatenessMinutes, never_share: lateData.neverShare }
+        : { enabled: false },
+    );
+  });
+
+  router.get('/truth', (req, res) => {
+    const query = parseTruthQuery(req.query, world);
+    if (!query.ok) return badRequest(res, query.message);
+    const { account, hostUuid, metric, fromMs, toMs, asOfMs, detail } = query.value;
+    let truth: DeltaTruth;
+    try {
+      truth = account.deltaTruth({ hostUuid, metric, fromMs, toMs, detail, ...(asOfMs === undefined ? {} : { asOfMs }) });
+    } catch (error) {
+      return badRequest(res, error instanceof Error ? error.message : String(error));
+    }
+    const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+    res.json({
+      account: account.plan,
+      host_uuid: hostUuid,
+      metric,
+      from: iso(fromMs),
+      to: iso(toMs),
+      ...(asOfMs === undefined ? {} : { as_of: iso(asOfMs) }),
+      sum: truth.sum,
+      points: truth.points,
+      missing: truth.missing,
+      pending: truth.pending,
+      complete_at: iso(truth.completeAtMs),
+      complete_at_ms: truth.completeAtMs,
+      ...(truth.minutes
+        ? { minutes: truth.minutes.map((m) => ({ minute: iso(m.minuteMs), value: m.value, arrives_at: iso(m.arrivesAtMs) })) }
+        : {}),
+    });
+  });
+
   router.post('/hosts', (req, res) => {
     const input: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(req.query)) {
@@ -116,6 +179,70 @@ export function createControlRouter(options: ControlOptions): Router {
   });
 
   return router;
+}
+
+/**
+ * A shape change from a JSON body (`{default, endpoints}`) or a query string (`default=alt`,
+ * `<endpoint>=<set>`); the body wins where both name something.
+ */
+function parseShapeRequest(query: Record<string, unknown>, body: unknown): Parsed<ShapeUpdate> {
+  const update: { default?: ShapeUpdate['default']; endpoints: NonNullable<ShapeUpdate['endpoints']> } = { endpoints: {} };
+  for (const [key, raw] of Object.entries(query)) {
+    if (typeof raw !== 'string') return { ok: false, message: `shape field '${key}' must be given once` };
+    if (key === 'default') {
+      const set = parseShapeSet("'default'", raw);
+      if (!set.ok) return set;
+      update.default = set.value;
+    } else {
+      const override = parseShapeOverrides([`${key}=${raw}`]);
+      if (!override.ok) return override;
+      Object.assign(update.endpoints, override.value);
+    }
+  }
+  if (body !== undefined && body !== null && !(typeof body === 'object' && Object.keys(body).length === 0)) {
+    const parsed = ShapeUpdate.safeParse(body);
+    if (!parsed.success) return { ok: false, message: `invalid shape settings: ${describeIssues(parsed.error)}` };
+    if (parsed.data.default) update.default = parsed.data.default;
+    Object.assign(update.endpoints, parsed.data.endpoints);
+  }
+  return { ok: true, value: update };
+}
+
+interface TruthParameters {
+  account: SimAccount;
+  hostUuid: string;
+  metric: string;
+  fromMs: number;
+  toMs: number;
+  asOfMs: number | undefined;
+  detail: boolean;
+}
+
+/** The `/_sim/truth` query: the account by name (`account=pro`) or by key, host, metric, and an instant range. */
+function parseTruthQuery(query: Record<string, unknown>, world: MonitoringWorld): Parsed<TruthParameters> {
+  const text: Record<string, string> = {};
+  for (const [key, raw] of Object.entries(query)) {
+    if (typeof raw !== 'string') return { ok: false, message: `truth parameter '${key}' must be given once` };
+    text[key] = raw;
+  }
+  const accounts = world.accounts();
+  const account = text.key !== undefined ? world.accountByKey(text.key) : accounts.find((a) => a.plan === text.account);
+  if (!account) return { ok: false, message: `name the account: account=${accounts.map((a) => a.plan).join('|')}, or key=<API key>` };
+  for (const name of ['host', 'metric', 'from', 'to'] as const) {
+    if (!text[name]) return { ok: false, message: `truth parameter '${name}' is required` };
+  }
+  const instant = (name: 'from' | 'to' | 'as_of'): number => {
+    const raw = text[name] ?? '';
+    return /^\d+$/.test(raw) ? Number(raw) : /^\d{4}-\d{2}-\d{2}T/.test(raw) ? Date.parse(raw) : NaN;
+  };
+  const fromMs = instant('from');
+  const toMs = instant('to');
+  const asOfMs = text.as_of === undefined ? undefined : instant('as_of');
+  for (const [name, value] of [['from', fromMs], ['to', toMs], ['as_of', asOfMs ?? 0]] as const) {
+    if (!Number.isFinite(value)) return { ok: false, message: `truth parameter '${name}' must be an ISO 8601 instant or epoch milliseconds; got '${(text[name] ?? '').slice(0, 40)}'` };
+  }
+  if (text.detail !== undefined && text.detail !== 'minutes') return { ok: false, message: "truth parameter 'detail' can only be 'minutes'" };
+  return { ok: true, value: { account, hostUuid: text.host ?? '', metric: text.metric ?? '', fromMs, toMs, asOfMs, detail: text.detail === 'minutes' } };
 }
 
 function badRequest(res: Response, message: string): void {

@@ -1,3 +1,4 @@
+import type { LateDataSettings } from '../late-data.js';
 import { hash2, hash3, unit } from './hash.js';
 
 /**
@@ -13,6 +14,8 @@ import { hash2, hash3, unit } from './hash.js';
  * - While silent the agent buffers; when it comes back at minute e it flushes the newest
  *   BUFFER_MINUTES of the outage, readable from e·60 s + lag. Older minutes stay null.
  * - A missed report (about 0.2 % of minutes) is lost for good.
+ * - In the late-data mode (late-data.ts) a share of the other minutes arrives late, by up
+ *   to 2 hours, and a share never arrives.
  */
 
 export const MINUTE_MS = 60_000;
@@ -31,6 +34,8 @@ export interface AgentSchedule {
   readonly lagMs: number;
   /** First minute with data: the first whole minute after the host was created. */
   readonly firstMinute: number;
+  /** Set in the late-data mode. */
+  readonly late?: LateDataSettings;
 }
 
 export interface Outage {
@@ -67,9 +72,16 @@ export function isLostReport(agent: AgentSchedule, minute: number): boolean {
 export function readableFromMs(agent: AgentSchedule, minute: number): number {
   if (minute < agent.firstMinute || isLostReport(agent, minute)) return Infinity;
   const outage = outageAt(agent, minute);
-  if (!outage) return (minute + 1) * MINUTE_MS + agent.lagMs;
-  if (minute < outage.end - BUFFER_MINUTES) return Infinity;
-  return outage.end * MINUTE_MS + agent.lagMs;
+  if (outage) return minute < outage.end - BUFFER_MINUTES ? Infinity : outage.end * MINUTE_MS + agent.lagMs;
+  const onTime = (minute + 1) * MINUTE_MS + agent.lagMs;
+  if (!agent.late) return onTime;
+  const h = hash3(agent.key, 0x1a7e, minute);
+  const roll = unit(h);
+  if (roll < agent.late.neverShare) return Infinity;
+  if (roll >= agent.late.neverShare + agent.late.lateShare) return onTime;
+  // Late by a whole number of seconds from one minute up to the maximum.
+  const spanSeconds = agent.late.maxLatenessMinutes * 60 - 60;
+  return onTime + (60 + Math.floor(unit(hash2(h, 1)) * (spanSeconds + 1))) * 1000;
 }
 
 /**

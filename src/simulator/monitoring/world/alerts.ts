@@ -1,5 +1,5 @@
-import type { AlertEvent, AlertRule } from '../../../upstream/monitoring/schemas.js';
-import { catalogueEntry } from '../../../upstream/monitoring/metric-catalogue.js';
+import { agentMetric } from '../catalogue.js';
+import type { SimAlertEvent as AlertEvent, SimAlertRule as AlertRule } from '../schemas.js';
 import { hash2, hash3, pick, unit } from './hash.js';
 import type { HostRecord } from './hosts.js';
 import { CHECK_EPOCH_MS, firstFailureMs, outageInSlot, type SiteProfile } from './websites.js';
@@ -57,7 +57,7 @@ export function createRules(
     const h = (salt: number): number => hash3(seed, accountSlot * 1000 + k, salt);
     // Each account has a handful of the templates, and only those its hosts can trigger.
     if (unit(h(1)) < 0.25) return;
-    const component = catalogueEntry(template.metric)?.component;
+    const component = agentMetric(template.metric)?.component;
     if (!component) throw new Error(`simulator: alert rule metric ${template.metric} is not in the catalogue`);
     const candidates = hosts.filter((r) => r.allowed && r.profile.components.has(component));
     if (candidates.length === 0) return;

@@ -1,11 +1,8 @@
-import { createHash } from 'node:crypto';
-
-import type { Component as ComponentBody, Host } from '../../../upstream/monitoring/schemas.js';
-import {
-  METRIC_CATALOGUE,
-  SERVER_KIND_COMPONENTS,
-  type Component as CatalogueComponent,
-} from '../../../upstream/monitoring/metric-catalogue.js';
+import type { LateDataSettings } from '../late-data.js';
+import { AGENT_METRICS, SERVER_KIND_COMPONENTS, type AgentComponent as CatalogueComponent } from '../catalogue.js';
+import type { SimHost as Host } from '../schemas.js';
+import { componentRecords, type ComponentRecord } from './components.js';
+import { deviceMetricNames, hostDevices, type HostDevices } from './devices.js';
 import { type AgentBehaviour, type AgentSchedule, lastSeenMs, MINUTE_MS, ONLINE_WINDOW_MS } from './agents.js';
 import { hash3, hash4, hex32, pick, unit, weighted } from './hash.js';
 
@@ -20,6 +17,8 @@ export interface HostProfile extends AgentSchedule {
   readonly tags: readonly string[];
   readonly createdAtMs: number;
   readonly components: ReadonlySet<CatalogueComponent>;
+  /** Disks, network interfaces and mount points: per-device metrics are reported for each. */
+  readonly devices: HostDevices;
   readonly database: 'mysql' | 'mariadb';
   /** Fraction of a day by which this host's daily peak is shifted. */
   readonly peakPhase: number;
@@ -46,7 +45,7 @@ export interface HostProfile extends AgentSchedule {
 export interface HostRecord {
   readonly profile: HostProfile;
   readonly allowed: boolean;
-  readonly componentList: readonly ComponentBody[];
+  readonly components: readonly ComponentRecord[];
   readonly catalogue: Readonly<Record<string, string[]>>;
   readonly metricNames: ReadonlySet<string>;
 }
@@ -81,9 +80,11 @@ export interface HostSeed {
   readonly createdAtMs?: number;
   /** Per-prefix counters of the account, so hostnames stay unique. */
   readonly hostnameCounters: Map<string, number>;
+  /** The late-data mode's settings, when it is on. */
+  readonly late?: LateDataSettings;
 }
 
-export function createHostProfile({ seed, accountSlot, index, createdAtMs, hostnameCounters }: HostSeed): HostProfile {
+export function createHostProfile({ seed, accountSlot, index, createdAtMs, hostnameCounters, late }: HostSeed): HostProfile {
   const key = hash3(seed, accountSlot, index);
   const h = (salt: number): number => hash4(seed, accountSlot, index, salt);
   const role = weighted(h(1), ROLES);
@@ -119,6 +120,7 @@ export function createHostProfile({ seed, accountSlot, index, createdAtMs, hostn
     behaviour,
     lagMs: 30_000 + Math.floor(unit(h(11)) * 70_000),
     firstMinute: Math.ceil(created / MINUTE_MS),
+    ...(late ? { late } : {}),
     index,
     uuid: hex32(seed, accountSlot, index),
     hostname,
@@ -128,6 +130,7 @@ export function createHostProfile({ seed, accountSlot, index, createdAtMs, hostn
     tags,
     createdAtMs: created,
     components,
+    devices: hostDevices(type, h(30)),
     database: unit(h(14)) < 0.6 ? 'mysql' : 'mariadb',
     peakPhase: unit(h(15)),
     busy: 0.15 + 0.75 * unit(h(16)),
@@ -148,53 +151,15 @@ export function createHostProfile({ seed, accountSlot, index, createdAtMs, hostn
   };
 }
 
-/** Metric names of the host grouped by component, in catalogue order. */
+/** Metric names of the host grouped by component, in catalogue order; `system` ends with the per-device names. */
 export function catalogueFor(profile: HostProfile): Record<string, string[]> {
   const grouped: Record<string, string[]> = {};
-  for (const entry of METRIC_CATALOGUE) {
+  for (const entry of AGENT_METRICS) {
     if (!profile.components.has(entry.component)) continue;
     (grouped[entry.component] ??= []).push(entry.name);
   }
+  (grouped.system ??= []).push(...deviceMetricNames(profile.devices));
   return grouped;
-}
-
-function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
-}
-
-const NGINX_VERSIONS = ['1.26.2', '1.26.3', '1.27.3', '1.27.4'] as const;
-const PHP_VERSIONS = ['8.2.26', '8.2.27', '8.3.14', '8.3.15'] as const;
-const MYSQL_VERSIONS = ['8.0.39', '8.0.40', '8.4.3'] as const;
-const MARIADB_VERSIONS = ['10.11.10', '11.4.4'] as const;
-const VARNISH_VERSIONS = ['7.5.0', '7.6.1'] as const;
-
-export function componentsFor(profile: HostProfile, seed: number): ComponentBody[] {
-  const h = (salt: number): number => hash4(seed, profile.key, 0xc0, salt);
-  const pid = (salt: number): number => 300 + (h(salt) % 60_000);
-  const base = (kind: string, software: string, name: string, version: string, salt: number): ComponentBody => ({
-    id: sha256(`${profile.uuid}:${kind}:${name}`),
-    kind,
-    software,
-    name: `${name} @ ${profile.hostname}`,
-    version,
-    pid: pid(salt),
-    host_uuid: profile.uuid,
-  });
-  const out: ComponentBody[] = [];
-  for (const kind of profile.serverKinds) {
-    if (kind === 'web-server') out.push(base(kind, 'nginx', 'nginx', pick(h(1), NGINX_VERSIONS), 2));
-    if (kind === 'application-server') {
-      const version = pick(h(3), PHP_VERSIONS);
-      out.push(base(kind, 'php-fpm', 'phpfpm', version, 4));
-      out.push(base(kind, 'php-fpm', 'phpfpm www', version, 5));
-    }
-    if (kind === 'database') {
-      const versions = profile.database === 'mysql' ? MYSQL_VERSIONS : MARIADB_VERSIONS;
-      out.push(base(kind, profile.database, profile.database, pick(h(6), versions), 7));
-    }
-    if (kind === 'cache') out.push(base(kind, 'varnish', 'varnish', pick(h(8), VARNISH_VERSIONS), 9));
-  }
-  return out;
 }
 
 interface SharedCatalogue {
@@ -202,13 +167,14 @@ interface SharedCatalogue {
   readonly names: ReadonlySet<string>;
 }
 
-// Hosts share a catalogue per combination of components (a dozen or so), instead of each
-// of thousands of hosts holding its own copy of a hundred-odd names.
+// Hosts share a catalogue per combination of components and devices (a few dozen), instead
+// of each of thousands of hosts holding its own copy of a couple of hundred names.
 const sharedCatalogues = new Map<string, SharedCatalogue>();
 const EMPTY_CATALOGUE: SharedCatalogue = { catalogue: {}, names: new Set() };
 
 function sharedCatalogue(profile: HostProfile): SharedCatalogue {
-  const key = [...profile.components].sort().join(',');
+  const devices = Object.values(profile.devices).map((list) => list.map((d) => d.name).join('+'));
+  const key = `${[...profile.components].sort().join(',')} ${devices.join(' ')}`;
   let shared = sharedCatalogues.get(key);
   if (!shared) {
     const catalogue = catalogueFor(profile);
@@ -223,7 +189,7 @@ export function hostRecord(profile: HostProfile, allowed: boolean, seed: number)
   return {
     profile,
     allowed,
-    componentList: componentsFor(profile, seed),
+    components: componentRecords(profile, seed),
     catalogue: shared.catalogue,
     metricNames: shared.names,
   };

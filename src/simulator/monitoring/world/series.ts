@@ -1,4 +1,5 @@
-import type { MetricKind } from '../../../upstream/monitoring/metric-catalogue.js';
+import type { AgentMetricKind as MetricKind } from '../catalogue.js';
+import { MAX_TRUTH_MINUTES, type DeltaTruth, type TruthQuery } from '../late-data.js';
 import { MINUTE_MS } from './agents.js';
 import type { HostProfile } from './hosts.js';
 import { blockFor } from './minutes.js';
@@ -87,4 +88,44 @@ export function latestValue(q: SeriesQuery, nowMs: number): { timestampMs: numbe
     if (!Number.isNaN(value)) return { timestampMs: m * MINUTE_MS, value };
   }
   return { timestampMs: null, value: null };
+}
+
+/**
+ * The sum of the minutes starting in [fromMs, toMs) whose report ever arrives (or has arrived
+ * by `asOfMs`), and when the last of them does, whatever the time now (late-data.ts). Minutes
+ * never arriving are counted apart. Retention is not applied: this is what the agent
+ * reports, not what is still kept.
+ */
+export function minuteTruth(p: HostProfile, signal: Signal, query: TruthQuery): DeltaTruth {
+  if (!Number.isFinite(query.fromMs) || !Number.isFinite(query.toMs) || query.toMs <= query.fromMs) {
+    throw new RangeError(`truth: the range must have from < to, got [${query.fromMs}, ${query.toMs})`);
+  }
+  const first = Math.ceil(query.fromMs / MINUTE_MS);
+  const end = Math.ceil(query.toMs / MINUTE_MS);
+  if (end - first > MAX_TRUTH_MINUTES) throw new RangeError(`truth: at most ${MAX_TRUTH_MINUTES} minutes per query, got ${end - first}`);
+  let sum = 0;
+  let points = 0;
+  let missing = 0;
+  let pending = 0;
+  let completeAtMs: number | null = null;
+  const minutes: { minuteMs: number; value: number; arrivesAtMs: number | null }[] = [];
+  for (let m = first; m < end; m++) {
+    const b = blockFor(p, m);
+    const i = m - b.first;
+    const arrives = b.readableFrom[i] ?? Infinity;
+    const value = signal(p, b, i);
+    if (query.detail) minutes.push({ minuteMs: m * MINUTE_MS, value, arrivesAtMs: Number.isFinite(arrives) ? arrives : null });
+    if (!Number.isFinite(arrives)) {
+      missing++;
+      continue;
+    }
+    completeAtMs = Math.max(completeAtMs ?? arrives, arrives);
+    if (query.asOfMs !== undefined && arrives > query.asOfMs) {
+      pending++;
+      continue;
+    }
+    sum += value;
+    points++;
+  }
+  return { sum, points, missing, pending, completeAtMs, ...(query.detail ? { minutes } : {}) };
 }

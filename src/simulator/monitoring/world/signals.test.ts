@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 
-import { METRIC_CATALOGUE } from '../../../upstream/monitoring/metric-catalogue.js';
+import { AGENT_METRICS as METRIC_CATALOGUE } from '../catalogue.js';
 import { createHostProfile, type HostProfile } from './hosts.js';
-import { signalFor, valueAt } from './signals.js';
+import { hostSignal, signalFor, valueAt } from './signals.js';
+import { PER_DEVICE_METRICS } from '../catalogue.js';
 
 const START_MINUTE = Math.floor(Date.UTC(2026, 10, 20) / 60_000);
 const counters = new Map<string, number>();
@@ -119,5 +120,64 @@ describe('relations between metrics', () => {
     const forward = minutes.map((m) => value(p, 'system.net.bytes_rcvd', m));
     const backward = [...minutes].reverse().map((m) => value(p, 'system.net.bytes_rcvd', m)).reverse();
     expect(backward).toEqual(forward);
+  });
+});
+
+describe('per-device metrics', () => {
+  const perDevice = (p: HostProfile, name: string, m: number): number => {
+    const signal = hostSignal(p, name);
+    if (!signal) throw new Error(`no signal for ${name} on ${p.hostname}`);
+    return valueAt(signal, p, m);
+  };
+
+  it('hosts have one or two disks and interfaces, one to three mount points with / among them', () => {
+    for (const p of profiles) {
+      expect(p.devices.disk.length).toBeGreaterThanOrEqual(1);
+      expect(p.devices.disk.length).toBeLessThanOrEqual(2);
+      expect(p.devices.interface.length).toBeGreaterThanOrEqual(1);
+      expect(p.devices.interface.length).toBeLessThanOrEqual(2);
+      expect(p.devices.mount.length).toBeGreaterThanOrEqual(1);
+      expect(p.devices.mount.length).toBeLessThanOrEqual(3);
+      expect(p.devices.mount[0]?.name).toBe('/');
+    }
+    expect(profiles.some((p) => p.devices.disk.length === 2 && p.devices.mount.length === 3)).toBe(true);
+  });
+
+  it('per-disk and per-interface deltas and per-mount sizes add up to the host totals exactly', () => {
+    expectEverywhere(profiles, (p, m) => {
+      const bases = [...PER_DEVICE_METRICS.disk.filter((b) => !b.includes('wait')), ...PER_DEVICE_METRICS.interface, 'system.disk.total', 'system.disk.used', 'system.disk.free'];
+      for (const base of bases) {
+        const kind = base.startsWith('system.io') ? 'disk' : base.startsWith('system.net') ? 'interface' : 'mount';
+        const parts = p.devices[kind].map((d) => perDevice(p, `${base}|${d.name}`, m));
+        if (parts.some((v) => !Number.isInteger(v) || v < 0)) return `${base}: ${parts.join(', ')}`;
+        const total = value(p, base, m);
+        if (parts.reduce((a, b) => a + b, 0) !== total) return `${base}: ${parts.join(' + ')} != ${total}`;
+      }
+      return undefined;
+    });
+  });
+
+  it('each mount point: used + free = total, in_use = used / total, and per-disk wait stays near the host\'s', () => {
+    expectEverywhere(profiles, (p, m) => {
+      for (const { name } of p.devices.mount) {
+        const [total, used, free, inUse] = ['total', 'used', 'free', 'in_use'].map((k) => perDevice(p, `system.disk.${k}|${name}`, m)) as [number, number, number, number];
+        if (used + free !== total || used > total) return `${name}: ${used} + ${free} != ${total}`;
+        if (Math.abs(inUse - (used / total) * 100) > 0.01 || inUse > 100) return `${name}: in_use ${inUse}`;
+      }
+      for (const { name } of p.devices.disk) {
+        const wait = perDevice(p, `system.io.wait_r|${name}`, m);
+        const host = value(p, 'system.io.wait_r', m);
+        // Both are rounded to 0.01 ms.
+        if (wait < host * 0.7 - 0.011 || wait > host * 1.3 + 0.011) return `wait_r|${name} ${wait} vs ${host}`;
+      }
+      return undefined;
+    });
+  });
+
+  it('names a host does not have get no signal', () => {
+    const p = profiles[0] as HostProfile;
+    expect(hostSignal(p, 'system.io.iops_r|sdz')).toBeUndefined();
+    expect(hostSignal(p, 'system.load.1|sda')).toBeUndefined();
+    expect(hostSignal(p, 'no.such.metric')).toBeUndefined();
   });
 });

@@ -1,4 +1,5 @@
-import { METRIC_CATALOGUE } from '../../../upstream/monitoring/metric-catalogue.js';
+import { AGENT_METRICS, splitDeviceName } from '../catalogue.js';
+import { deviceKindOf, deviceSignal } from './devices.js';
 import type { HostProfile } from './hosts.js';
 import { activity, type Block, blockFor, burst, daily, noise } from './minutes.js';
 
@@ -451,10 +452,27 @@ const SIGNALS: Record<string, Signal> = {
 // A Map, so names like `constructor` are not found on the object prototype.
 const SIGNAL_BY_NAME = new Map(Object.entries(SIGNALS));
 
-for (const entry of METRIC_CATALOGUE) {
+for (const entry of AGENT_METRICS) {
   if (!SIGNAL_BY_NAME.has(entry.name)) throw new Error(`simulator: no signal for catalogue metric ${entry.name}`);
 }
 
 export function signalFor(name: string): Signal | undefined {
   return SIGNAL_BY_NAME.get(name);
+}
+
+/**
+ * The signal of any name a host lists: a catalogue name, or a per-device name
+ * (`system.io.iops_r|sda`) of one of the host's devices. Undefined for anything else.
+ */
+export function hostSignal(p: HostProfile, name: string): Signal | undefined {
+  const split = splitDeviceName(name);
+  if (!split) return signalFor(name);
+  const kind = deviceKindOf(split.base);
+  const index = kind === undefined ? -1 : p.devices[kind].findIndex((d) => d.name === split.device);
+  if (kind === undefined || index < 0) return undefined;
+  return deviceSignal(kind, split.base, index, p.devices, (base) => {
+    const signal = signalFor(base);
+    if (!signal) throw new Error(`simulator: no signal for ${base}`);
+    return signal;
+  });
 }

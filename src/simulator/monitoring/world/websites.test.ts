@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import type { WebsiteCheck } from '../../../upstream/monitoring/schemas.js';
+import type { SimWebsiteCheck as WebsiteCheck } from '../schemas.js';
 import { createWorld } from '../world.js';
 import { SIM_KEYS } from '../world-types.js';
 

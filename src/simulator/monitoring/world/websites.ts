@@ -1,4 +1,4 @@
-import type { Website, WebsiteCheck, WebsiteSummary } from '../../../upstream/monitoring/schemas.js';
+import type { SimWebsite as Website, SimWebsiteCheck as WebsiteCheck, SimWebsiteSummary as WebsiteSummary } from '../schemas.js';
 import { hash2, hash3, hash4, normal, pick, unit, weighted } from './hash.js';
 
 /**

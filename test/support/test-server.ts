@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { RequestGate } from '../../budget/types.js';
+import type { RequestGate } from '../../src/budget/types.js';
 
 /**
  * Test support: a real HTTP server on a free local port, for the odd responses a simulator

@@ -1,14 +1,14 @@
 import { pino } from 'pino';
-import { parseConfig } from '../../config/load.js';
-import type { AccountConfig } from '../../config/types.js';
-import type { FamilySamples, MetricSink } from '../../exposition/model.js';
-import { renderText } from '../../exposition/render-text.js';
-import { FakeClock } from '../../lib/clock.js';
-import { startSimulator, type RunningSimulator } from '../../simulator/index.js';
-import type { SimAccount } from '../../simulator/monitoring/world-types.js';
-import { UndiciTransport } from '../../upstream/http/transport.js';
-import { MonitoringClient } from '../../upstream/monitoring/client.js';
-import type { Inventory, SourceContext } from '../types.js';
+import { parseConfig } from '../../src/config/load.js';
+import type { AccountConfig } from '../../src/config/types.js';
+import type { FamilySamples, MetricSink } from '../../src/exposition/model.js';
+import { renderText } from '../../src/exposition/render-text.js';
+import { FakeClock } from '../../src/lib/clock.js';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import type { SimAccount } from '../../src/simulator/monitoring/world-types.js';
+import { UndiciTransport } from '../../src/upstream/http/transport.js';
+import { MonitoringClient } from '../../src/upstream/monitoring/client.js';
+import type { Inventory, SourceContext } from '../../src/sources/types.js';
 
 /**
  * Test helper for the source modules' tests: the real simulator in-process on a FakeClock,

@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Priority } from '../../budget/types.js';
-import type { Decoded } from '../../upstream/decode.js';
-import { MonitoringClient } from '../../upstream/monitoring/client.js';
-import type { WebsiteList } from '../../upstream/monitoring/schemas.js';
-import { createWebsitesSource } from './index.js';
-import { startSourceHarness, type SourceHarness } from './sim-harness.js';
+import type { Priority } from '../../../src/budget/types.js';
+import type { Decoded } from '../../../src/upstream/decode.js';
+import { MonitoringClient } from '../../../src/upstream/monitoring/client.js';
+import type { WebsiteList } from '../../../src/upstream/monitoring/schemas.js';
+import { createWebsitesSource } from '../../../src/sources/websites/index.js';
+import { startSourceHarness, type SourceHarness } from '../../support/sim-harness.js';
 
 let harness: SourceHarness | undefined;
 afterEach(async () => {

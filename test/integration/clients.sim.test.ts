@@ -1,12 +1,12 @@
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type RunningSimulator } from '../simulator/index.js';
-import { NotFoundError, PlanRequiredError, RateLimitedError, UnauthorizedError } from './http/errors.js';
-import { passThroughGate } from './http/test-server.js';
-import { UndiciTransport } from './http/transport.js';
-import { createUpstreamMetrics } from './metrics.js';
-import { MonitoringClient } from './monitoring/client.js';
-import { ReleaseClient } from './releases/client.js';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { NotFoundError, PlanRequiredError, RateLimitedError, UnauthorizedError } from '../../src/upstream/http/errors.js';
+import { passThroughGate } from '../support/test-server.js';
+import { UndiciTransport } from '../../src/upstream/http/transport.js';
+import { createUpstreamMetrics } from '../../src/upstream/metrics.js';
+import { MonitoringClient } from '../../src/upstream/monitoring/client.js';
+import { ReleaseClient } from '../../src/upstream/releases/client.js';
 
 /** Every client method against the simulator of both APIs, over real sockets. */
 describe('clients against the simulator', () => {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { startSourceHarness, type SourceHarness } from '../websites/sim-harness.js';
-import { createAlertRulesSource } from './index.js';
+import { startSourceHarness, type SourceHarness } from '../../support/sim-harness.js';
+import { createAlertRulesSource } from '../../../src/sources/alert-rules/index.js';
 
 let harness: SourceHarness | undefined;
 afterEach(async () => {

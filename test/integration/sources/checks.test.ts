@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Website } from '../../upstream/monitoring/schemas.js';
-import { startSourceHarness, type SourceHarness } from '../websites/sim-harness.js';
-import { createChecksSource } from './index.js';
+import type { Website } from '../../../src/upstream/monitoring/schemas.js';
+import { startSourceHarness, type SourceHarness } from '../../support/sim-harness.js';
+import { createChecksSource } from '../../../src/sources/checks/index.js';
 
 let harness: SourceHarness | undefined;
 afterEach(async () => {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { startSourceHarness, type SourceHarness } from '../websites/sim-harness.js';
-import { createAlertsSource } from './index.js';
+import { startSourceHarness, type SourceHarness } from '../../support/sim-harness.js';
+import { createAlertsSource } from '../../../src/sources/alerts/index.js';
 
 let harness: SourceHarness | undefined;
 afterEach(async () => {

@@ -1,4 +1,4 @@
-import type { FamilySamples } from '../../exposition/model.js';
+import type { FamilySamples } from '../../src/exposition/model.js';
 
 /**
  * Test helper: families as sorted one-line strings, `name{a="x",b="y"} value`, labels
