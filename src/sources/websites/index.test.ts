@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Priority } from '../../budget/types.js';
 import type { Decoded } from '../../upstream/decode.js';
 import { MonitoringClient } from '../../upstream/monitoring/client.js';
-import type { WebsiteList } from '../../upstream/monitoring/schemas.js';
+import type { WebsiteList } from '../../upstream/monitoring/resources/websites.js';
 import { createWebsitesSource } from './index.js';
 import { startSourceHarness, type SourceHarness } from './sim-harness.js';
 
