@@ -60,7 +60,8 @@ export function createSchedulerMetrics(registry: Registry, clock: { now(): numbe
     registers: [registry],
   });
 
-  const viewGauge = (name: string, help: string, labelNames: string[], read: (g: Gauge, v: SchedulingView) => void) =>
+  /** A gauge filled at scrape time from every view of a list. */
+  const gaugeOver = <V>(list: readonly V[]) => (name: string, help: string, labelNames: string[], read: (g: Gauge, v: V) => void) =>
     new Gauge({
       name,
       help,
@@ -68,9 +69,10 @@ export function createSchedulerMetrics(registry: Registry, clock: { now(): numbe
       registers: [registry],
       collect(this: Gauge) {
         this.reset();
-        for (const view of views) read(this, view);
+        for (const view of list) read(this, view);
       },
     });
+  const viewGauge = gaugeOver(views);
 
   viewGauge(
     'monapi_job_staleness_seconds',
@@ -129,15 +131,8 @@ export function createSchedulerMetrics(registry: Registry, clock: { now(): numbe
   );
 
   const healthGauge = (name: string, help: string, labelNames: string[], read: (g: Gauge, account: string, h: SourceHealth) => void) =>
-    new Gauge({
-      name,
-      help,
-      labelNames,
-      registers: [registry],
-      collect(this: Gauge) {
-        this.reset();
-        for (const view of healthViews) for (const health of view.sourceHealth()) read(this, view.account, health);
-      },
+    gaugeOver(healthViews)(name, help, labelNames, (g, view) => {
+      for (const health of view.sourceHealth()) read(g, view.account, health);
     });
   healthGauge(
     'monapi_source_up',

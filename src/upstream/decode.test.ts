@@ -1,18 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { thrownBy } from '../../test/support/thrown.js';
 import { decodeBody, monitoringDecoders, parseJsonBody, type JsonDecoder } from './decode.js';
 import { InvalidResponseError, type RequestContext } from './http/errors.js';
 
 const context: RequestContext = { api: 'monitoring', endpoint: '/test' };
 
-function thrown(run: () => unknown): InvalidResponseError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof InvalidResponseError) return error;
-    throw error;
-  }
-  throw new Error('expected an InvalidResponseError');
-}
+const thrown = (run: () => unknown) => thrownBy(InvalidResponseError, run);
 
 describe('parseJsonBody', () => {
   it('parses JSON', () => {

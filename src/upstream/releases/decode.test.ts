@@ -1,19 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { thrownBy } from '../../../test/support/thrown.js';
 import { InvalidResponseError, type RequestContext } from '../http/errors.js';
 import type { JsonDecoder } from '../tolerant/body.js';
 import { decodeAssetsValue, decodeReleaseRecord, decodeSourceValue, decodeTextAssets, decodeTextValue, decodeVersionValue } from './decode.js';
 
 const context: RequestContext = { api: 'releases', endpoint: '/release' };
 
-function thrown(run: () => unknown): InvalidResponseError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof InvalidResponseError) return error;
-    throw error;
-  }
-  throw new Error('expected an InvalidResponseError');
-}
+const thrown = (run: () => unknown) => thrownBy(InvalidResponseError, run);
 
 describe('release record', () => {
   const record = {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { thrownBy } from '../../../../test/support/thrown.js';
 import { monitoringDecoders } from '../../decode.js';
 import { InvalidResponseError, type RequestContext } from '../../http/errors.js';
 
@@ -24,13 +25,7 @@ function decode<N extends Name>(name: N, body: unknown): ReturnType<(typeof moni
 }
 
 function refusal(name: Name, body: unknown): string {
-  try {
-    decode(name, body);
-  } catch (error) {
-    if (error instanceof InvalidResponseError) return error.message;
-    throw error;
-  }
-  throw new Error(`${name} accepted ${JSON.stringify(body)}`);
+  return thrownBy(InvalidResponseError, () => decode(name, body)).message;
 }
 
 interface Variant {
