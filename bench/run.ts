@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 const BENCHES = [
   { name: 'exposition: MetricStore vs prom-client at 100k series', file: 'exposition.bench.ts', nodeArgs: ['--expose-gc'] },
   { name: 'request budget vs naive clients against the simulator', file: 'budget.bench.ts', nodeArgs: [] },
+  { name: 'tolerant decoding of a whole-catalogue series body vs JSON.parse alone', file: 'decode.bench.ts', nodeArgs: [] },
 ];
 
 let failed = 0;
