@@ -10,6 +10,7 @@ const BENCHES = [
   { name: 'exposition: MetricStore vs prom-client at 100k series', file: 'exposition.bench.ts', nodeArgs: ['--expose-gc'] },
   { name: 'request budget vs naive clients against the simulator', file: 'budget.bench.ts', nodeArgs: [] },
   { name: 'series late-data state: hole bitmaps vs lists of open minutes', file: 'series-state.bench.ts', nodeArgs: ['--expose-gc'] },
+  { name: 'tolerant decoding of a whole-catalogue series body vs JSON.parse alone', file: 'decode.bench.ts', nodeArgs: [] },
 ];
 
 let failed = 0;

@@ -6,7 +6,7 @@ import { MetricStore } from './exposition/store.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { AccountRuntime } from './scheduler/account-runtime.js';
 import { createSchedulerMetrics } from './scheduler/metrics.js';
-import { ReleaseRuntime } from './scheduler/release-runtime.js';
+import { RELEASES_ACCOUNT, ReleaseRuntime } from './scheduler/release-runtime.js';
 import { createServer, startHttpServer, type RunningServer } from './server/app.js';
 import { describeShard, registerShardMetrics, selectForShard, SINGLE_SHARD, type ShardAssignment } from './sharding/index.js';
 import { MONITORING_SOURCES } from './sources/index.js';
@@ -132,7 +132,7 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
     const r = config.releases;
     const budget = createRequestBudget({
       // Parentheses cannot appear in an account name, so this budget's label never clashes with one.
-      name: '(releases)',
+      name: RELEASES_ACCOUNT,
       // The free endpoint's limits are not published; the marketplace's depend on the plan.
       ratePerMinute: r.mode === 'free' ? 30 : 60,
       burst: 5,
@@ -145,7 +145,7 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
     const baseUrl = r.mode === 'free' ? r.freeBaseUrl : r.marketplaceBaseUrl;
     const client = new ReleaseClient(
       r.mode === 'free'
-        ? { mode: 'free', baseUrl, transport, gate: budget, metrics: upstreamMetrics, logger: upstreamLogger, clock, account: '(releases)' }
+        ? { mode: 'free', baseUrl, transport, gate: budget, metrics: upstreamMetrics, logger: upstreamLogger, clock, account: RELEASES_ACCOUNT }
         : {
             mode: 'marketplace',
             baseUrl,
@@ -157,10 +157,10 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
             metrics: upstreamMetrics,
             logger: upstreamLogger,
             clock,
-            account: '(releases)',
+            account: RELEASES_ACCOUNT,
           },
     );
-    releases = new ReleaseRuntime({ config: r, client, sink: store, clock, log: log.child({ component: 'releases' }), registry });
+    releases = new ReleaseRuntime({ config: r, client, sink: store, clock, log: log.child({ component: 'releases' }), registry, health: schedulerMetrics });
   }
 
   const ready = () => accounts.every((a) => a.ready()) && (releases?.ready() ?? true);
@@ -191,6 +191,7 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
     status: {
       ready,
       status,
+      failingSources: () => [...accounts.flatMap((a) => a.failingSources()), ...(releases?.failingSources() ?? [])],
       notReadyReason: () =>
         [...accounts.map((a) => a.notReadyReason()), releases && !releases.ready() ? 'release lookups have not run yet' : undefined]
           .filter((r) => r !== undefined)

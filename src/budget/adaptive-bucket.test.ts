@@ -127,3 +127,30 @@ describe('AdaptiveTokenBucket', () => {
     );
   });
 });
+
+describe('AdaptiveTokenBucket.reconfigure', () => {
+  it('refills at the new rate from then on and keeps tokens up to the new capacity', () => {
+    const b = bucket({ initialTokens: 10 });
+    b.reconfigure(1, 4, T0);
+    expect(b.capacity).toBe(4);
+    expect(drain(b, T0)).toBe(4);
+    expect(b.available(T0 + 2_000)).toBeCloseTo(2, 9);
+    expect(b.ratePerSecondAt(T0 + 3_600_000)).toBe(1);
+  });
+
+  it('keeps the tokens earned at the old rate before the change', () => {
+    const b = bucket({ initialTokens: 0 });
+    b.reconfigure(0.5, 10, T0 + 1_000);
+    expect(b.available(T0 + 1_000)).toBeCloseTo(2, 9);
+    expect(b.available(T0 + 3_000)).toBeCloseTo(3, 9);
+  });
+
+  it('lowered after a 429, stays lowered in proportion and climbs back to the new rate', () => {
+    const b = bucket();
+    b.pauseUntil(T0, T0 + 10_000, true);
+    b.reconfigure(1, 10, T0 + 5_000);
+    expect(b.ratePerSecondAt(T0 + 10_000)).toBeCloseTo(0.5, 9);
+    expect(b.ratePerSecondAt(T0 + 10_000 + 120_000)).toBeCloseTo(1, 9);
+  });
+});
+

@@ -36,11 +36,11 @@ export const RATE_INCREASE_PER_MINUTE = 0.25;
 const EPSILON = 1e-9;
 
 export class AdaptiveTokenBucket {
-  readonly capacity: number;
+  capacity: number;
   /** Tokens per millisecond. */
-  private readonly configuredRate: number;
+  private configuredRate: number;
   /** Rate gained per millisecond, per millisecond. */
-  private readonly climbPerMs: number;
+  private climbPerMs: number;
   private tokens: number;
   /** Tokens are up to date as of this time; in the future while paused. */
   private refilledAtMs: number;
@@ -101,6 +101,28 @@ export class AdaptiveTokenBucket {
     const resume = Math.max(resumeAtMs, this.refilledAtMs, nowMs);
     this.refilledAtMs = resume;
     this.climbStartMs = resume;
+  }
+
+  /**
+   * A new configured rate and capacity from `nowMs` on (the upstream stated a lower limit,
+   * or restored it). Tokens earned so far are kept up to the new capacity; a rate lowered
+   * by a 429 stays lowered in the same proportion and climbs back as before.
+   */
+  reconfigure(ratePerSecond: number, capacity: number, nowMs: number): void {
+    this.refill(nowMs);
+    const newRate = ratePerSecond / 1000;
+    const ratio = newRate / this.configuredRate;
+    if (this.refilledAtMs > nowMs) {
+      // Paused after a 429: the climb starts when the pause ends, from a proportional base.
+      this.baseRate *= ratio;
+    } else {
+      this.baseRate = this.rateAt(nowMs) * ratio;
+      this.climbStartMs = nowMs;
+    }
+    this.configuredRate = newRate;
+    this.climbPerMs = (newRate * RATE_INCREASE_PER_MINUTE) / 60_000;
+    this.capacity = capacity;
+    this.tokens = Math.min(this.tokens, capacity);
   }
 
   private rateAt(nowMs: number): number {

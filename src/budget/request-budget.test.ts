@@ -541,3 +541,31 @@ describe('RequestBudget: snapshot and events', () => {
     expect(recovered.status).toBe('fulfilled');
   });
 });
+
+describe('RequestBudget.applyUpstreamLimit', () => {
+  it('follows a lower stated limit, minus headroom, and goes back up no further than the configured one', () => {
+    const { budget } = setup({ ratePerMinute: 120, burst: 30, headroom: 0.1 });
+    expect(budget.applyUpstreamLimit({ ratePerMinute: 60, burst: 10 })).toEqual({ ratePerMinute: 60, burst: 10 });
+    expect(budget.snapshot()).toMatchObject({ configuredRatePerSecond: 0.9, burst: 9 });
+    expect(budget.applyUpstreamLimit({ ratePerMinute: 600, burst: 100 })).toEqual({ ratePerMinute: 120, burst: 30 });
+    expect(budget.snapshot()).toMatchObject({ configuredRatePerSecond: 1.8, burst: 27 });
+  });
+
+  it('leaves what the upstream does not state, and ignores nonsense', () => {
+    const { budget } = setup({ ratePerMinute: 120, burst: 30, headroom: 0 });
+    expect(budget.applyUpstreamLimit({ ratePerMinute: undefined, burst: 5 })).toEqual({ ratePerMinute: 120, burst: 5 });
+    expect(budget.applyUpstreamLimit({ ratePerMinute: -3, burst: Number.NaN })).toEqual({ ratePerMinute: 120, burst: 30 });
+    expect(budget.snapshot()).toMatchObject({ configuredRatePerSecond: 2, burst: 30 });
+  });
+
+  it('spends no faster than the lowered rate', async () => {
+    const { clock, budget, t0 } = setup({ ratePerMinute: 120, burst: 2, headroom: 0, initialTokens: 0 });
+    budget.applyUpstreamLimit({ ratePerMinute: 30 });
+    const started: number[] = [];
+    const runs = Array.from({ length: 4 }, () => budget.run('normal', '/hosts', () => Promise.resolve(started.push(clock.now()))));
+    await clock.advanceAsync(8_000);
+    await Promise.all(runs);
+    expect(started.map((at) => at - t0)).toEqual([2_000, 4_000, 6_000, 8_000]);
+  });
+});
+

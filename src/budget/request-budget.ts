@@ -81,6 +81,9 @@ export class RequestBudget implements RequestGate {
 
   private authFailure: AuthFailure | null = null;
   private probeInFlight = false;
+  /** Rate and burst in force: the configured ones minus headroom, or lower ones the upstream stated. */
+  private budgetedRatePerSecond: number;
+  private budgetedBurst: number;
 
   private readonly totals = {
     requests: 0,
@@ -96,6 +99,8 @@ export class RequestBudget implements RequestGate {
   constructor(options: RequestBudgetOptions) {
     this.options = resolveBudgetOptions(options);
     this.name = this.options.name;
+    this.budgetedRatePerSecond = this.options.budgetedRatePerSecond;
+    this.budgetedBurst = this.options.budgetedBurst;
     this.bucket = new AdaptiveTokenBucket({
       ratePerSecond: this.options.budgetedRatePerSecond,
       capacity: this.options.budgetedBurst,
@@ -157,6 +162,27 @@ export class RequestBudget implements RequestGate {
     this.options.metrics?.untrack(this);
   }
 
+  /**
+   * Follows the limit the upstream states for the key (e.g. its account endpoint): the
+   * budget uses the lower of it and the configured limit, never more than the operator
+   * configured, both minus headroom. `undefined` fields leave the configured value. Returns
+   * the limit now in force, per minute and burst (before headroom).
+   */
+  applyUpstreamLimit(limit: { ratePerMinute?: number | undefined; burst?: number | undefined }): { ratePerMinute: number; burst: number } {
+    const valid = (n: number | undefined) => (n !== undefined && Number.isFinite(n) && n > 0 ? n : undefined);
+    const ratePerMinute = Math.min(this.options.ratePerMinute, valid(limit.ratePerMinute) ?? Infinity);
+    const burst = Math.min(this.options.burst, Math.floor(valid(limit.burst) ?? Infinity));
+    const rate = (ratePerMinute * (1 - this.options.headroom)) / 60;
+    const capacity = Math.max(1, Math.floor(burst * (1 - this.options.headroom)));
+    if (rate !== this.budgetedRatePerSecond || capacity !== this.budgetedBurst) {
+      this.budgetedRatePerSecond = rate;
+      this.budgetedBurst = capacity;
+      this.bucket.reconfigure(rate, capacity, this.options.clock.now());
+      this.pump();
+    }
+    return { ratePerMinute, burst };
+  }
+
   snapshot(): BudgetSnapshot {
     const now = this.options.clock.now();
     this.settlePauseAccounting(now, false);
@@ -166,9 +192,9 @@ export class RequestBudget implements RequestGate {
     return {
       name: this.name,
       tokens: this.closed ? 0 : this.bucket.available(now),
-      configuredRatePerSecond: this.options.budgetedRatePerSecond,
+      configuredRatePerSecond: this.budgetedRatePerSecond,
       effectiveRatePerSecond: this.bucket.ratePerSecondAt(now),
-      burst: this.options.budgetedBurst,
+      burst: this.budgetedBurst,
       concurrency: this.options.concurrency,
       pausedUntilMs: paused ? this.pausedUntilMs : null,
       authFailed: auth ? { kind: auth.kind, sinceMs: auth.sinceMs, retryAtMs: auth.sinceMs + this.options.authRetryMs } : null,

@@ -10,11 +10,14 @@ export interface BudgetSnapshot {
   readonly name: string;
   /** Tokens in the bucket now (fractional; a request needs one). */
   readonly tokens: number;
-  /** The rate the budget aims at: the documented limit minus headroom, requests/second. */
+  /**
+   * The rate the budget aims at, requests/second: the configured limit minus headroom, or the
+   * lower limit the upstream states for the key (see `applyUpstreamLimit`) minus headroom.
+   */
   readonly configuredRatePerSecond: number;
   /** The rate in force now: below the configured one after a 429, climbing back. */
   readonly effectiveRatePerSecond: number;
-  /** Bucket capacity: the documented burst minus headroom. */
+  /** Bucket capacity: the configured (or lower upstream-stated) burst minus headroom. */
   readonly burst: number;
   readonly concurrency: number;
   /** The whole key waits until this time after a 429; null when not paused. */

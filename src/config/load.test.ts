@@ -2,6 +2,7 @@ import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from './errors.js';
 import { loadConfig, parseConfig } from './load.js';
+import { DEFAULT_CHECK_BUCKETS } from '../sources/checks/map.js';
 import { selectMetrics } from './patterns.js';
 
 const ENV = { PROD_KEY: 'prod-secret-1', STAGING_KEY: 'staging-secret-2', MARKET_KEY: 'market-secret-3', EMPTY_KEY: '' };
@@ -288,8 +289,18 @@ describe('parseConfig rejects bad configs with exact messages', () => {
       `${ACCOUNT}releases:\n  mode: marketplace\n  marketplace_base_url: https://releases.p.example.com\n  marketplace_key_env: MARKET_KEY\n  schedule: "*/10 * * * * *"\n  projects: [nginx]\n`,
       'releases.schedule: "*/10 * * * * *" runs as little as 10s apart; the marketplace bills every request, so runs must be at least 1m apart',
     ],
-    ['project major 0', `${ACCOUNT}${RELEASES}    - {id: nginx/nginx, major: 0}\n`, 'releases.projects[1].major: must be a positive whole number such as 4 (got 0)'],
-    ['project major x', `${ACCOUNT}${RELEASES}    - {id: nginx/nginx, major: x}\n`, 'releases.projects[1].major: must be a positive whole number such as 4 (got "x")'],
+    ['project major -1', `${ACCOUNT}${RELEASES}    - {id: nginx/nginx, major: -1}\n`, 'releases.projects[1].major: must be a version line such as 4, 0 or 1.26: numbers separated by dots (got -1)'],
+    ['project major x', `${ACCOUNT}${RELEASES}    - {id: nginx/nginx, major: x}\n`, 'releases.projects[1].major: must be a version line such as 4, 0 or 1.26: numbers separated by dots (got "x")'],
+    ['project major 1.', `${ACCOUNT}${RELEASES}    - {id: nginx/nginx, major: "1."}\n`, 'releases.projects[1].major: must be a version line such as 4, 0 or 1.26: numbers separated by dots (got "1.")'],
+    [
+      'website_summary asked for while websites are off',
+      `${ACCOUNT}    sources: {websites: false, checks: false, website_summary: true}\n`,
+      'accounts[0].sources.website_summary: needs sources.websites: the website list says which websites to fetch summaries for; turn website_summary off too, or turn websites on',
+    ],
+    ['check buckets not ascending', `exporter:\n  check_buckets: {ttfb: [0.5, 0.2]}\n${ACCOUNT}`, 'exporter.check_buckets.ttfb: bounds must be strictly ascending, but 0.2 follows 0.5'],
+    ['check buckets with a zero', `exporter:\n  check_buckets: {dns_lookup: [0, 1]}\n${ACCOUNT}`, 'exporter.check_buckets.dns_lookup: bound 0 must be a finite number of seconds above 0'],
+    ['check buckets empty', `exporter:\n  check_buckets: {tls_handshake: []}\n${ACCOUNT}`, 'exporter.check_buckets.tls_handshake: must list at least one bucket bound'],
+    ['check buckets not numbers', `exporter:\n  check_buckets: {ttfb: [fast]}\n${ACCOUNT}`, 'exporter.check_buckets.ttfb[0]: must be a number (got "fast")'],
     [
       'duplicate project',
       `${ACCOUNT}releases:\n  free_base_url: https://free.example.com\n  projects:\n    - {id: torvalds/linux, major: 4}\n    - torvalds/linux\n    - {id: torvalds/linux, major: 4}\n`,
@@ -319,7 +330,7 @@ describe('parseConfig rejects bad configs with exact messages', () => {
 describe('parseConfig', () => {
   it('fills every default and converts durations to milliseconds', () => {
     const config = parse(ACCOUNT);
-    expect(config.exporter).toEqual({ metricPrefix: 'monapi_', sampleTimestamps: false, nullHandling: 'skip' });
+    expect(config.exporter).toEqual({ metricPrefix: 'monapi_', sampleTimestamps: false, nullHandling: 'skip', checkBuckets: DEFAULT_CHECK_BUCKETS });
     expect(config.releases).toBeUndefined();
     const account = config.accounts[0];
     expect(account).toMatchObject({
@@ -344,13 +355,26 @@ describe('parseConfig', () => {
         metricCatalogue: 3_600_000,
         components: 3_600_000,
         checks: 60_000,
+        websiteSummary: 900_000,
+        hostDetails: 3_600_000,
       },
       ingestDelayMs: 180_000,
       lateDataHorizonMs: 7_200_000,
       counterGraceMs: 3_600_000,
       metricOverrides: {},
       websites: { includeNames: [], excludeNames: [] },
-      sources: { hosts: true, series: true, components: true, websites: true, checks: true, alerts: true, alertRules: true, account: true },
+      sources: {
+        hosts: true,
+        hostDetails: true,
+        series: true,
+        components: true,
+        websites: true,
+        websiteSummary: true,
+        checks: true,
+        alerts: true,
+        alertRules: true,
+        account: true,
+      },
     });
     expect(account?.apiKey.reveal()).toBe('prod-secret-1');
   });
@@ -405,9 +429,30 @@ describe('parseConfig', () => {
       allowPollingFasterThanCache: false,
       projects: [
         { id: 'torvalds/linux', major: undefined },
-        { id: 'nodejs/node', major: 20 },
+        { id: 'nodejs/node', major: '20' },
       ],
     });
+  });
+
+  it('takes a major line as the service does, keeping what YAML would turn into another number', () => {
+    const config = parse(`${ACCOUNT}${RELEASES}    - {id: a/b, major: 0}\n    - {id: a/b, major: 1.26}\n    - {id: a/b, major: 1.20}\n    - {id: c/d, major: "1.20"}\n    - {id: e/f, major: 1.2}\n`);
+    expect(config.releases?.projects.map((p) => p.major)).toEqual([undefined, '0', '1.26', '1.20', '1.20', '1.2']);
+    // 1.20 and "1.20" are one line: listed twice for one project is a duplicate.
+    expect(issuesOf(`${ACCOUNT}${RELEASES}    - {id: a/b, major: 1.20}\n    - {id: a/b, major: "1.20"}\n`)).toEqual([
+      'releases.projects[2]: duplicate project "a/b" with major 1.20 (also releases.projects[1])',
+    ]);
+  });
+
+  it('reads check histogram buckets, each list on its own, the rest defaulted', () => {
+    const config = parse(`exporter:\n  check_buckets:\n    ttfb: [0.1, 0.5, 2]\n${ACCOUNT}`);
+    expect(config.exporter.checkBuckets).toEqual({ ...DEFAULT_CHECK_BUCKETS, ttfb: [0.1, 0.5, 2] });
+  });
+
+  it('turns the detail sources off with their list sources, unless asked for', () => {
+    const off = parse(`${ACCOUNT}    sources: {hosts: false, series: false, components: false, websites: false, checks: false}\n`).accounts[0];
+    expect(off?.sources).toMatchObject({ hostDetails: false, websiteSummary: false });
+    const chosen = parse(`${ACCOUNT}    sources: {host_details: false}\n`).accounts[0];
+    expect(chosen?.sources).toMatchObject({ hosts: true, hostDetails: false, websiteSummary: true });
   });
 
   it('reads releases in marketplace mode, defaulting the host header to the URL host', () => {

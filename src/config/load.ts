@@ -85,6 +85,7 @@ export function parseConfig(yamlText: string, options: ParseConfigOptions = {}):
   }
 
   const locator = new Locator(doc, lineCounter);
+  keepMajorLinesAsWritten(doc);
   const data: unknown = doc.toJS({ maxAliasCount: 1000 });
   if (data === null || data === undefined) {
     throw new ConfigError(source, [{ path: '(root)', message: 'the configuration is empty; it needs at least an accounts list' }]);
@@ -122,6 +123,21 @@ function suggestPattern(pattern: string, names: readonly string[]): string | und
   const heads = [...new Set(names.map((name) => name.slice(0, head.length)))];
   const corrected = closestKey(head, heads);
   return corrected === undefined || corrected === head ? undefined : `${corrected}${pattern.slice(head.length)}`;
+}
+
+/**
+ * `major: 1.20` is the line 1.20, but YAML reads it as the number 1.2 (the line 1.2): every
+ * plain numeric `major` of a release project is taken as the text written.
+ */
+function keepMajorLinesAsWritten(doc: Document): void {
+  const releases = doc.get('releases');
+  const projects = isMap(releases) ? releases.get('projects') : undefined;
+  if (!isSeq(projects)) return;
+  for (const project of projects.items) {
+    if (!isMap(project)) continue;
+    const major = project.get('major', true);
+    if (isScalar(major) && typeof major.value === 'number' && major.type === 'PLAIN' && major.source?.includes('.')) major.value = major.source;
+  }
 }
 
 function sortByLine(issues: readonly ConfigIssue[]): ConfigIssue[] {
@@ -208,6 +224,11 @@ class Checker {
         metricPrefix: METRIC_PREFIX,
         sampleTimestamps: raw.exporter.sample_timestamps,
         nullHandling: raw.exporter.null_handling,
+        checkBuckets: {
+          ttfb: raw.exporter.check_buckets.ttfb,
+          dnsLookup: raw.exporter.check_buckets.dns_lookup,
+          tlsHandshake: raw.exporter.check_buckets.tls_handshake,
+        },
       },
       accounts: accounts.filter((account): account is AccountConfig => account !== undefined),
       releases,
@@ -286,12 +307,14 @@ class Checker {
       return label;
     });
 
-    const needs = (source: 'series' | 'components' | 'checks', on: 'hosts' | 'websites', why: string) => {
+    const needs = (source: 'series' | 'components' | 'checks' | 'website_summary' | 'host_details', on: 'hosts' | 'websites', why: string) => {
       if (raw.sources[source] && !raw.sources[on]) this.report(at('sources', source), `needs sources.${on}: ${why}; turn ${source} off too, or turn ${on} on`);
     };
     needs('series', 'hosts', 'the host list says which hosts to fetch series for');
     needs('components', 'hosts', 'the host list says which hosts to fetch components for');
     needs('checks', 'websites', 'the website list says which websites to fetch checks for');
+    needs('website_summary', 'websites', 'the website list says which websites to fetch summaries for');
+    needs('host_details', 'hosts', 'the host list says which hosts lack details');
 
     if (key === undefined) return undefined;
     const cadence = raw.cadence;
@@ -323,6 +346,8 @@ class Checker {
         metricCatalogue: cadence.metric_catalogue,
         components: cadence.components,
         checks: cadence.checks,
+        websiteSummary: cadence.website_summary,
+        hostDetails: cadence.host_details,
       },
       ingestDelayMs: raw.ingest_delay,
       lateDataHorizonMs: raw.late_data_horizon,
@@ -331,9 +356,11 @@ class Checker {
       websites: { includeNames: raw.websites.include_names, excludeNames: raw.websites.exclude_names },
       sources: {
         hosts: raw.sources.hosts,
+        hostDetails: raw.sources.host_details ?? raw.sources.hosts,
         series: raw.sources.series,
         components: raw.sources.components,
         websites: raw.sources.websites,
+        websiteSummary: raw.sources.website_summary ?? raw.sources.websites,
         checks: raw.sources.checks,
         alerts: raw.sources.alerts,
         alertRules: raw.sources.alert_rules,

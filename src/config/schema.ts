@@ -9,6 +9,8 @@ import { z } from 'zod';
 import { analyseCron } from './cron.js';
 import { formatDuration, parseDuration } from './duration.js';
 import { patternProblem, tagLabelProblem, type PatternKind } from './patterns.js';
+import { bucketsProblem, DEFAULT_CHECK_BUCKETS } from '../sources/checks/map.js';
+import { MAJOR_LINE_PATTERN } from '../upstream/releases/version.js';
 import { DEFAULT_RELEASES_SCHEDULE } from './types.js';
 
 export const ACCOUNT_KEY_HINT =
@@ -137,6 +139,10 @@ export const CADENCES = {
   metric_catalogue: { default: '1h', minMs: 5 * MINUTE },
   components: { default: '1h', minMs: 5 * MINUTE },
   checks: { default: '60s', minMs: 30 * SECOND },
+  // Uptime over days, TTFB aggregates and certificate expiry change slowly; one request per website.
+  website_summary: { default: '15m', minMs: 5 * MINUTE },
+  // Only hosts whose list item lacks fields are asked; their names and tags rarely change.
+  host_details: { default: '1h', minMs: 5 * MINUTE },
 } as const;
 export const CADENCE_MAX_MS = DAY;
 export const INGEST_DELAY = { default: '3m', minMs: 0, maxMs: 2 * HOUR } as const;
@@ -264,9 +270,13 @@ const accountSchema = strictObject({
   }),
   sources: section({
     hosts: z.boolean().default(true),
+    // Default: on whenever hosts is (it completes the host list).
+    host_details: z.boolean().optional(),
     series: z.boolean().default(true),
     components: z.boolean().default(true),
     websites: z.boolean().default(true),
+    // Default: on whenever websites is (it completes the website list).
+    website_summary: z.boolean().optional(),
     checks: z.boolean().default(true),
     alerts: z.boolean().default(true),
     alert_rules: z.boolean().default(true),
@@ -283,16 +293,21 @@ function projectIdProblem(id: string): string | undefined {
   return `must be a project name (nginx), an owner/repository (torvalds/linux) or an http(s) URL (got ${describeValue(id)})`;
 }
 
+/**
+ * A major line as the service takes it: a prefix of the version ending at a dot, such as
+ * `4`, `0` or `1.26`. load.ts hands a number over as written (`1.20` stays `1.20`).
+ */
 const majorVersion = z
   .unknown()
   .optional()
-  .transform((value, ctx): number | undefined => {
+  .transform((value, ctx): string | undefined => {
     if (value === undefined) return undefined;
-    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
-      ctx.addIssue({ code: 'custom', message: `must be a positive whole number such as 4 (got ${describeValue(value)})` });
+    const text = typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? String(value) : typeof value === 'string' ? value.trim() : undefined;
+    if (text === undefined || !MAJOR_LINE_PATTERN.test(text)) {
+      ctx.addIssue({ code: 'custom', message: `must be a version line such as 4, 0 or 1.26: numbers separated by dots (got ${describeValue(value)})` });
       return z.NEVER;
     }
-    return value;
+    return text;
   });
 
 const projectSchema = z.preprocess(
@@ -345,11 +360,23 @@ const releasesSchema = strictObject(
   { secretHint: MARKETPLACE_KEY_HINT },
 );
 
+function bucketList(fallback: readonly number[]) {
+  return list(z.number(), [...fallback]).superRefine((bounds, ctx) => {
+    const problem = bucketsProblem(bounds);
+    if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+  });
+}
+
 export const rawConfigSchema = strictObject({
   exporter: section(
     {
       sample_timestamps: z.boolean().default(false),
       null_handling: z.enum(['skip', 'nan']).default('skip'),
+      check_buckets: section({
+        ttfb: bucketList(DEFAULT_CHECK_BUCKETS.ttfb),
+        dns_lookup: bucketList(DEFAULT_CHECK_BUCKETS.dnsLookup),
+        tls_handshake: bucketList(DEFAULT_CHECK_BUCKETS.tlsHandshake),
+      }),
     },
     { fixed: { metric_prefix: 'cannot be set: metric names always start with "monapi_" so that dashboards and alerts keep working' } },
   ),

@@ -19,11 +19,20 @@ export const METRIC_PREFIX = 'monapi_';
  */
 export type NullHandling = 'skip' | 'nan';
 
+/** Upper bounds (seconds, finite, strictly ascending) of the website check histograms. */
+export interface CheckBuckets {
+  readonly ttfb: readonly number[];
+  readonly dnsLookup: readonly number[];
+  readonly tlsHandshake: readonly number[];
+}
+
 export interface ExporterConfig {
   readonly metricPrefix: typeof METRIC_PREFIX;
   /** Opt-in: timestamps on samples break staleness handling and cause out-of-order drops. */
   readonly sampleTimestamps: boolean;
   readonly nullHandling: NullHandling;
+  /** Always set by the loader; absent only in hand-built configs, which get the defaults. */
+  readonly checkBuckets?: CheckBuckets;
 }
 
 export type AuthScheme = 'bearer' | 'x-api-key';
@@ -31,7 +40,18 @@ export type AuthScheme = 'bearer' | 'x-api-key';
 /** Where a secret came from, for summaries and error messages (never the value). */
 export type SecretSource = { readonly kind: 'env'; readonly name: string } | { readonly kind: 'file'; readonly path: string };
 
-export const SOURCE_NAMES = ['hosts', 'series', 'components', 'websites', 'checks', 'alerts', 'alertRules', 'account'] as const;
+export const SOURCE_NAMES = [
+  'hosts',
+  'hostDetails',
+  'series',
+  'components',
+  'websites',
+  'websiteSummary',
+  'checks',
+  'alerts',
+  'alertRules',
+  'account',
+] as const;
 export type SourceName = (typeof SOURCE_NAMES)[number];
 
 export const CADENCE_NAMES = [
@@ -45,6 +65,8 @@ export const CADENCE_NAMES = [
   'metricCatalogue',
   'components',
   'checks',
+  'websiteSummary',
+  'hostDetails',
 ] as const;
 export type CadenceName = (typeof CADENCE_NAMES)[number];
 
@@ -79,7 +101,8 @@ export interface AccountConfig {
 export interface ReleaseProject {
   /** A name (`nginx`), `owner/repo`, or a URL. */
   readonly id: string;
-  readonly major: number | undefined;
+  /** A major line as the service takes it: `4`, `0`, `1.26` (a prefix of the version at a dot). */
+  readonly major: string | undefined;
 }
 
 interface ReleasesCommon {

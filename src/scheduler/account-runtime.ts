@@ -3,13 +3,16 @@ import type { RequestBudget } from '../budget/request-budget.js';
 import type { AccountConfig, ExporterConfig } from '../config/types.js';
 import type { MetricSink } from '../exposition/model.js';
 import type { Clock, TimerHandle } from '../lib/clock.js';
-import type { MonitoringSourceFactory, MonitoringSource, SourceContext, Inventory, TargetSource } from '../sources/types.js';
-import { UpstreamError } from '../upstream/http/errors.js';
+import type { MonitoringSourceFactory, MonitoringSource, SourceContext, Inventory, TargetSource, UpstreamRateLimit } from '../sources/types.js';
+import { PlanRequiredError, UpstreamError } from '../upstream/http/errors.js';
 import type { MonitoringClient } from '../upstream/monitoring/client.js';
-import type { Host, Website } from '../upstream/monitoring/schemas.js';
+import type { Host } from '../upstream/monitoring/resources/hosts.js';
+import type { Website } from '../upstream/monitoring/resources/websites.js';
 import type { SchedulerMetrics, SchedulingView } from './metrics.js';
 import { computePlan, type PlanFigures } from './plan.js';
 import { Scheduler, type Job, type JobOutcome } from './scheduler.js';
+import type { FailingSource } from '../server/status.js';
+import { failingSources, reasonOf, sourceHealth, type RunRecord, type SourceHealth } from './source-health.js';
 
 export interface AccountRuntimeOptions {
   account: AccountConfig;
@@ -51,6 +54,12 @@ export class AccountRuntime implements SchedulingView {
   private readonly targetSince = new Map<string, number>();
   private readonly errors: JobError[] = [];
   private readonly attempted = new Set<string>();
+  private readonly lastRuns = new Map<string, RunRecord>();
+  /** From the latest 403 plan_required; shown in /status, logged once per distinct URL. */
+  private upgradeUrl: string | undefined;
+  private loggedUpgradeUrl: string | undefined;
+  /** The upstream-stated limit last acted on, so it is logged once per change. */
+  private upstreamLimitKey = '';
   private consecutiveFailures = 0;
   private authFailure: string | undefined;
   private answered = false;
@@ -82,6 +91,7 @@ export class AccountRuntime implements SchedulingView {
       },
       inventoryChanged: () => this.reconcile(),
       reservedFamilyNames: () => this.sources.flatMap((s) => s.families),
+      upstreamRateLimit: (limit) => this.followUpstreamLimit(limit),
     };
     this.sources = options.sources.map((factory) => factory(ctx)).filter((s) => options.account.sources[s.toggle]);
     for (const source of this.sources) {
@@ -168,6 +178,20 @@ export class AccountRuntime implements SchedulingView {
     return this.scheduler.maxLagMs() / 1000;
   }
 
+  /** Per source: up, or down with a reason, from its jobs' last runs. */
+  sourceHealth(): SourceHealth[] {
+    return sourceHealth(
+      this.sources.map((s) => s.name),
+      this.scheduler.jobs(),
+      this.lastRuns,
+    );
+  }
+
+  /** The sources failing now, for the landing page. */
+  failingSources(): FailingSource[] {
+    return failingSources(this.account, this.sourceHealth(), this.upgradeUrl);
+  }
+
   status(): Record<string, unknown> {
     const now = this.options.clock.now();
     const up = this.up();
@@ -175,6 +199,15 @@ export class AccountRuntime implements SchedulingView {
       account: this.account,
       up: up.up,
       reason: up.reason || undefined,
+      upgrade_url: up.reason === 'plan_required' ? this.upgradeUrl : undefined,
+      sources: this.sourceHealth().map((h) => ({
+        source: h.source,
+        up: h.up,
+        reason: h.reason || undefined,
+        targets: h.targets,
+        failing_targets: h.failing,
+        last_error: h.lastError && { target: h.lastError.target, at_ms: h.lastError.atMs, message: h.lastError.message },
+      })),
       hosts_polled: this.inventory.hosts.size,
       websites_polled: this.inventory.websites.size,
       plan: this.plan(),
@@ -196,14 +229,37 @@ export class AccountRuntime implements SchedulingView {
     this.lastSuccessMs.delete(id);
     this.targetSince.delete(id);
     this.attempted.delete(id);
+    this.lastRuns.delete(id);
     this.planChanged();
   }
 
-  /** Makes per-target jobs match the inventory. */
+  /** Makes per-target jobs match the inventory (or the source's own targets). */
   private reconcile(): void {
     for (const source of this.sources) {
-      if (source.scope === 'host') this.reconcileTargets(source, this.inventory.hosts, (h: Host) => h.uuid);
-      else if (source.scope === 'website') this.reconcileTargets(source, this.inventory.websites, (w: Website) => String(w.id));
+      if (source.scope === 'host') this.reconcileTargets<Host>(source, source.targets?.() ?? this.inventory.hosts, (h) => h.uuid);
+      else if (source.scope === 'website') this.reconcileTargets<Website>(source, source.targets?.() ?? this.inventory.websites, (w) => String(w.id));
+    }
+  }
+
+  /**
+   * The upstream stated the key's rate limit: the budget uses it when it is below the
+   * configured one (never above without the operator's consent), and the plan follows.
+   */
+  private followUpstreamLimit(limit: UpstreamRateLimit): void {
+    const configured = this.options.account.rateLimit;
+    const inForce = this.options.budget.applyUpstreamLimit({ ratePerMinute: limit.requestsPerMinute, burst: limit.burst });
+    const key = `${limit.requestsPerMinute}/${limit.burst}`;
+    if (key === this.upstreamLimitKey) return;
+    this.upstreamLimitKey = key;
+    this.planChanged();
+    const figures = { upstreamPerMinute: limit.requestsPerMinute, upstreamBurst: limit.burst, configuredPerMinute: configured.requestsPerMinute, configuredBurst: configured.burst };
+    if (inForce.ratePerMinute < configured.requestsPerMinute || inForce.burst < configured.burst) {
+      this.options.log.warn(
+        { ...figures, budgetPerMinute: inForce.ratePerMinute, budgetBurst: inForce.burst },
+        'the account states a lower rate limit than configured: the request budget follows the account',
+      );
+    } else if ((limit.requestsPerMinute ?? 0) > configured.requestsPerMinute || (limit.burst ?? 0) > configured.burst) {
+      this.options.log.info(figures, 'the account allows more requests than configured; raise rate_limit in the configuration to use them');
     }
   }
 
@@ -267,11 +323,21 @@ export class AccountRuntime implements SchedulingView {
     }
   }
 
+  private noteUpgradeUrl(url: string | undefined): void {
+    this.upgradeUrl = url;
+    if (url === undefined || url === this.loggedUpgradeUrl) return;
+    this.loggedUpgradeUrl = url;
+    this.options.log.warn({ upgradeUrl: url }, 'the account plan does not include API access (403 plan_required); upgrade at the URL given');
+  }
+
   private recordOutcome(outcome: JobOutcome): void {
     const { job, startedMs, finishedMs, error } = outcome;
     const seconds = (finishedMs - startedMs) / 1000;
     this.attempted.add(job.id);
+    const slash = job.id.indexOf('/');
+    const target = slash === -1 ? undefined : job.id.slice(slash + 1);
     if (error === undefined) {
+      this.lastRuns.set(job.id, { ok: true, reason: '', atMs: finishedMs, message: '', target });
       this.lastSuccessMs.set(job.id, finishedMs);
       this.options.metrics.observeRun(this.account, job.source, seconds, 'success', finishedMs);
       this.consecutiveFailures = 0;
@@ -283,14 +349,15 @@ export class AccountRuntime implements SchedulingView {
     const kind = error instanceof UpstreamError ? error.kind : 'internal';
     if (kind === 'unauthorized' || kind === 'plan_required') this.authFailure = kind;
     else if (kind !== 'not_found' && kind !== 'bad_request') this.consecutiveFailures++;
-    const slash = job.id.indexOf('/');
+    if (error instanceof PlanRequiredError) this.noteUpgradeUrl(error.upgradeUrl);
     const entry: JobError = {
       source: job.source,
-      target: slash === -1 ? undefined : job.id.slice(slash + 1),
+      target,
       atMs: finishedMs,
       kind,
       message: describeError(error),
     };
+    this.lastRuns.set(job.id, { ok: false, reason: reasonOf(error), atMs: finishedMs, message: entry.message, target });
     this.errors.push(entry);
     if (this.errors.length > MAX_ERRORS_KEPT) this.errors.shift();
     const log = kind === 'internal' ? this.options.log.error.bind(this.options.log) : this.options.log.warn.bind(this.options.log);

@@ -1,8 +1,16 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { PlanFigures } from './plan.js';
+import type { SourceHealth } from './source-health.js';
+
+/** Anything with sources whose health is exposed: an account, the release lookups. */
+export interface SourceHealthView {
+  /** The account label (`(releases)` for the release lookups). */
+  readonly account: string;
+  sourceHealth(): readonly SourceHealth[];
+}
 
 /** A view of one account's scheduling that the self-metrics read at scrape time. */
-export interface SchedulingView {
+export interface SchedulingView extends SourceHealthView {
   readonly account: string;
   plan(): PlanFigures;
   /** Per source: seconds since the least recently refreshed target last succeeded. */
@@ -15,6 +23,8 @@ export interface SchedulerMetrics {
   observeRun(account: string, source: string, seconds: number, outcome: 'success' | 'error', finishedMs: number): void;
   nameCollision(account: string): void;
   track(view: SchedulingView): void;
+  /** Exposes the sources' health of a view that has no scheduling figures. */
+  trackHealth(view: SourceHealthView): void;
 }
 
 /**
@@ -23,6 +33,7 @@ export interface SchedulerMetrics {
  */
 export function createSchedulerMetrics(registry: Registry, clock: { now(): number }): SchedulerMetrics {
   const views: SchedulingView[] = [];
+  const healthViews: SourceHealthView[] = [];
   const runs = new Counter({
     name: 'monapi_job_runs_total',
     help: 'Polling job runs by account, source and outcome (success or error).',
@@ -49,7 +60,8 @@ export function createSchedulerMetrics(registry: Registry, clock: { now(): numbe
     registers: [registry],
   });
 
-  const viewGauge = (name: string, help: string, labelNames: string[], read: (g: Gauge, v: SchedulingView) => void) =>
+  /** A gauge filled at scrape time from every view of a list. */
+  const gaugeOver = <V>(list: readonly V[]) => (name: string, help: string, labelNames: string[], read: (g: Gauge, v: V) => void) =>
     new Gauge({
       name,
       help,
@@ -57,9 +69,10 @@ export function createSchedulerMetrics(registry: Registry, clock: { now(): numbe
       registers: [registry],
       collect(this: Gauge) {
         this.reset();
-        for (const view of views) read(this, view);
+        for (const view of list) read(this, view);
       },
     });
+  const viewGauge = gaugeOver(views);
 
   viewGauge(
     'monapi_job_staleness_seconds',
@@ -117,6 +130,23 @@ export function createSchedulerMetrics(registry: Registry, clock: { now(): numbe
     },
   );
 
+  const healthGauge = (name: string, help: string, labelNames: string[], read: (g: Gauge, account: string, h: SourceHealth) => void) =>
+    gaugeOver(healthViews)(name, help, labelNames, (g, view) => {
+      for (const health of view.sourceHealth()) read(g, view.account, health);
+    });
+  healthGauge(
+    'monapi_source_up',
+    'Whether a source works: 1 (reason="") when the last run of every job of it succeeded; 0 while any fails, with the reason most of them share (unauthorized, plan_required, not_found, rate_limited, bad_request, http_5xx, timeout, network, decode_error, internal), or pending before its first run. /status names the failing targets; the README troubleshooting section says what to do.',
+    ['account', 'source', 'reason'],
+    (g, account, h) => g.set({ account, source: h.source, reason: h.reason }, h.up ? 1 : 0),
+  );
+  healthGauge(
+    'monapi_source_failing_targets',
+    'Jobs (hosts, websites, projects, or 1 for an account-wide source) of a source whose last run failed.',
+    ['account', 'source'],
+    (g, account, h) => g.set({ account, source: h.source }, h.failing),
+  );
+
   return {
     observeRun(account, source, seconds, outcome, finishedMs) {
       runs.inc({ account, source, outcome });
@@ -128,6 +158,10 @@ export function createSchedulerMetrics(registry: Registry, clock: { now(): numbe
     },
     track(view) {
       views.push(view);
+      healthViews.push(view);
+    },
+    trackHealth(view) {
+      healthViews.push(view);
     },
   };
 }

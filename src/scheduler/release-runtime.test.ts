@@ -55,7 +55,7 @@ function setup(answers: (LatestRelease | Error)[]) {
   return { clock, sink, runtime, asked, fire: () => fire?.() };
 }
 
-const release = (version: string): LatestRelease => ({ version, rawVersion: version, type: 'release' });
+const release = (version: string): LatestRelease => ({ version, rawVersion: version, type: 'release', producedAtMs: 0, freshness: 'fetch_time' });
 
 describe('ReleaseRuntime', () => {
   it('looks up at start, is ready after the first round, and keeps the last version on a failure', async () => {
@@ -72,6 +72,21 @@ describe('ReleaseRuntime', () => {
     expect(asked).toHaveLength(2);
     expect(sink.text()).toContain('version="1.27.3"');
     expect(sink.text()).toContain('monapi_release_lookup_success{project="nginx/nginx",major=""} 0');
+    runtime.stop();
+  });
+
+  it('reports its health as one source: pending, up, then down with the reason of the failed lookup', async () => {
+    const { clock, runtime, fire } = setup([release('1.27.3'), new NotFoundError({ api: 'releases', endpoint: '/{owner}/{repository}' }, 'gone')]);
+    expect(runtime.sourceHealth()).toMatchObject([{ source: 'releases', up: false, reason: 'pending', targets: 1 }]);
+    runtime.start();
+    await flushMicrotasks();
+    expect(runtime.sourceHealth()).toMatchObject([{ source: 'releases', up: true, reason: '' }]);
+    expect(runtime.failingSources()).toEqual([]);
+    clock.advance(2 * 3_600_000);
+    fire();
+    await flushMicrotasks();
+    expect(runtime.sourceHealth()).toMatchObject([{ source: 'releases', up: false, reason: 'not_found', failing: 1 }]);
+    expect(runtime.failingSources()).toMatchObject([{ account: '(releases)', source: 'releases', reason: 'not_found' }]);
     runtime.stop();
   });
 

@@ -1,13 +1,16 @@
 import cron from 'node-cron';
 import type { Logger } from 'pino';
 import { Counter, type Registry } from 'prom-client';
-import { FREE_ENDPOINT_CACHE_MS, type ReleasesConfig } from '../config/types.js';
+import { FREE_ENDPOINT_CACHE_MS, type ReleaseProject as ConfiguredProject, type ReleasesConfig } from '../config/types.js';
 import type { MetricSink } from '../exposition/model.js';
 import type { Clock } from '../lib/clock.js';
 import { EMPTY_RELEASE_STATE, mapReleaseLookup, type ReleaseLookupState } from '../sources/releases/map.js';
 import { groupName } from '../sources/types.js';
 import { UpstreamError } from '../upstream/http/errors.js';
 import type { LatestRelease, ReleaseProject } from '../upstream/releases/client.js';
+import type { SourceHealthView } from './metrics.js';
+import type { FailingSource } from '../server/status.js';
+import { failingSources, reasonOf, sourceHealth, type RunRecord, type SourceHealth } from './source-health.js';
 
 /** Starts a function on a cron schedule; injectable so tests need no real timers. */
 export type CronTrigger = (expression: string, timezone: string, run: () => void) => { stop(): void };
@@ -29,16 +32,24 @@ export interface ReleaseRuntimeOptions {
   log: Logger;
   registry: Registry;
   trigger?: CronTrigger;
+  /** Exposes the lookups' health as monapi_source_up{account="(releases)",source="releases"}. */
+  health?: { trackHealth(view: SourceHealthView): void };
 }
+
+/** The account label of the release lookups in self-metrics (no account name can contain parentheses). */
+export const RELEASES_ACCOUNT = '(releases)';
+const SOURCE = 'releases';
 
 /**
  * Looks up every configured project once at start (so /metrics has versions at once)
  * and then on the cron schedule. Configuration validation guarantees the schedule does
  * not poll the free endpoint more often than its 2-hour cache unless the operator allowed it.
  */
-export class ReleaseRuntime {
+export class ReleaseRuntime implements SourceHealthView {
+  readonly account = RELEASES_ACCOUNT;
   private readonly states = new Map<string, ReleaseLookupState>();
   private readonly lastErrors = new Map<string, { atMs: number; kind: string; message: string }>();
+  private readonly lastRuns = new Map<string, RunRecord>();
   private task: { stop(): void } | undefined;
   private running: Promise<void> | undefined;
   private rounds = 0;
@@ -48,6 +59,16 @@ export class ReleaseRuntime {
 
   constructor(private readonly options: ReleaseRuntimeOptions) {
     this.lookups = createReleaseLookupCounter(options.registry);
+    options.health?.trackHealth(this);
+  }
+
+  sourceHealth(): SourceHealth[] {
+    const jobs = this.options.config.projects.map((p) => ({ id: keyOf(p), source: SOURCE }));
+    return sourceHealth([SOURCE], jobs, this.lastRuns);
+  }
+
+  failingSources(): FailingSource[] {
+    return failingSources(this.account, this.sourceHealth());
   }
 
   start(): void {
@@ -97,11 +118,14 @@ export class ReleaseRuntime {
       projects: this.options.config.projects.map((p) => {
         const key = keyOf(p);
         const state = this.states.get(key);
+        const release = state?.release;
         return {
           project: p.id,
           major: p.major,
-          version: state?.release?.version,
+          version: release?.version,
           last_success_ms: state?.lastSuccessMs,
+          answer_produced_ms: release?.producedAtMs,
+          answer_freshness: release?.freshness,
           last_error: this.lastErrors.get(key),
         };
       }),
@@ -113,7 +137,7 @@ export class ReleaseRuntime {
     await Promise.all(this.options.config.projects.map((project) => this.lookup(project)));
   }
 
-  private async lookup(project: { id: string; major: number | undefined }): Promise<void> {
+  private async lookup(project: ConfiguredProject): Promise<void> {
     const key = keyOf(project);
     const previous = this.states.get(key) ?? EMPTY_RELEASE_STATE;
     let outcome: { ok: true; release: LatestRelease } | { ok: false };
@@ -121,6 +145,7 @@ export class ReleaseRuntime {
       const release = await this.options.client.latest(project.major === undefined ? { id: project.id } : { id: project.id, major: project.major });
       outcome = { ok: true, release };
       this.lastErrors.delete(key);
+      this.lastRuns.set(key, { ok: true, reason: '', atMs: this.options.clock.now(), message: '', target: key });
       this.lookups.inc({ outcome: 'success' });
     } catch (err) {
       if (this.stopped) return;
@@ -128,6 +153,7 @@ export class ReleaseRuntime {
       const kind = err instanceof UpstreamError ? err.kind : 'internal';
       const message = err instanceof Error ? err.message : JSON.stringify(err);
       this.lastErrors.set(key, { atMs: this.options.clock.now(), kind, message });
+      this.lastRuns.set(key, { ok: false, reason: reasonOf(err), atMs: this.options.clock.now(), message, target: key });
       this.lookups.inc({ outcome: 'error' });
       this.options.log.warn({ project: project.id, major: project.major, kind, err: { message } }, 'release lookup failed');
     }
@@ -147,6 +173,6 @@ export function createReleaseLookupCounter(registry: Registry): Counter<'outcome
   });
 }
 
-function keyOf(project: { id: string; major: number | undefined }): string {
+function keyOf(project: ConfiguredProject): string {
   return project.major === undefined ? project.id : `${project.id}@${project.major}`;
 }

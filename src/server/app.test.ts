@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { everyType } from '../../test/exposition/fixtures.js';
 import { rawRequest } from '../../test/server/http.js';
 import { MetricStore } from '../exposition/store.js';
-import { createServer, startHttpServer, type RunningServer, type ServerOptions, type StatusProvider } from './app.js';
+import { createServer, startHttpServer, type FailingSource, type RunningServer, type ServerOptions, type StatusProvider } from './app.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -16,6 +16,10 @@ const PROMETHEUS_3_ACCEPT =
 
 class FlippableStatus implements StatusProvider {
   isReady = false;
+  failing: FailingSource[] = [];
+  failingSources(): readonly FailingSource[] {
+    return this.failing;
+  }
   payload: unknown = { hosts: 3, lastPoll: '2026-11-22T12:00:00Z', nested: { ok: true, list: [1, 'two', null] } };
   ready(): boolean {
     return this.isReady;
@@ -202,6 +206,23 @@ describe('other routes', () => {
     for (const link of ['/custom', '/status', '/-/healthy', '/-/ready']) expect(html).toContain(`href="${link}"`);
     expect(html).toContain('not ready (first poll still running)');
     expect(html).toMatch(/\d+ series exposed/);
+  });
+
+  it('names the failing sources and why on the landing page, escaped, while staying ready', async () => {
+    const { url, status } = await serve();
+    status.isReady = true;
+    expect((await rawRequest(`${url}/`)).body.toString()).toContain('Every source works.');
+    status.failing = [
+      { account: 'prod', source: 'websites', reason: 'decode_error', failing: 1, targets: 1, message: 'website list: no list found <script>', upgradeUrl: undefined },
+      { account: 'prod', source: 'series', reason: 'timeout', failing: 3, targets: 40, message: undefined, upgradeUrl: undefined },
+      { account: 'cheap', source: 'hosts', reason: 'plan_required', failing: 1, targets: 1, message: 'plan required', upgradeUrl: 'https://mon.example/upgrade?a=1&b=2' },
+    ];
+    const html = (await rawRequest(`${url}/`)).body.toString();
+    expect(html).toContain('account prod, source websites: <strong>decode_error</strong>: website list: no list found &#60;script&#62;');
+    expect(html).toContain('account prod, source series: <strong>timeout</strong> (3 of 40 targets)');
+    expect(html).toContain('Upgrade: https://mon.example/upgrade?a=1&#38;b=2');
+    expect(html).not.toContain('<script>');
+    expect((await rawRequest(`${url}/-/ready`)).status).toBe(200);
   });
 
   it('answers unknown routes with 404 text', async () => {

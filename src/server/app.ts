@@ -10,7 +10,7 @@ import { landingPage } from './landing.js';
 import type { StatusProvider } from './status.js';
 
 export { parseListenAddress, startHttpServer, type ListenAddress, type RunningServer } from './listen.js';
-export type { StatusProvider } from './status.js';
+export type { FailingSource, StatusProvider } from './status.js';
 
 export interface ServerOptions {
   readonly store: MetricStore;
@@ -143,6 +143,7 @@ export function createServer(options: ServerOptions): express.Express {
           notReadyReason: status.ready() ? undefined : notReadyReason(),
           generation: store.generation,
           series: store.snapshot().series,
+          failing: status.failingSources?.() ?? [],
         }),
       );
   });

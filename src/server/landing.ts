@@ -1,3 +1,5 @@
+import type { FailingSource } from './status.js';
+
 export interface LandingPageInfo {
   readonly version: string;
   readonly telemetryPath: string;
@@ -6,16 +8,28 @@ export interface LandingPageInfo {
   /** Store snapshot generation: how many times the exposition was rebuilt. */
   readonly generation: number;
   readonly series: number;
+  readonly failing: readonly FailingSource[];
 }
+
+/** Longest error message shown per failing source; /status has the whole one. */
+const MESSAGE_CHARS = 300;
 
 export function escapeHtml(value: string): string {
   return value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-/** The page at `/`: what this is, where its endpoints are, and a one-line state. */
+/** The page at `/`: what this is, where its endpoints are, its state and the sources failing now. */
 export function landingPage(info: LandingPageInfo): string {
   const state = info.ready ? 'ready' : `not ready (${info.notReadyReason ?? 'unknown reason'})`;
   const path = escapeHtml(info.telemetryPath);
+  const failing =
+    info.failing.length === 0
+      ? '<p>Every source works.</p>'
+      : `<h2>Failing sources</h2>
+<p>These sources keep their last data on ${path} and report <code>monapi_source_up 0</code> with the reason; the README's troubleshooting section says what each reason means.</p>
+<ul>
+${info.failing.map(failingItem).join('\n')}
+</ul>`;
   return `<!DOCTYPE html>
 <html lang="en">
 <head><meta charset="utf-8"><title>monapi-exporter</title></head>
@@ -29,7 +43,15 @@ export function landingPage(info: LandingPageInfo): string {
 <li><a href="/-/healthy">/-/healthy</a></li>
 <li><a href="/-/ready">/-/ready</a></li>
 </ul>
+${failing}
 </body>
 </html>
 `;
+}
+
+function failingItem(f: FailingSource): string {
+  const scope = f.targets > 1 ? ` (${f.failing} of ${f.targets} targets)` : '';
+  const message = f.message === undefined ? '' : `: ${escapeHtml(f.message.length > MESSAGE_CHARS ? `${f.message.slice(0, MESSAGE_CHARS)}…` : f.message)}`;
+  const upgrade = f.upgradeUrl === undefined ? '' : ` Upgrade: ${escapeHtml(f.upgradeUrl)}`;
+  return `<li>account ${escapeHtml(f.account)}, source ${escapeHtml(f.source)}: <strong>${escapeHtml(f.reason)}</strong>${scope}${message}${upgrade}</li>`;
 }

@@ -4,19 +4,56 @@ import type { AccountConfig, CadenceName, ExporterConfig, SourceName } from '../
 import type { MetricSink } from '../exposition/model.js';
 import type { Clock } from '../lib/clock.js';
 import type { MonitoringClient } from '../upstream/monitoring/client.js';
-import type { Host, Website } from '../upstream/monitoring/schemas.js';
+import type { Host, HostDetailField } from '../upstream/monitoring/resources/hosts.js';
+import type { Website, WebsiteSummary } from '../upstream/monitoring/resources/websites.js';
+
+/**
+ * A host as the per-host sources see it: the `/hosts` item completed from `/hosts/{uuid}`
+ * where the list lacks fields, with what the polling needs resolved (see
+ * sources/hosts/map.ts `resolveHost`).
+ */
+export interface InventoryHost extends Host {
+  readonly hostname: string;
+  /** Upstream's `online`, else derived from `last_seen` (the document's 3 minutes), else true. */
+  readonly online: boolean;
+  readonly tags: readonly string[];
+}
+
+/** What a per-target detail source learned, for the list and check sources to publish with their own. */
+export interface TargetDetails {
+  /** Listed hosts whose `/hosts` item lacks fields `/hosts/{uuid}` may have: the host_details source's targets. */
+  readonly hostsLacking: Map<string, { readonly host: Host; readonly missing: readonly HostDetailField[] }>;
+  /** `/hosts/{uuid}` answers, by uuid. */
+  readonly hosts: Map<string, Host>;
+  /** `/websites/{id}` answers, by website id. */
+  readonly websites: Map<number, WebsiteSummary>;
+}
 
 /**
  * What the account's list sources have learned and the per-target sources fan out over.
  * Filters are applied here, before any per-host or per-website request is planned.
  */
 export interface Inventory {
-  /** Hosts selected by the filters with `allowed: true`: per-host jobs exist for these. */
-  readonly hosts: Map<string, Host>;
+  /** Hosts selected by the filters and not refused by the plan: per-host jobs exist for these. */
+  readonly hosts: Map<string, InventoryHost>;
   /** Websites selected by the filters: per-website jobs exist for these. */
   readonly websites: Map<number, Website>;
   /** Metric names to fetch per host, after the metric filters (from the host's catalogue). */
   readonly metricNames: Map<string, readonly string[]>;
+  /** Created by the first source that needs it: use `detailsOf(inventory)`. */
+  details?: TargetDetails;
+}
+
+/** The inventory's target details, created on first use. */
+export function detailsOf(inventory: Inventory): TargetDetails {
+  inventory.details ??= { hostsLacking: new Map(), hosts: new Map(), websites: new Map() };
+  return inventory.details;
+}
+
+/** A request rate the upstream says it allows this key (from `/account`). */
+export interface UpstreamRateLimit {
+  readonly requestsPerMinute: number | undefined;
+  readonly burst: number | undefined;
 }
 
 /** Counts that sources report and the exporter exposes as self-metrics. */
@@ -42,6 +79,11 @@ export interface SourceContext {
    * naming can keep agent metrics off them. Read it after construction: it is complete then.
    */
   reservedFamilyNames(): readonly string[];
+  /**
+   * The account source reports the rate limit upstream states; the runtime lowers the
+   * request budget to it when it is below the configured one. Absent in tests without a budget.
+   */
+  upstreamRateLimit?(limit: UpstreamRateLimit): void;
 }
 
 interface SourceCommon {
@@ -64,6 +106,11 @@ export interface AccountSource extends SourceCommon {
 /** Polls one thing per host or per website; holds per-target state. */
 export interface TargetSource<Target> extends SourceCommon {
   readonly scope: 'host' | 'website';
+  /**
+   * The targets, by key, when they are not the inventory's selected hosts or websites
+   * (host_details polls listed hosts whose list item lacks fields, selected or not yet).
+   */
+  targets?(): ReadonlyMap<string, Target>;
   cadenceMs(target: Target): number;
   requestsPerRun(target: Target): number;
   /** False while the target cannot be polled yet (a host whose metric names are unknown). */
@@ -73,10 +120,12 @@ export interface TargetSource<Target> extends SourceCommon {
   forget(key: string): void;
 }
 
-export type HostSource = TargetSource<Host> & { readonly scope: 'host' };
+export type HostSource = TargetSource<InventoryHost> & { readonly scope: 'host' };
+/** A per-host source whose targets are plain listed hosts (see `targets`). */
+export type ListedHostSource = TargetSource<Host> & { readonly scope: 'host'; targets(): ReadonlyMap<string, Host> };
 export type WebsiteSource = TargetSource<Website> & { readonly scope: 'website' };
 
-export type MonitoringSource = AccountSource | HostSource | WebsiteSource;
+export type MonitoringSource = AccountSource | HostSource | ListedHostSource | WebsiteSource;
 
 /** Each source module exports one of these; src/sources/index.ts lists them. */
 export type MonitoringSourceFactory = (ctx: SourceContext) => MonitoringSource;

@@ -8,7 +8,7 @@ describe('createUpstreamMetrics', () => {
     createUpstreamMetrics(registry);
     const names = (await registry.getMetricsAsJSON()).map((m) => m.name).sort();
     expect(names).toEqual([
-      'monapi_upstream_dropped_items_total',
+      'monapi_decode_dropped_items_total',
       'monapi_upstream_request_duration_seconds',
       'monapi_upstream_requests_total',
       'monapi_upstream_response_bytes_total',
@@ -45,13 +45,21 @@ describe('createUpstreamMetrics', () => {
     expect(text).toContain('monapi_upstream_requests_total{api="monitoring",endpoint="/hosts",code="200"} 2');
   });
 
-  it('shows a dropped-items series at 0 once an endpoint has been decoded', async () => {
+  it('counts dropped items by reason, every reason at 0 once an endpoint has been decoded', async () => {
     const registry = new Registry();
     const metrics = createUpstreamMetrics(registry, { accountLabel: true });
-    metrics.countDropped({ api: 'monitoring', endpoint: '/hosts', account: 'eu' }, 0);
-    metrics.countDropped({ api: 'monitoring', endpoint: '/websites', account: 'eu' }, 3);
+    metrics.countDropped({ api: 'monitoring', endpoint: '/hosts', account: 'eu' }, []);
+    metrics.countDropped({ api: 'monitoring', endpoint: '/websites', account: 'eu' }, [
+      { reason: 'missing_field' },
+      { reason: 'missing_field' },
+      { reason: 'wrong_type' },
+    ]);
     const text = await registry.metrics();
-    expect(text).toContain('monapi_upstream_dropped_items_total{api="monitoring",account="eu",endpoint="/hosts"} 0');
-    expect(text).toContain('monapi_upstream_dropped_items_total{api="monitoring",account="eu",endpoint="/websites"} 3');
+    for (const reason of ['not_an_object', 'missing_field', 'wrong_type', 'invalid_value']) {
+      expect(text).toContain(`monapi_decode_dropped_items_total{account="eu",endpoint="/hosts",reason="${reason}"} 0`);
+    }
+    expect(text).toContain('monapi_decode_dropped_items_total{account="eu",endpoint="/websites",reason="missing_field"} 2');
+    expect(text).toContain('monapi_decode_dropped_items_total{account="eu",endpoint="/websites",reason="wrong_type"} 1');
+    expect(text).toContain('monapi_decode_dropped_items_total{account="eu",endpoint="/websites",reason="invalid_value"} 0');
   });
 });

@@ -1,5 +1,6 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
 import type { UpstreamApi } from './http/errors.js';
+import { DROP_REASONS, type DropReason } from './tolerant/values.js';
 
 /**
  * Self-metrics of the upstream clients: what the exporter spends of each API's request
@@ -8,7 +9,8 @@ import type { UpstreamApi } from './http/errors.js';
  */
 export interface UpstreamMetrics {
   observeRequest(observation: RequestObservation): void;
-  countDropped(labels: UpstreamLabels, count: number): void;
+  /** Counts the items one response had dropped, by reason; every reason's series exists from the first call. */
+  countDropped(labels: UpstreamLabels, dropped: readonly { readonly reason: DropReason }[]): void;
 }
 
 export interface UpstreamLabels {
@@ -63,10 +65,10 @@ export function createUpstreamMetrics(registry: Registry, options: UpstreamMetri
     labelNames: [...base],
     registers: [registry],
   });
-  const dropped = new Counter<Base>({
-    name: 'monapi_upstream_dropped_items_total',
-    help: 'List items dropped by the decoder because they did not match the expected shape.',
-    labelNames: [...base],
+  const dropped = new Counter<'account' | 'endpoint' | 'reason'>({
+    name: 'monapi_decode_dropped_items_total',
+    help: 'Items of upstream responses the decoder dropped (the rest of the response was kept), by route template and reason: not_an_object, missing_field (a required field absent or null), wrong_type, invalid_value.',
+    labelNames: withAccount ? ['account', 'endpoint', 'reason'] : ['endpoint', 'reason'],
     registers: [registry],
   });
 
@@ -82,9 +84,12 @@ export function createUpstreamMetrics(registry: Registry, options: UpstreamMetri
       duration.observe(labels, Math.max(0, observation.durationSeconds));
       bytes.inc(labels, Math.max(0, observation.bytes));
     },
-    countDropped(labels, count) {
+    countDropped(labels, items) {
+      const base = withAccount ? { account: labels.account ?? DEFAULT_ACCOUNT, endpoint: labels.endpoint } : { endpoint: labels.endpoint };
+      const byReason = new Map<DropReason, number>(DROP_REASONS.map((reason) => [reason, 0]));
+      for (const item of items) byReason.set(item.reason, (byReason.get(item.reason) ?? 0) + 1);
       // Incrementing by 0 still creates the series, so rate() has a starting point.
-      dropped.inc(labelsOf(labels), Math.max(0, count));
+      for (const [reason, count] of byReason) dropped.inc({ ...base, reason }, count);
     },
   };
 }

@@ -60,7 +60,14 @@ describe('API keys never leak', () => {
         case 'badmap':
           return json(res, 200, { host_uuid: 'a', metrics: { [String(echoed)]: 'not a list' } });
         case 'badpoints':
-          return json(res, 200, { host_uuid: 'a', since: '2026-11-22T12:00:00Z', interval: 60, series: { [String(echoed)]: [{ timestamp: 'x', value: 1 }] } });
+          return json(res, 200, {
+            host_uuid: 'a',
+            since: '2026-11-22T12:00:00Z',
+            interval: 60,
+            series: { [String(echoed)]: [{ timestamp: 'x', value: 1 }, { timestamp: '2026-11-22T12:00:00Z', value: 1 }] },
+          });
+        case 'allbadpoints':
+          return json(res, 200, { host_uuid: 'a', since: '2026-11-22T12:00:00Z', interval: 60, series: { [String(echoed)]: [{ timestamp: String(echoed), value: 1 }] } });
         case 'version':
           return json(res, 200, { version: [String(echoed)], [String(echoed)]: 1 });
         case 'textversion':
@@ -149,6 +156,12 @@ describe('API keys never leak', () => {
     expect(result.dropped).toHaveLength(1);
     expect(JSON.stringify(result.dropped)).not.toContain(KEY);
     expect(JSON.stringify(result.dropped)).toContain('[redacted]');
+  });
+
+  it('a response refused because none of its items could be read', async () => {
+    const error = await failure(monitoring().series('case-allbadpoints', ['system.cpu.user']));
+    expect((error as UpstreamError).kind).toBe('invalid_response');
+    expectNoKey(error);
   });
 
   it.each([

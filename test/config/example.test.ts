@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { formatDuration } from '../../src/config/duration.js';
 import { loadConfig } from '../../src/config/load.js';
 import { CADENCES } from '../../src/config/schema.js';
+import { DEFAULT_CHECK_BUCKETS } from '../../src/sources/checks/map.js';
 
 const examples = join(dirname(fileURLToPath(import.meta.url)), '../../examples');
 const examplePath = join(examples, 'config.yaml');
@@ -45,7 +46,7 @@ describe('examples/config.yaml', () => {
       .replace(/^\s*(marketplace_\w+|header_names|key|host): .*$/gm, '')
       .replace(/^\s*header_names:\s*$/m, '');
     const config = loadConfig(examplePath, env, (path) => (path === examplePath ? text : readFile(path)));
-    expect(config.exporter).toEqual({ metricPrefix: 'monapi_', sampleTimestamps: false, nullHandling: 'skip' });
+    expect(config.exporter).toEqual({ metricPrefix: 'monapi_', sampleTimestamps: false, nullHandling: 'skip', checkBuckets: DEFAULT_CHECK_BUCKETS });
     expect(config.accounts[0]?.websites).toEqual({ includeNames: [], excludeNames: [] });
   });
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemo, type RunningDemo } from '../../src/demo.js';
 import type { SimAccount } from '../../src/simulator/monitoring/world-types.js';
-import { DEFAULT_CHECK_BUCKETS_SECONDS } from '../../src/sources/checks/map.js';
+import { DEFAULT_CHECK_BUCKETS } from '../../src/sources/checks/map.js';
 import { startPrometheus, type RunningPrometheus } from '../support/prometheus.js';
 
 /**
@@ -154,7 +154,7 @@ describe('a real Prometheus scraping the demo', () => {
       .map((c) => c.ttfb_ms / 1000);
     expect(ttfbs.length).toBeGreaterThan(10);
     // histogram_quantile interpolates inside a bucket, so the range is widened to the bucket bounds.
-    const bounds = [0, ...DEFAULT_CHECK_BUCKETS_SECONDS, Infinity];
+    const bounds = [0, ...DEFAULT_CHECK_BUCKETS.ttfb, Infinity];
     const lower = Math.max(...bounds.filter((b) => b <= Math.min(...ttfbs)));
     const upper = Math.min(...bounds.filter((b) => b >= Math.max(...ttfbs)));
     expect(median!.value).toBeGreaterThanOrEqual(lower);

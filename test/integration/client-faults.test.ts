@@ -163,7 +163,8 @@ describe('schema drift', () => {
     expect(drifted.dropped).toHaveLength(1);
     expect(drifted.dropped[0]?.path).toMatch(/^hosts\[0\]/);
     expect(drifted.value.hosts.map((h) => h.uuid)).toEqual(clean.value.hosts.slice(1).map((h) => h.uuid));
-    expect(await registry.metrics()).toContain('monapi_upstream_dropped_items_total{api="monitoring",endpoint="/hosts"} 1');
+    expect(drifted.dropped[0]).toMatchObject({ reason: 'wrong_type', field: 'uuid' });
+    expect(await registry.metrics()).toContain('monapi_decode_dropped_items_total{endpoint="/hosts",reason="wrong_type"} 1');
   });
 
   it.each([

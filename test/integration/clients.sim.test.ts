@@ -70,7 +70,7 @@ describe('clients against the simulator', () => {
 
     expect((await client.alertRules()).dropped).toEqual([]);
     const alerts = await client.recentAlerts(5);
-    expect(alerts.value.alerts.length).toBeLessThanOrEqual(5);
+    expect(alerts.value.length).toBeLessThanOrEqual(5);
 
     const websites = await client.websites();
     expect(websites.value.websites).toHaveLength(2);
@@ -135,7 +135,8 @@ describe('clients against the simulator', () => {
       const byName = await free().latest({ id: 'nginx/nginx' });
       const byUrl = await free().latest({ id: 'https://github.com/nginx/nginx' });
       expect(byName.version).toMatch(/^\d+\.\d+\.\d+$/);
-      expect(byUrl).toEqual(byName);
+      // The two answers are the same record; only their times differ.
+      expect({ ...byUrl, producedAtMs: 0 }).toEqual({ ...byName, producedAtMs: 0 });
       expect(byName.rawVersion).toBeTruthy();
     });
 

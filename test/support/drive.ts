@@ -1,4 +1,4 @@
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import { parseConfig } from '../../src/config/index.js';
 import { startExporter, type RunningExporter } from '../../src/exporter.js';
 import { FakeClock } from '../../src/lib/clock.js';
@@ -27,6 +27,8 @@ export async function drive(options: {
   /** YAML of the config; `${monitoring}`, `${marketplace}` and `${releases}` are replaced by the simulator's URLs. */
   config: string;
   env: (sim: RunningSimulator) => Record<string, string>;
+  /** The exporter's logger; silent by default. */
+  log?: Logger;
 }): Promise<Driven> {
   const clock = new FakeClock(options.start ?? Date.UTC(2026, 10, 22, 12, 0, 0));
   const simulator = await startSimulator({ clock, monitoringPort: 0, releasesPort: 0, marketplacePort: 0, random: () => 0.5, ...options.simulator });
@@ -40,7 +42,7 @@ export async function drive(options: {
     clock,
     listenAddress: '127.0.0.1:0',
     telemetryPath: '/metrics',
-    log: pino({ level: 'silent' }),
+    log: options.log ?? pino({ level: 'silent' }),
     processMetrics: false,
   });
 

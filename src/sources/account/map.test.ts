@@ -1,18 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import type { Account } from '../../upstream/monitoring/schemas.js';
+import type { Account } from '../../upstream/monitoring/resources/account.js';
 import { familyHeads, sampleLines } from '../../../test/support/family-lines.js';
 import { mapAccount } from './map.js';
+
+function account(parts: Partial<Account> = {}): Account {
+  return { limits: {}, usage: {}, rate_limit: {}, ...parts };
+}
 
 describe('mapAccount', () => {
   it.each<{ name: string; input: Account; want: string[] }>([
     {
       name: 'everything present',
-      input: {
+      input: account({
         plan: 'business',
         limits: { hosts: 50, websites: 20, retention_days: 90 },
         usage: { hosts: 12, websites: 3, api_requests_today: 999 },
         rate_limit: { requests_per_minute: 120, burst: 30, remaining: 10 },
-      },
+      }),
       want: [
         'monapi_account_host_limit{account="prod"} 50',
         'monapi_account_hosts{account="prod"} 12',
@@ -24,10 +28,11 @@ describe('mapAccount', () => {
         'monapi_account_websites{account="prod"} 3',
       ],
     },
-    { name: 'only the plan', input: { plan: 'pro' }, want: ['monapi_account_info{account="prod",plan="pro"} 1'] },
+    { name: 'only the plan', input: account({ plan: 'pro' }), want: ['monapi_account_info{account="prod",plan="pro"} 1'] },
+    { name: 'no plan named: an empty plan label', input: account(), want: ['monapi_account_info{account="prod",plan=""} 1'] },
     {
       name: 'partial objects and zero limits',
-      input: { plan: '', limits: { hosts: 0 }, usage: {}, rate_limit: { requests_per_minute: 90 } },
+      input: account({ plan: '', limits: { hosts: 0 }, rate_limit: { requests_per_minute: 90 } }),
       want: [
         'monapi_account_host_limit{account="prod"} 0',
         'monapi_account_info{account="prod",plan=""} 1',
@@ -39,7 +44,7 @@ describe('mapAccount', () => {
   });
 
   it('declares units where the name carries one', () => {
-    expect(familyHeads(mapAccount({ plan: 'pro', limits: { retention_days: 30 } }, { account: 'a' }))).toEqual([
+    expect(familyHeads(mapAccount(account({ plan: 'pro', limits: { retention_days: 30 } }), { account: 'a' }))).toEqual([
       'monapi_account_info info',
       'monapi_account_retention_seconds gauge seconds',
     ]);

@@ -1,8 +1,11 @@
 import type { FamilySamples } from '../../exposition/model.js';
-import type { Account } from '../../upstream/monitoring/schemas.js';
+import type { Account } from '../../upstream/monitoring/resources/account.js';
 import { FamilyCollector, gaugeSpec, infoSpec } from '../shared/families.js';
 
-/** Maps `/account` to plan, limits, usage and rate limit. Pure. Absent fields give no series. */
+/**
+ * Maps `/account` to plan, limits, usage and rate limit. Pure. Absent fields give no series;
+ * an account that names no plan has `plan=""`.
+ */
 
 const FROM = 'from /account, polled in the background';
 
@@ -15,7 +18,7 @@ export const ACCOUNT_FAMILIES = {
   websites: gaugeSpec('monapi_account_websites', `Websites the account uses, as upstream counts them, ${FROM}.`),
   rate: gaugeSpec(
     'monapi_account_rate_limit_requests_per_second',
-    `Sustained API request rate allowed per key (upstream requests per minute / 60), ${FROM}.`,
+    `Sustained API request rate upstream allows per key (its requests per minute / 60); when below the configured rate limit, the exporter's request budget follows it, ${FROM}.`,
   ),
   burst: gaugeSpec('monapi_account_rate_limit_burst', `API requests allowed in a burst per key, ${FROM}.`),
 } as const;
@@ -32,7 +35,7 @@ export function mapAccount(body: Account, opts: AccountMapOptions): FamilySample
   const put = (spec: (typeof ACCOUNT_FAMILIES)[keyof typeof ACCOUNT_FAMILIES], value: number | undefined) => {
     if (value !== undefined) c.add(spec, labels, value);
   };
-  c.add(ACCOUNT_FAMILIES.info, { ...labels, plan: body.plan }, 1);
+  c.add(ACCOUNT_FAMILIES.info, { ...labels, plan: body.plan ?? '' }, 1);
   put(ACCOUNT_FAMILIES.hostLimit, body.limits?.hosts);
   put(ACCOUNT_FAMILIES.websiteLimit, body.limits?.websites);
   const days = body.limits?.retention_days;

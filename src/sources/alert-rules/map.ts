@@ -1,9 +1,10 @@
 import type { FamilySamples } from '../../exposition/model.js';
-import type { AlertRule } from '../../upstream/monitoring/schemas.js';
+import type { SourceUnit } from '../../upstream/monitoring/metric-catalogue.js';
+import type { AlertRule } from '../../upstream/monitoring/resources/alert-rules.js';
 import { FamilyCollector, gaugeSpec, infoSpec } from '../shared/families.js';
-import { boolToNumber } from '../shared/units.js';
+import { boolToNumber, toBaseUnit } from '../shared/units.js';
 
-/** Maps `/alerts` (AlertRuleList) to one set of series per alert rule. Pure: no I/O, no clock. */
+/** Maps `/alerts` (alert rules) to one set of series per rule. Pure: no I/O, no clock. */
 
 const FROM = 'from /alerts, polled in the background';
 
@@ -15,7 +16,7 @@ export const ALERT_RULE_FAMILIES = {
   enabled: gaugeSpec('monapi_alert_rule_enabled', `1 when the alert rule is enabled, else 0, ${FROM}.`),
   threshold: gaugeSpec(
     'monapi_alert_rule_threshold',
-    `Threshold of the alert rule as upstream stores it, in the watched metric's own unit (percent 0-100, bytes, a count...; not converted), ${FROM}.`,
+    `Threshold of the alert rule in the unit of the metric series it watches, converted as that series is (a 90 % CPU threshold is 0.9, kilobytes become bytes, milliseconds seconds); as upstream stores it when the metric's unit is unknown, ${FROM}.`,
   ),
   duration: gaugeSpec(
     'monapi_alert_rule_duration_seconds',
@@ -26,23 +27,32 @@ export const ALERT_RULE_FAMILIES = {
 
 export interface AlertRuleMapOptions {
   readonly account: string;
+  /**
+   * The unit the agent sends a metric in (the account's metric_overrides, else the
+   * catalogue), so the threshold is converted exactly as the metric's series is; undefined
+   * for a metric neither knows, whose series pass through unconverted.
+   */
+  readonly unitOf: (metric: string) => SourceUnit | undefined;
 }
 
 export function mapAlertRules(rules: readonly AlertRule[], opts: AlertRuleMapOptions): FamilySamples[] {
   const c = new FamilyCollector();
-  const seen = new Set<number>();
+  const seen = new Set<string>();
   for (const rule of rules) {
     // An id listed twice is one rule: the first entry wins.
     if (seen.has(rule.id)) continue;
     seen.add(rule.id);
-    const id = { account: opts.account, rule_id: String(rule.id) };
+    const id = { account: opts.account, rule_id: rule.id };
     c.add(
       ALERT_RULE_FAMILIES.info,
-      { ...id, rule: rule.name, metric: rule.metric, operator: rule.operator, host_uuid: rule.host_uuid ?? '' },
+      { ...id, rule: rule.name ?? '', metric: rule.metric ?? '', operator: rule.operator ?? '', host_uuid: rule.host_uuid ?? '' },
       1,
     );
-    c.add(ALERT_RULE_FAMILIES.enabled, id, boolToNumber(rule.enabled));
-    if (Number.isFinite(rule.threshold)) c.add(ALERT_RULE_FAMILIES.threshold, id, rule.threshold);
+    if (rule.enabled !== undefined) c.add(ALERT_RULE_FAMILIES.enabled, id, boolToNumber(rule.enabled));
+    if (rule.threshold !== undefined) {
+      const unit = rule.metric === undefined ? undefined : opts.unitOf(rule.metric);
+      c.add(ALERT_RULE_FAMILIES.threshold, id, unit === undefined ? rule.threshold : toBaseUnit(rule.threshold, unit));
+    }
     if (rule.duration_seconds !== undefined) c.add(ALERT_RULE_FAMILIES.duration, id, rule.duration_seconds);
   }
   return c.toFamilies();

@@ -2,7 +2,7 @@ import { familyNames, groupName, type AccountSource, type SourceContext } from '
 import { ALERT_FAMILIES, EMPTY_ALERTS_STATE, mapRecentAlerts, type AlertsState } from './map.js';
 
 /**
- * `/alerts/recent`: alert events counted once each, by the website or rule that fired.
+ * `/alerts/recent`: alert events counted once each (by type and id), by the website or rule that fired.
  * The page size grows after a poll that may have missed events and shrinks when quiet.
  */
 export function createAlertsSource(ctx: SourceContext): AccountSource {

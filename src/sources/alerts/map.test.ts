@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { FamilySamples } from '../../exposition/model.js';
 import { renderText } from '../../exposition/render-text.js';
 import { runSuccessivePolls } from '../../../test/support/family-lines.js';
-import type { AlertEvent } from '../../upstream/monitoring/schemas.js';
+import type { AlertEvent } from '../../upstream/monitoring/resources/alert-events.js';
 import {
   ALERT_FAMILIES,
   DEFAULT_ALERTS_LIMIT,
@@ -21,7 +21,7 @@ function ev(n: number, overrides: Partial<AlertEvent> = {}): AlertEvent {
   return {
     type: 'website_down',
     id: n,
-    source_id: 40001,
+    source_id: '40001',
     source_name: 'shop.example.com',
     message: 'HTTP 503',
     occurred_at: new Date(T0 + n * 60_000).toISOString(),
@@ -30,7 +30,7 @@ function ev(n: number, overrides: Partial<AlertEvent> = {}): AlertEvent {
 }
 
 const rule = (n: number, overrides: Partial<AlertEvent> = {}) =>
-  ev(n, { type: 'host_alert', source_id: 701, source_name: 'cpu high', host_uuid: 'a'.repeat(32), message: 'system.cpu.user > 90', ...overrides });
+  ev(n, { type: 'host_alert', source_id: '701', source_name: 'cpu high', host_uuid: 'a'.repeat(32), message: 'system.cpu.user > 90', ...overrides });
 
 const SITE = 'account="prod",event_type="website_down",source_id="40001",source_name="shop.example.com"';
 const RULE = 'account="prod",event_type="host_alert",source_id="701",source_name="cpu high"';
@@ -43,7 +43,7 @@ function lines(families: readonly FamilySamples[]): string[] {
 
 /** Runs polls, each page newest first as upstream sends it, at the limit the state asks for unless given. */
 function runPolls(pages: readonly (readonly AlertEvent[])[], limit?: number, state: AlertsState = EMPTY_ALERTS_STATE): AlertsMapResult[] {
-  return runSuccessivePolls(pages, state, (alerts, s) => mapRecentAlerts({ alerts: [...alerts] }, s, { account: 'prod', requestedLimit: limit ?? s.limit }));
+  return runSuccessivePolls(pages, state, (alerts, s) => mapRecentAlerts(alerts, s, { account: 'prod', requestedLimit: limit ?? s.limit }));
 }
 
 describe('mapRecentAlerts', () => {
@@ -100,13 +100,32 @@ describe('mapRecentAlerts', () => {
       ],
     },
     {
+      name: 'the two kinds number their events independently: the same id of each is two events',
+      pages: [[ev(1), rule(1)], [ev(2), rule(2), ev(1), rule(1)], [ev(3), rule(3), ev(2), rule(2)]],
+      counted: [0, 2, 2],
+      want: [`monapi_alert_events_total{${SITE}} 2`, `monapi_alert_events_total{${RULE}} 2`],
+    },
+    {
+      name: 'an event without a host (account wide) is counted; one without a source gets empty labels',
+      pages: [[rule(1)], [{ type: 'host_alert', id: 2 }, rule(1)]],
+      counted: [0, 1],
+      want: ['monapi_alert_events_total{account="prod",event_type="host_alert",source_id="",source_name=""} 0'],
+    },
+    {
+      name: 'an event of a type the full first page lacked, older than that page, is history',
+      pages: [[ev(11), ev(10)], [rule(1, { occurred_at: new Date(T0).toISOString() }), ev(12), ev(11)]],
+      counted: [0, 1],
+      want: [`monapi_alert_events_total{${SITE}} 1`, `monapi_alert_events_total{${RULE}} 0`],
+      limit: 2,
+    },
+    {
       name: 'an id repeated within one page counts once; an empty page keeps everything',
       pages: [[ev(1)], [ev(2), ev(2)], []],
       counted: [0, 1, 0],
       want: [`monapi_alert_events_total{${SITE}} 1`, `monapi_alert_last_event_timestamp_seconds{account="prod",event_type="website_down"} ${(T0 + 2 * 60_000) / 1000}`],
     },
-  ])('$name', ({ pages, counted, want }) => {
-    const results = runPolls(pages);
+  ])('$name', ({ pages, counted, want, ...rest }) => {
+    const results = runPolls(pages, 'limit' in rest ? rest.limit : undefined);
     expect(results.map((r) => r.counted)).toEqual(counted);
     const last = results.at(-1);
     if (!last) throw new Error('no polls');
@@ -148,8 +167,8 @@ describe('mapRecentAlerts bounded memory', () => {
   it('keeps at most RECENT_IDS_KEPT ids and raises the floor past the ones it forgets', () => {
     const many = Array.from({ length: 600 }, (_, i) => ev(600 - i));
     const [, second] = runPolls([[ev(0)], many], 600);
-    expect(second?.state.recentIds).toHaveLength(RECENT_IDS_KEPT);
-    expect(second?.state.floor).toBe(600 - RECENT_IDS_KEPT);
+    expect(second?.state.seen.get('website_down')?.recentIds).toHaveLength(RECENT_IDS_KEPT);
+    expect(second?.state.seen.get('website_down')?.floor).toBe(600 - RECENT_IDS_KEPT);
     // A forgotten id shown again is not counted twice.
     const [third] = runPolls([[ev(1)]], 100, second?.state);
     expect(third?.counted).toBe(0);

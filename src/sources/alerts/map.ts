@@ -1,21 +1,26 @@
 import type { FamilySamples } from '../../exposition/model.js';
-import type { AlertEvent, RecentAlerts } from '../../upstream/monitoring/schemas.js';
+import type { AlertEvent } from '../../upstream/monitoring/resources/alert-events.js';
 import { counterSamples, CounterTableUpdate, EMPTY_COUNTER_TABLE, type CounterTable } from '../checks/counter-table.js';
 import { counterSpec, FamilyCollector, gaugeSpec } from '../shared/families.js';
 import { parseTimestampMs } from '../shared/units.js';
 
 /**
- * Maps `/alerts/recent` (RecentAlerts, newest first) to event counters, counting each event
- * once across polls. Pure: no I/O, no clock.
+ * Maps `/alerts/recent` (events, newest first) to event counters, counting each event once
+ * across polls. Pure: no I/O, no clock.
  *
- * - Seen events: ids grow with time, so the state keeps a floor (ids at or below it count
- *   as seen) and the newest RECENT_IDS_KEPT ids seen. An event that arrives late with an
- *   id below the newest seen is still counted once, as long as its id is above the floor.
- *   The set holds more ids than the largest page, so every event a page repeats is in it.
+ * - Identity: an event is its type and id together. The two kinds may number their events
+ *   independently, so a `website_down` 7 and a `host_alert` 7 are two events.
+ * - Seen events, per type: ids grow with time, so the state keeps a floor (ids at or below
+ *   it count as seen) and the newest RECENT_IDS_KEPT ids seen. An event that arrives late
+ *   with an id below the newest seen is still counted once, as long as its id is above the
+ *   floor. The set holds more ids than the largest page, so every event a page repeats is in it.
  * - First poll: the returned history is not counted (as with website checks: rate() would
  *   not see it, and after a restart it would count events twice); its sources appear at 0.
+ *   When that page was full, an event of a type it did not hold that occurred before its
+ *   oldest event is history too.
  * - Gap: a later poll whose page is full and holds nothing seen before may have missed
  *   events between the two; the next poll asks for twice as many (up to 500).
+ * - Events without a host (account-wide, or a website's) are counted like the others.
  * - Labels: `source_id` and `source_name` (the website or the alert rule), not the host
  *   of a `host_alert`: a rule that may fire on any host would multiply its series by the
  *   hosts; the host is in the event upstream.
@@ -44,12 +49,20 @@ export const RECENT_IDS_KEPT = 512;
 export const DEFAULT_ALERTS_LIMIT = 100;
 export const MAX_ALERTS_LIMIT = 500;
 
-export interface AlertsState {
-  readonly started: boolean;
+/** The events of one type seen so far. */
+export interface SeenIds {
   /** Events with an id at or below this count as seen. */
   readonly floor: number;
   /** The newest ids seen above the floor, ascending, at most RECENT_IDS_KEPT. */
   readonly recentIds: readonly number[];
+}
+
+export interface AlertsState {
+  readonly started: boolean;
+  /** By event type. */
+  readonly seen: ReadonlyMap<string, SeenIds>;
+  /** When the first page was full: the time of its oldest event (ms); earlier events of a type it lacked are history. */
+  readonly historyBeforeMs: number;
   readonly events: CounterTable;
   /** Newest `occurred_at` (ms) per event type. */
   readonly lastEventMs: ReadonlyMap<string, number>;
@@ -60,8 +73,8 @@ export interface AlertsState {
 
 export const EMPTY_ALERTS_STATE: AlertsState = {
   started: false,
-  floor: -Infinity,
-  recentIds: [],
+  seen: new Map(),
+  historyBeforeMs: -Infinity,
   events: EMPTY_COUNTER_TABLE,
   lastEventMs: new Map(),
   gaps: 0,
@@ -82,46 +95,66 @@ export interface AlertsMapResult {
   readonly gap: boolean;
 }
 
-export function mapRecentAlerts(body: RecentAlerts, previous: AlertsState, opts: AlertsMapOptions): AlertsMapResult {
+const NO_IDS: SeenIds = { floor: -Infinity, recentIds: [] };
+
+export function mapRecentAlerts(alerts: readonly AlertEvent[], previous: AlertsState, opts: AlertsMapOptions): AlertsMapResult {
   const firstPoll = !previous.started;
-  const seen = new Set(previous.recentIds);
+  const full = alerts.length >= opts.requestedLimit;
   const events = new CounterTableUpdate(previous.events, !firstPoll);
   const lastEventMs = new Map(previous.lastEventMs);
-  const newIds: number[] = [];
   const labelsOf = (e: AlertEvent) => ({
     account: opts.account,
     event_type: e.type,
-    source_id: String(e.source_id),
-    source_name: e.source_name,
+    source_id: e.source_id ?? '',
+    source_name: e.source_name ?? '',
   });
 
-  // Oldest first, so a repeated id within one page is counted once and in order.
-  const ordered = [...body.alerts].sort((a, b) => a.id - b.id);
-  for (const event of ordered) {
-    const occurredMs = parseTimestampMs(event.occurred_at, `alert event ${event.id} occurred_at`);
-    if (occurredMs > (lastEventMs.get(event.type) ?? -Infinity)) lastEventMs.set(event.type, occurredMs);
-    if (event.id <= previous.floor || seen.has(event.id)) continue;
-    seen.add(event.id);
-    newIds.push(event.id);
-    events.add(labelsOf(event), firstPoll ? 0 : 1);
+  // Per type, oldest first, so a repeated id within one page is counted once and in order.
+  const byType = new Map<string, AlertEvent[]>();
+  for (const event of alerts) {
+    let list = byType.get(event.type);
+    if (!list) byType.set(event.type, (list = []));
+    list.push(event);
+  }
+  const occurredMs = (e: AlertEvent) => (e.occurred_at === undefined ? undefined : parseTimestampMs(e.occurred_at, `alert event ${e.type} ${e.id} occurred_at`));
+  const historyBeforeMs = firstPoll && full ? Math.min(...alerts.map((e) => occurredMs(e) ?? Infinity)) : previous.historyBeforeMs;
+
+  const seen = new Map(previous.seen);
+  let counted = 0;
+  let anySeenBefore = false;
+  for (const type of [...byType.keys()].sort()) {
+    const ordered = (byType.get(type) ?? []).sort((a, b) => a.id - b.id);
+    const before = previous.seen.get(type);
+    const known = before ?? NO_IDS;
+    const ids = new Set(known.recentIds);
+    const newIds: number[] = [];
+    for (const event of ordered) {
+      const at = occurredMs(event);
+      if (at !== undefined && at > (lastEventMs.get(type) ?? -Infinity)) lastEventMs.set(type, at);
+      if (event.id <= known.floor || ids.has(event.id)) {
+        anySeenBefore = true;
+        continue;
+      }
+      ids.add(event.id);
+      newIds.push(event.id);
+      const history = firstPoll || (before === undefined && at !== undefined && at < historyBeforeMs);
+      events.add(labelsOf(event), history ? 0 : 1);
+      if (!history) counted++;
+    }
+    const recent = [...known.recentIds, ...newIds].sort((a, b) => a - b);
+    const forgotten = recent.length > RECENT_IDS_KEPT ? recent.splice(0, recent.length - RECENT_IDS_KEPT) : [];
+    let floor = Math.max(known.floor, forgotten.at(-1) ?? -Infinity);
+    // After the first poll, ids older than its page are history: never counted.
+    const oldest = ordered[0]?.id;
+    if (firstPoll && oldest !== undefined) floor = Math.max(floor, oldest - 1);
+    seen.set(type, { floor, recentIds: recent });
   }
 
-  const oldest = ordered[0]?.id;
-  const newestBefore = previous.recentIds.at(-1) ?? previous.floor;
-  const full = body.alerts.length >= opts.requestedLimit;
-  const gap = !firstPoll && full && oldest !== undefined && oldest > newestBefore;
-
-  const ids = [...previous.recentIds, ...newIds].sort((a, b) => a - b);
-  const dropped = ids.length > RECENT_IDS_KEPT ? ids.splice(0, ids.length - RECENT_IDS_KEPT) : [];
-  let floor = Math.max(previous.floor, dropped.at(-1) ?? -Infinity);
-  // After the first poll, ids older than its page are history: never counted.
-  if (firstPoll && oldest !== undefined) floor = Math.max(floor, oldest - 1);
-
-  const counted = firstPoll ? 0 : newIds.length;
+  const gap = !firstPoll && full && alerts.length > 0 && !anySeenBefore;
   const state: AlertsState = {
     started: true,
-    floor,
-    recentIds: ids,
+    seen,
+    historyBeforeMs,
     events: events.finish(),
     lastEventMs,
     gaps: previous.gaps + (gap ? 1 : 0),

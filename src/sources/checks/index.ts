@@ -1,4 +1,5 @@
-import { familyNames, groupName, type SourceContext, type WebsiteSource } from '../types.js';
+import { detailsOf, familyNames, groupName, type SourceContext, type WebsiteSource } from '../types.js';
+import { exactCertExpiryMs } from '../website-summary/map.js';
 import { CHECK_FAMILIES, checksCadenceMs, EMPTY_CHECKS_STATE, mapChecks, nextChecksQuery, type ChecksState } from './map.js';
 
 /**
@@ -8,6 +9,7 @@ import { CHECK_FAMILIES, checksCadenceMs, EMPTY_CHECKS_STATE, mapChecks, nextChe
  */
 export function createChecksSource(ctx: SourceContext): WebsiteSource {
   const states = new Map<string, ChecksState>();
+  const summaries = () => detailsOf(ctx.inventory).websites;
   const group = (key: string) => groupName('checks', ctx.account.name, key);
 
   return {
@@ -23,7 +25,13 @@ export function createChecksSource(ctx: SourceContext): WebsiteSource {
       const previous = states.get(key) ?? EMPTY_CHECKS_STATE;
       const { value } = await ctx.client.checks(website.id, nextChecksQuery(previous, ctx.clock.now()), 'bulk');
       if (signal.aborted) return;
-      const result = mapChecks(value, previous, { account: ctx.account.name, websiteId: website.id, websiteName: website.name });
+      const result = mapChecks(value, previous, {
+        account: ctx.account.name,
+        websiteId: website.id,
+        websiteName: website.name,
+        buckets: ctx.exporter.checkBuckets,
+        certExpiresAtMs: exactCertExpiryMs(summaries().get(website.id)),
+      });
       states.set(key, result.state);
       ctx.sink.publish(group(key), result.families);
       if (result.behind) {
@@ -39,3 +47,4 @@ export function createChecksSource(ctx: SourceContext): WebsiteSource {
     },
   };
 }
+

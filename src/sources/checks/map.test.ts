@@ -3,9 +3,11 @@ import { describe, expect, it } from 'vitest';
 import type { FamilySamples } from '../../exposition/model.js';
 import { renderText } from '../../exposition/render-text.js';
 import { runSuccessivePolls } from '../../../test/support/family-lines.js';
-import type { WebsiteCheck, WebsiteCheckList } from '../../upstream/monitoring/schemas.js';
+import type { WebsiteCheck, WebsiteCheckList } from '../../upstream/monitoring/resources/checks.js';
 import {
+  bucketsProblem,
   CHECK_FAMILIES,
+  DEFAULT_CHECK_BUCKETS,
   checksCadenceMs,
   CHECKS_MAX_WINDOW_MINUTES,
   EMPTY_CHECKS_STATE,
@@ -17,7 +19,7 @@ import {
 
 const T0 = Date.UTC(2026, 10, 22, 12, 0, 0);
 const ID = 'account="prod",website_id="40001",website="shop.example.com"';
-const OPTS = { account: 'prod', websiteId: 40001, websiteName: 'shop.example.com', bucketsSeconds: [0.1, 1] };
+const OPTS = { account: 'prod', websiteId: 40001, websiteName: 'shop.example.com', buckets: { ttfb: [0.1, 1], dnsLookup: [0.1, 1], tlsHandshake: [0.1, 1] } };
 
 /** Check number n, taken n minutes after T0, with id 100 + n. */
 function check(n: number, overrides: Partial<WebsiteCheck> = {}): WebsiteCheck {
@@ -112,6 +114,37 @@ describe('mapChecks over successive polls', () => {
       absent: [],
     },
     {
+      name: 'a check with null status, TTFB and TLS fields is a failure, not dropped: uptime is not overstated',
+      pages: [page([check(1)]), page([{ id: 102, checked_at: new Date(T0 + 2 * 60_000).toISOString() }, check(3)])],
+      counted: [0, 2],
+      want: [
+        `monapi_website_checks_total{${ID},result="success"} 1`,
+        `monapi_website_checks_total{${ID},result="failure"} 1`,
+        `monapi_website_check_ttfb_seconds_count{${ID}} 1`,
+      ],
+      absent: [],
+    },
+    {
+      name: 'without a success field, a 2xx or 3xx status is a success and anything else a failure',
+      pages: [
+        page([check(1)]),
+        page([
+          { id: 102, checked_at: new Date(T0 + 2 * 60_000).toISOString(), status_code: 301, ttfb_ms: 80 },
+          { id: 103, checked_at: new Date(T0 + 3 * 60_000).toISOString(), status_code: 503, ttfb_ms: 80 },
+          { id: 104, checked_at: new Date(T0 + 4 * 60_000).toISOString(), status_code: 200 },
+        ]),
+      ],
+      counted: [0, 3],
+      want: [
+        `monapi_website_checks_total{${ID},result="success"} 2`,
+        `monapi_website_checks_total{${ID},result="failure"} 1`,
+        `monapi_website_check_ttfb_seconds_count{${ID}} 1`,
+        `monapi_website_check_success{${ID}} 1`,
+        `monapi_website_tls_info{${ID},tls_version="",http_version=""} 1`,
+      ],
+      absent: ['monapi_website_security_header{', 'monapi_website_cert_expiry_timestamp_seconds{'],
+    },
+    {
       name: 'a poll without new checks keeps the counts and the gauges of the newest check',
       pages: [page([check(1)]), page([check(2, { ttfb_ms: 500 })]), page([check(2, { ttfb_ms: 500 })]), page([])],
       counted: [0, 1, 0, 0],
@@ -143,8 +176,8 @@ describe('mapChecks over successive polls', () => {
             tls_handshake: 0,
             security_score: 101,
             tls_version: '',
-            cf_cache_status: '',
-            cf_datacenter: '',
+            cdn_cache_status: '',
+            cdn_datacenter: '',
           }),
         ]),
       ],
@@ -174,7 +207,7 @@ describe('mapChecks over successive polls', () => {
 
 describe('mapChecks gauges of the newest check', () => {
   it('shows TLS, certificate expiry, security score and headers, and the CDN data centre', () => {
-    const newest = check(1, { cert_days_remaining: 10, cf_cache_status: 'HIT', cf_datacenter: 'FRA' });
+    const newest = check(1, { cert_days_remaining: 10, cdn_cache_status: 'HIT', cdn_datacenter: 'FRA' });
     const { families } = mapChecks(page([newest]), EMPTY_CHECKS_STATE, OPTS);
     const got = lines(families);
     const checkedAt = (T0 + 60_000) / 1000;
@@ -196,6 +229,15 @@ describe('mapChecks gauges of the newest check', () => {
     );
   });
 
+  it('takes the exact certificate expiry from the website summary when there is one', () => {
+    const exact = Date.UTC(2027, 0, 15, 8, 30, 12);
+    const { families } = mapChecks(page([check(1, { cert_days_remaining: 10 })]), EMPTY_CHECKS_STATE, { ...OPTS, certExpiresAtMs: exact });
+    expect(lines(families)).toContain(`monapi_website_cert_expiry_timestamp_seconds{${ID}} ${exact / 1000}`);
+    // ...even before any check has been seen.
+    const none = mapChecks(page([]), EMPTY_CHECKS_STATE, { ...OPTS, certExpiresAtMs: exact });
+    expect(lines(none.families)).toContain(`monapi_website_cert_expiry_timestamp_seconds{${ID}} ${exact / 1000}`);
+  });
+
   it('an expired certificate gives an expiry in the past', () => {
     const { families } = mapChecks(page([check(0, { cert_days_remaining: -2 })]), EMPTY_CHECKS_STATE, OPTS);
     expect(lines(families)).toContain(`monapi_website_cert_expiry_timestamp_seconds{${ID}} ${T0 / 1000 - 2 * 86_400}`);
@@ -205,9 +247,9 @@ describe('mapChecks gauges of the newest check', () => {
 describe('mapChecks CDN cache statuses', () => {
   it('holds a status first seen after the first poll at 0 for one poll, so rate() sees its first checks', () => {
     const results = runPolls([
-      page([check(1, { cf_cache_status: 'HIT' })]),
-      page([check(2, { cf_cache_status: 'HIT' }), check(3, { cf_cache_status: 'MISS' }), check(4, { cf_cache_status: null })]),
-      page([check(5, { cf_cache_status: 'MISS' })]),
+      page([check(1, { cdn_cache_status: 'HIT' })]),
+      page([check(2, { cdn_cache_status: 'HIT' }), check(3, { cdn_cache_status: 'MISS' }), check(4, { cdn_cache_status: undefined })]),
+      page([check(5, { cdn_cache_status: 'MISS' })]),
     ]);
     const cache = (r: ChecksMapResult) => lines(r.families).filter((l) => l.startsWith('monapi_website_cdn_cache_checks_total'));
     expect(results.map(cache)).toEqual([
@@ -235,7 +277,25 @@ describe('mapChecks paging', () => {
   });
 
   it('refuses bucket bounds that are not ascending, naming them', () => {
-    expect(() => mapChecks(page([]), EMPTY_CHECKS_STATE, { ...OPTS, bucketsSeconds: [1, 0.5] })).toThrow(/strictly ascending, got \[1, 0.5\]/);
+    expect(() => mapChecks(page([]), EMPTY_CHECKS_STATE, { ...OPTS, buckets: { ...OPTS.buckets, ttfb: [1, 0.5] } })).toThrow(
+      /\(ttfb\) bounds must be strictly ascending, but 0.5 follows 1: \[1, 0.5\]/,
+    );
+  });
+
+  it.each([
+    [[], 'must list at least one bucket bound'],
+    [[0.1, 0.1], 'strictly ascending'],
+    [[0, 1], 'above 0'],
+    [[1, Infinity], 'finite'],
+    [[Number.NaN], 'finite'],
+  ])('bucketsProblem(%j) says %s', (bounds, words) => {
+    expect(bucketsProblem(bounds)).toContain(words);
+  });
+
+  it('has default buckets that pass its own check, with the TTFB thresholds of web guidance', () => {
+    const { ttfb, dnsLookup, tlsHandshake } = DEFAULT_CHECK_BUCKETS;
+    for (const bounds of [ttfb, dnsLookup, tlsHandshake]) expect(bucketsProblem(bounds)).toBeUndefined();
+    expect(DEFAULT_CHECK_BUCKETS.ttfb).toEqual(expect.arrayContaining([0.8, 1.8]));
   });
 });
 

@@ -1,6 +1,7 @@
+import type { CheckBuckets } from '../../config/types.js';
 import type { FamilySamples, FamilySpec, HistogramSample, Labels } from '../../exposition/model.js';
 import type { ChecksQuery } from '../../upstream/monitoring/client.js';
-import type { WebsiteCheck, WebsiteCheckList } from '../../upstream/monitoring/schemas.js';
+import { SECURITY_HEADER_FIELDS, type WebsiteCheck, type WebsiteCheckList } from '../../upstream/monitoring/resources/checks.js';
 import { counterSpec, FamilyCollector, gaugeSpec, infoSpec } from '../shared/families.js';
 import { boolToNumber, millisecondsToSeconds, parseTimestampMs, percentToRatio } from '../shared/units.js';
 import { counterSamples, CounterTableUpdate, EMPTY_COUNTER_TABLE, type CounterTable } from './counter-table.js';
@@ -16,18 +17,42 @@ import { counterSamples, CounterTableUpdate, EMPTY_COUNTER_TABLE, type CounterTa
  *   increase() anyway (Prometheus sees no increase in a series' first sample), and after a
  *   restart it would count checks a second time. What is lost: the checks between the last
  *   scrape before a restart and the first poll after it.
+ * - Success: a check succeeded only when upstream says `success: true`, or, when it sends no
+ *   `success` at all, when its status code is 2xx or 3xx. A check with null status, TTFB or
+ *   TLS fields is a failed check like any other: counted as a failure, never dropped, so
+ *   uptime is not overstated.
  * - Durations (TTFB, DNS lookup, TLS handshake: milliseconds upstream) are observed for
- *   successful checks only; failed checks count in `checks_total{result="failure"}`. A
- *   negative duration is not observed.
+ *   successful checks that report them; failed checks count in
+ *   `checks_total{result="failure"}`. A negative duration is not observed.
  */
 
 const FROM = 'from /websites/{id}/checks, polled in the background';
 
+export type { CheckBuckets } from '../../config/types.js';
+
 /**
- * The Prometheus client libraries' default buckets: 5 ms (DNS answers from a cache) to
- * 10 s; slower responses and 30 s timeouts land in +Inf.
+ * Defaults chosen for web latency (docs/website-checks.md compares them with
+ * blackbox_exporter). TTFB: 50 ms to 30 s, with bounds at 0.8 s and 1.8 s, the "good" and
+ * "poor" TTFB thresholds web performance guidance uses, and at 10 s and 30 s where probe
+ * timeouts sit. DNS lookup: 1 ms (a cached answer) to 2.5 s (resolver retries). TLS
+ * handshake: 10 ms (one round trip nearby) to 5 s.
  */
-export const DEFAULT_CHECK_BUCKETS_SECONDS: readonly number[] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+export const DEFAULT_CHECK_BUCKETS: CheckBuckets = {
+  ttfb: [0.05, 0.1, 0.2, 0.3, 0.5, 0.8, 1, 1.8, 2.5, 5, 10, 30],
+  dnsLookup: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+  tlsHandshake: [0.01, 0.025, 0.05, 0.1, 0.15, 0.25, 0.5, 1, 2.5, 5],
+};
+
+/** Why a bucket list cannot be used, or undefined: finite, positive, strictly ascending, at least one. */
+export function bucketsProblem(bounds: readonly number[]): string | undefined {
+  if (bounds.length === 0) return 'must list at least one bucket bound';
+  for (let i = 0; i < bounds.length; i++) {
+    const bound = bounds[i] ?? NaN;
+    if (!Number.isFinite(bound) || bound <= 0) return `bound ${String(bound)} must be a finite number of seconds above 0`;
+    if (i > 0 && bound <= (bounds[i - 1] ?? -Infinity)) return `bounds must be strictly ascending, but ${bound} follows ${bounds[i - 1]}`;
+  }
+  return undefined;
+}
 
 type HistogramSpec = FamilySpec & { readonly type: 'histogram' };
 
@@ -50,11 +75,11 @@ export const CHECK_FAMILIES = {
   ),
   checks: counterSpec(
     'monapi_website_checks_total',
-    `Website checks seen since the exporter started, by result (success or failure), each check counted once, ${FROM}.`,
+    `Website checks seen since the exporter started, by result (success or failure; a check without a response, with null status or TTFB, is a failure), each check counted once, ${FROM}.`,
   ),
   cdnCache: counterSpec(
     'monapi_website_cdn_cache_checks_total',
-    `Website checks by the CDN cache status they reported (upstream "cf_cache_status"; checks without one are not counted), ${FROM}.`,
+    `Website checks by the CDN cache status they reported (upstream "<cdn>_cache_status"; checks without one are not counted), ${FROM}.`,
   ),
   success: gaugeSpec('monapi_website_check_success', `1 when the newest website check succeeded, else 0, ${FROM}.`),
   statusCode: gaugeSpec(
@@ -69,7 +94,7 @@ export const CHECK_FAMILIES = {
   tlsInfo: infoSpec('monapi_website_tls_info', `TLS and HTTP version of the newest website check (value 1), ${FROM}.`),
   certExpiry: gaugeSpec(
     'monapi_website_cert_expiry_timestamp_seconds',
-    `Unix time the website's TLS certificate expires, to the day: checked_at + cert_days_remaining days of the newest check, ${FROM}.`,
+    `Unix time the website's TLS certificate expires: exact when /websites/{id} gives the expiry time, else to the day (checked_at + cert_days_remaining days of the newest check), ${FROM}.`,
     'seconds',
   ),
   securityScore: gaugeSpec(
@@ -83,18 +108,9 @@ export const CHECK_FAMILIES = {
   ),
   cdnInfo: infoSpec(
     'monapi_website_cdn_info',
-    `CDN data centre that answered the newest website check (upstream "cf_datacenter", value 1), ${FROM}.`,
+    `CDN data centre that answered the newest website check (upstream "<cdn>_datacenter", value 1), ${FROM}.`,
   ),
 } as const;
-
-const SECURITY_HEADERS = [
-  ['hsts', 'has_hsts'],
-  ['x_frame_options', 'has_x_frame_options'],
-  ['x_content_type_options', 'has_x_content_type_options'],
-  ['csp', 'has_csp'],
-  ['referrer_policy', 'has_referrer_policy'],
-  ['permissions_policy', 'has_permissions_policy'],
-] as const satisfies readonly (readonly [string, keyof WebsiteCheck])[];
 
 const DAY_SECONDS = 86_400;
 
@@ -141,8 +157,10 @@ export interface ChecksMapOptions {
   readonly account: string;
   readonly websiteId: number;
   readonly websiteName: string;
-  /** Ascending upper bounds in seconds; default DEFAULT_CHECK_BUCKETS_SECONDS. */
-  readonly bucketsSeconds?: readonly number[];
+  /** Ascending upper bounds in seconds; default DEFAULT_CHECK_BUCKETS. */
+  readonly buckets?: CheckBuckets;
+  /** The certificate's exact expiry (ms) from the website's summary, when known. */
+  readonly certExpiresAtMs?: number;
 }
 
 export interface ChecksMapResult {
@@ -177,13 +195,17 @@ function observe(h: HistogramState, bounds: readonly number[], seconds: number):
   };
 }
 
-function checkBounds(bounds: readonly number[]): void {
-  for (let i = 0; i < bounds.length; i++) {
-    const bound = bounds[i] ?? NaN;
-    if (!Number.isFinite(bound) || (i > 0 && bound <= (bounds[i - 1] ?? -Infinity))) {
-      throw new RangeError(`check histogram buckets must be finite and strictly ascending, got [${bounds.join(', ')}]`);
-    }
+function checkBounds(buckets: CheckBuckets): void {
+  for (const [name, bounds] of Object.entries(buckets) as [string, readonly number[]][]) {
+    const problem = bucketsProblem(bounds);
+    if (problem !== undefined) throw new RangeError(`check histogram buckets (${name}) ${problem}: [${bounds.join(', ')}]`);
   }
+}
+
+/** The success rule of the module comment. */
+export function checkSucceeded(check: WebsiteCheck): boolean {
+  if (check.success !== undefined) return check.success;
+  return check.status_code !== undefined && check.status_code >= 200 && check.status_code < 400;
 }
 
 function histogramOf(state: HistogramState | undefined, bounds: readonly number[]): HistogramState {
@@ -199,8 +221,8 @@ function histogramOf(state: HistogramState | undefined, bounds: readonly number[
  * `since`, oldest first with it), the state after the last poll, and the website.
  */
 export function mapChecks(list: WebsiteCheckList, previous: ChecksState, opts: ChecksMapOptions): ChecksMapResult {
-  const bounds = opts.bucketsSeconds ?? DEFAULT_CHECK_BUCKETS_SECONDS;
-  checkBounds(bounds);
+  const buckets = opts.buckets ?? DEFAULT_CHECK_BUCKETS;
+  checkBounds(buckets);
   const firstPoll = previous.cursor === undefined;
 
   const ordered = list.checks.map((check) => ({ check, key: sortKey(check) }));
@@ -208,9 +230,9 @@ export function mapChecks(list: WebsiteCheckList, previous: ChecksState, opts: C
 
   let cursor: CheckCursor = previous.cursor ?? { checkedAtMs: -Infinity, id: -Infinity };
   let newest = previous.newest;
-  let ttfb = histogramOf(previous.ttfb, bounds);
-  let dns = histogramOf(previous.dns, bounds);
-  let tls = histogramOf(previous.tls, bounds);
+  let ttfb = histogramOf(previous.ttfb, buckets.ttfb);
+  let dns = histogramOf(previous.dns, buckets.dnsLookup);
+  let tls = histogramOf(previous.tls, buckets.tlsHandshake);
   const results = new CounterTableUpdate(previous.results, !firstPoll);
   const cacheStatus = new CounterTableUpdate(previous.cacheStatus, !firstPoll);
   results.add({ result: 'success' }, 0);
@@ -223,20 +245,19 @@ export function mapChecks(list: WebsiteCheckList, previous: ChecksState, opts: C
     newest = check;
     if (firstPoll) continue;
     counted++;
-    results.add({ result: check.success ? 'success' : 'failure' }, 1);
-    if (check.success) {
-      if (check.ttfb_ms >= 0) ttfb = observe(ttfb, bounds, millisecondsToSeconds(check.ttfb_ms));
-      if (check.dns_lookup >= 0) dns = observe(dns, bounds, millisecondsToSeconds(check.dns_lookup));
-      if (check.tls_handshake >= 0) tls = observe(tls, bounds, millisecondsToSeconds(check.tls_handshake));
+    const succeeded = checkSucceeded(check);
+    results.add({ result: succeeded ? 'success' : 'failure' }, 1);
+    if (succeeded) {
+      if (check.ttfb_ms !== undefined && check.ttfb_ms >= 0) ttfb = observe(ttfb, buckets.ttfb, millisecondsToSeconds(check.ttfb_ms));
+      if (check.dns_lookup !== undefined && check.dns_lookup >= 0) dns = observe(dns, buckets.dnsLookup, millisecondsToSeconds(check.dns_lookup));
+      if (check.tls_handshake !== undefined && check.tls_handshake >= 0) tls = observe(tls, buckets.tlsHandshake, millisecondsToSeconds(check.tls_handshake));
     }
-    const cache = check.cf_cache_status;
-    if (cache !== null && cache !== undefined && cache !== '') cacheStatus.add({ cache_status: cache }, 1);
+    if (check.cdn_cache_status) cacheStatus.add({ cache_status: check.cdn_cache_status }, 1);
   }
   // A first poll that saw checks seeds the cache statuses it saw, at 0.
   if (firstPoll) {
     for (const { check } of ordered) {
-      const cache = check.cf_cache_status;
-      if (cache !== null && cache !== undefined && cache !== '') cacheStatus.add({ cache_status: cache }, 0);
+      if (check.cdn_cache_status) cacheStatus.add({ cache_status: check.cdn_cache_status }, 0);
     }
   }
 
@@ -251,13 +272,13 @@ export function mapChecks(list: WebsiteCheckList, previous: ChecksState, opts: C
   };
   return {
     state,
-    families: checkFamilies(state, bounds, opts),
+    families: checkFamilies(state, buckets, opts),
     counted,
-    behind: !firstPoll && list.total > list.checks.length,
+    behind: !firstPoll && list.total !== undefined && list.total > list.checks.length,
   };
 }
 
-function checkFamilies(state: ChecksState, bounds: readonly number[], opts: ChecksMapOptions): FamilySamples[] {
+function checkFamilies(state: ChecksState, buckets: CheckBuckets, opts: ChecksMapOptions): FamilySamples[] {
   const id: Labels = { account: opts.account, website_id: String(opts.websiteId), website: opts.websiteName };
   const c = new FamilyCollector();
   for (const sample of counterSamples(state.results)) c.add(CHECK_FAMILIES.checks, { ...id, ...sample.labels }, sample.value);
@@ -265,27 +286,41 @@ function checkFamilies(state: ChecksState, bounds: readonly number[], opts: Chec
 
   const check = state.newest;
   if (check) {
-    c.add(CHECK_FAMILIES.success, id, boolToNumber(check.success));
-    c.add(CHECK_FAMILIES.statusCode, id, check.status_code);
+    c.add(CHECK_FAMILIES.success, id, boolToNumber(checkSucceeded(check)));
+    c.add(CHECK_FAMILIES.statusCode, id, check.status_code ?? 0);
     const checkedAtMs = parseTimestampMs(check.checked_at, `check ${check.id} checked_at`);
     c.add(CHECK_FAMILIES.timestamp, id, checkedAtMs / 1000);
-    c.add(CHECK_FAMILIES.tlsInfo, { ...id, tls_version: check.tls_version, http_version: check.http_version }, 1);
-    // Without TLS (a plain-http site) there is no certificate to expire.
-    if (check.tls_version !== '') c.add(CHECK_FAMILIES.certExpiry, id, checkedAtMs / 1000 + check.cert_days_remaining * DAY_SECONDS);
-    if (check.security_score >= 0 && check.security_score <= 100) {
+    c.add(CHECK_FAMILIES.tlsInfo, { ...id, tls_version: check.tls_version ?? '', http_version: check.http_version ?? '' }, 1);
+    const expiry = certExpirySeconds(check, checkedAtMs, opts.certExpiresAtMs);
+    if (expiry !== undefined) c.add(CHECK_FAMILIES.certExpiry, id, expiry);
+    if (check.security_score !== undefined && check.security_score >= 0 && check.security_score <= 100) {
       c.add(CHECK_FAMILIES.securityScore, id, percentToRatio(check.security_score));
     }
-    for (const [header, field] of SECURITY_HEADERS) c.add(CHECK_FAMILIES.securityHeader, { ...id, header }, boolToNumber(check[field]));
-    const datacenter = check.cf_datacenter;
-    if (datacenter !== null && datacenter !== undefined && datacenter !== '') c.add(CHECK_FAMILIES.cdnInfo, { ...id, datacenter }, 1);
+    for (const field of SECURITY_HEADER_FIELDS) {
+      const present = check[field];
+      if (present !== undefined) c.add(CHECK_FAMILIES.securityHeader, { ...id, header: field.slice('has_'.length) }, boolToNumber(present));
+    }
+    if (check.cdn_datacenter) c.add(CHECK_FAMILIES.cdnInfo, { ...id, datacenter: check.cdn_datacenter }, 1);
+  } else if (opts.certExpiresAtMs !== undefined) {
+    c.add(CHECK_FAMILIES.certExpiry, id, opts.certExpiresAtMs / 1000);
   }
 
   const histograms: FamilySamples[] = [
-    { spec: CHECK_FAMILIES.ttfb, samples: [histogramSample(id, histogramOf(state.ttfb, bounds), bounds)] },
-    { spec: CHECK_FAMILIES.dns, samples: [histogramSample(id, histogramOf(state.dns, bounds), bounds)] },
-    { spec: CHECK_FAMILIES.tls, samples: [histogramSample(id, histogramOf(state.tls, bounds), bounds)] },
+    { spec: CHECK_FAMILIES.ttfb, samples: [histogramSample(id, histogramOf(state.ttfb, buckets.ttfb), buckets.ttfb)] },
+    { spec: CHECK_FAMILIES.dns, samples: [histogramSample(id, histogramOf(state.dns, buckets.dnsLookup), buckets.dnsLookup)] },
+    { spec: CHECK_FAMILIES.tls, samples: [histogramSample(id, histogramOf(state.tls, buckets.tlsHandshake), buckets.tlsHandshake)] },
   ];
   return [...histograms, ...c.toFamilies()];
+}
+
+/**
+ * The exact expiry when the summary gave one; else, for a check over TLS that reports days
+ * remaining, its time plus those days. A plain-http site has no certificate to expire.
+ */
+function certExpirySeconds(check: WebsiteCheck, checkedAtMs: number, exactMs: number | undefined): number | undefined {
+  if (exactMs !== undefined) return exactMs / 1000;
+  if (!check.tls_version || check.cert_days_remaining === undefined) return undefined;
+  return checkedAtMs / 1000 + check.cert_days_remaining * DAY_SECONDS;
 }
 
 function histogramSample(labels: Labels, h: HistogramState, bounds: readonly number[]): HistogramSample {

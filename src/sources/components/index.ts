@@ -15,7 +15,7 @@ export const createComponentsSource: MonitoringSourceFactory = (ctx): HostSource
     async poll(host, signal) {
       const { value } = await ctx.client.components(host.uuid);
       if (signal.aborted) return;
-      ctx.sink.publish(group(host.uuid), mapComponents(value, { account: ctx.account.name }));
+      ctx.sink.publish(group(host.uuid), mapComponents(value, { account: ctx.account.name, hostUuid: host.uuid }));
     },
     forget(uuid) {
       ctx.sink.retract(group(uuid));

@@ -1,12 +1,13 @@
 import { createHostFilter } from '../../config/patterns.js';
-import { familyNames, groupName, type AccountSource, type MonitoringSourceFactory } from '../types.js';
-import { HOST_FAMILIES, mapHosts } from './map.js';
+import { detailsOf, familyNames, groupName, type AccountSource, type SourceContext } from '../types.js';
+import { completeHost, HOST_FAMILIES, inventoryHost, mapHosts, missingHostFields } from './map.js';
 
 /**
  * `/hosts`: host info and state for every host, and the inventory of hosts that per-host
- * sources poll (allowed, and selected by the host filters).
+ * sources poll (not refused by the plan, and selected by the host filters). Where a list item
+ * lacks fields, the host_details source's `/hosts/{uuid}` answer completes it.
  */
-export const createHostsSource: MonitoringSourceFactory = (ctx): AccountSource => {
+export function createHostsSource(ctx: SourceContext): AccountSource {
   const selected = createHostFilter(ctx.account.hosts);
   const tagKeys = ctx.account.tagLabels.map((t) => t.tagKey);
   return {
@@ -18,9 +19,20 @@ export const createHostsSource: MonitoringSourceFactory = (ctx): AccountSource =
     cadence: 'hosts',
     async poll() {
       const { value } = await ctx.client.hosts();
-      ctx.sink.publish(groupName('hosts', ctx.account.name), mapHosts(value.hosts, { account: ctx.account.name, tagLabels: tagKeys }));
+      const details = detailsOf(ctx.inventory);
+      const now = ctx.clock.now();
+      const hosts = value.hosts.map((listed) => completeHost(listed, details.hosts.get(listed.uuid), now));
+      ctx.sink.publish(groupName('hosts', ctx.account.name), mapHosts(hosts, { account: ctx.account.name, tagLabels: tagKeys }));
 
-      const polled = new Map(value.hosts.filter((h) => h.allowed && selected(h)).map((h) => [h.uuid, h]));
+      const listedUuids = new Set(value.hosts.map((h) => h.uuid));
+      for (const uuid of details.hosts.keys()) if (!listedUuids.has(uuid)) details.hosts.delete(uuid);
+      details.hostsLacking.clear();
+      for (const listed of value.hosts) {
+        const missing = missingHostFields(listed);
+        if (missing.length > 0 && listed.allowed !== false) details.hostsLacking.set(listed.uuid, { host: listed, missing });
+      }
+
+      const polled = new Map(hosts.filter((h) => h.allowed !== false).map(inventoryHost).filter(selected).map((h) => [h.uuid, h]));
       ctx.inventory.hosts.clear();
       for (const [uuid, host] of polled) ctx.inventory.hosts.set(uuid, host);
       for (const uuid of ctx.inventory.metricNames.keys()) {
@@ -29,4 +41,4 @@ export const createHostsSource: MonitoringSourceFactory = (ctx): AccountSource =
       ctx.inventoryChanged();
     },
   };
-};
+}

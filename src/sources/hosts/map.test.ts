@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { Host } from '../../upstream/monitoring/schemas.js';
+import type { Host } from '../../upstream/monitoring/resources/hosts.js';
 import { globMatcher } from '../shared/glob.js';
 import { familyHeads, sampleLines } from '../../../test/support/family-lines.js';
-import { mapHosts, parseTag, selectHosts, tagLabels, type HostFilters } from './map.js';
+import { completeHost, inventoryHost, mapHosts, missingHostFields, ONLINE_WITHIN_MS, parseTag, selectHosts, tagLabels, type HostFilters } from './map.js';
 
 function host(overrides: Partial<Host> = {}): Host {
   return {
@@ -114,8 +114,45 @@ describe('mapHosts', () => {
     ]);
   });
 
+  it('gives a host known only by its uuid: info with empty labels, its state unknown', () => {
+    const lines = sampleLines(mapHosts([{ uuid: A }], { account: 'prod', tagLabels: ['*'] }));
+    expect(lines).toEqual([
+      `monapi_host_info{account="prod",agent_version="",host_type="",host_uuid="${A}",hostname=""} 1`,
+      `monapi_host_tags_info{account="prod",host_uuid="${A}"} 1`,
+      'monapi_hosts{account="prod",state="not_allowed"} 0',
+      'monapi_hosts{account="prod",state="offline"} 0',
+      'monapi_hosts{account="prod",state="online"} 0',
+      'monapi_hosts{account="prod",state="unknown"} 1',
+    ]);
+  });
+
   it('names the host when a timestamp cannot be read', () => {
     expect(() => mapHosts([host({ last_seen: 'soon' })], opts)).toThrow(new RegExp(`host ${A} last_seen`));
+  });
+});
+
+describe('completing a host list item', () => {
+  const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
+  const seen = (agoMs: number) => new Date(NOW - agoMs).toISOString();
+
+  it.each<[string, Host, Host | undefined, Partial<Host>]>([
+    ['a complete list item is taken as is', host(), undefined, host()],
+    ['the details fill what the list lacks', { uuid: A, online: true }, { uuid: A, hostname: 'web-9', tags: ['env:prod'], online: false }, { hostname: 'web-9', tags: ['env:prod'], online: true }],
+    ['online from last_seen within 3 minutes', { uuid: A, last_seen: seen(ONLINE_WITHIN_MS) }, undefined, { online: true }],
+    ['offline from an older last_seen', { uuid: A, last_seen: seen(ONLINE_WITHIN_MS + 1) }, undefined, { online: false }],
+    ['neither online nor last_seen: unknown', { uuid: A }, undefined, { online: undefined }],
+  ])('%s', (_name, listed, details, want) => {
+    const got = completeHost(listed, details, NOW);
+    for (const [field, value] of Object.entries(want)) expect(got[field as keyof Host], field).toEqual(value);
+  });
+
+  it('lists the fields the list item lacks', () => {
+    expect(missingHostFields(host())).toEqual([]);
+    expect(missingHostFields({ uuid: A, hostname: 'x', online: true })).toEqual(['type', 'agent_version', 'last_seen', 'allowed', 'server_kinds', 'tags', 'created_at']);
+  });
+
+  it('resolves unknowns for polling: no name is empty, unknown online-ness polls as online, no tags none', () => {
+    expect(inventoryHost({ uuid: A })).toEqual({ uuid: A, hostname: '', online: true, tags: [] });
   });
 });
 

@@ -1,11 +1,16 @@
 import type { FamilySamples } from '../../exposition/model.js';
-import type { Host } from '../../upstream/monitoring/schemas.js';
+import { HOST_DETAIL_FIELDS, type Host, type HostDetailField } from '../../upstream/monitoring/resources/hosts.js';
+import type { InventoryHost } from '../types.js';
 import { FamilyCollector, gaugeSpec, infoSpec } from '../shared/families.js';
 import { globMatcher } from '../shared/glob.js';
 import { prefixedLabelName } from '../shared/names.js';
 import { boolToNumber, timestampSeconds } from '../shared/units.js';
 
-/** Maps `/hosts` (HostList) to host metrics. Pure: no I/O, no clock. */
+/**
+ * Maps `/hosts` (completed from `/hosts/{uuid}` where the list lacks fields) to host
+ * metrics. Pure: no I/O, no clock. A field upstream does not send gives no series (an
+ * info label it would fill is empty).
+ */
 
 const FROM = 'from /hosts, polled in the background';
 
@@ -39,7 +44,7 @@ export const HOST_FAMILIES = {
   ),
   count: gaugeSpec(
     'monapi_hosts',
-    `Number of hosts by state: online, offline (allowed but not reporting) or not_allowed (beyond the plan's host limit), ${FROM}.`,
+    `Number of hosts by state: online, offline (allowed but not reporting), not_allowed (beyond the plan's host limit), or unknown (upstream sends neither online nor last_seen; only while there are such hosts), ${FROM}.`,
   ),
 } as const;
 
@@ -89,7 +94,7 @@ export function mapHosts(list: readonly Host[], opts: HostMapOptions): FamilySam
   const { account } = opts;
   const c = new FamilyCollector();
   const tagAllowed = globMatcher(opts.tagLabels);
-  const states = { online: 0, offline: 0, not_allowed: 0 };
+  const states = { online: 0, offline: 0, not_allowed: 0, unknown: 0 };
 
   const seen = new Set<string>();
   for (const host of list) {
@@ -99,23 +104,54 @@ export function mapHosts(list: readonly Host[], opts: HostMapOptions): FamilySam
     const id = { account, host_uuid: host.uuid };
     c.add(
       HOST_FAMILIES.info,
-      { ...id, hostname: host.hostname, host_type: host.type, agent_version: host.agent_version },
+      { ...id, hostname: host.hostname ?? '', host_type: host.type ?? '', agent_version: host.agent_version ?? '' },
       1,
     );
-    c.add(HOST_FAMILIES.online, id, boolToNumber(host.online));
-    c.add(HOST_FAMILIES.allowed, id, boolToNumber(host.allowed));
-    c.add(HOST_FAMILIES.lastSeen, id, timestampSeconds(host.last_seen, `host ${host.uuid} last_seen`));
-    c.add(HOST_FAMILIES.created, id, timestampSeconds(host.created_at, `host ${host.uuid} created_at`));
-    if (opts.tagLabels.length > 0) c.add(HOST_FAMILIES.tags, { ...tagLabels(host.tags, tagAllowed), ...id }, 1);
-    for (const kind of host.server_kinds) c.add(HOST_FAMILIES.serverKind, { ...id, server_kind: kind }, 1);
+    if (host.online !== undefined) c.add(HOST_FAMILIES.online, id, boolToNumber(host.online));
+    if (host.allowed !== undefined) c.add(HOST_FAMILIES.allowed, id, boolToNumber(host.allowed));
+    if (host.last_seen !== undefined) c.add(HOST_FAMILIES.lastSeen, id, timestampSeconds(host.last_seen, `host ${host.uuid} last_seen`));
+    if (host.created_at !== undefined) c.add(HOST_FAMILIES.created, id, timestampSeconds(host.created_at, `host ${host.uuid} created_at`));
+    if (opts.tagLabels.length > 0) c.add(HOST_FAMILIES.tags, { ...tagLabels(host.tags ?? [], tagAllowed), ...id }, 1);
+    for (const kind of host.server_kinds ?? []) c.add(HOST_FAMILIES.serverKind, { ...id, server_kind: kind }, 1);
 
-    if (!host.allowed) states.not_allowed += 1;
-    else if (host.online) states.online += 1;
-    else states.offline += 1;
+    if (host.allowed === false) states.not_allowed += 1;
+    else if (host.online === true) states.online += 1;
+    else if (host.online === false) states.offline += 1;
+    else states.unknown += 1;
   }
 
-  for (const [state, n] of Object.entries(states)) c.add(HOST_FAMILIES.count, { account, state }, n);
+  for (const [state, n] of Object.entries(states)) {
+    if (state !== 'unknown' || n > 0) c.add(HOST_FAMILIES.count, { account, state }, n);
+  }
   return c.toFamilies();
+}
+
+/** The document's definition of online: the agent reported within the last 3 minutes. */
+export const ONLINE_WITHIN_MS = 3 * 60_000;
+
+/**
+ * A host's list item completed by its `/hosts/{uuid}` answer: the list's fields win (it is
+ * polled more often); the details fill what the list lacks; `online`, when neither sends
+ * it, follows the document's definition from `last_seen` and `nowMs`.
+ */
+export function completeHost(listed: Host, details: Host | undefined, nowMs: number): Host {
+  const merged: { -readonly [K in keyof Host]: Host[K] } = { ...details, ...definedFields(listed), uuid: listed.uuid };
+  if (merged.online === undefined && merged.last_seen !== undefined) merged.online = nowMs - Date.parse(merged.last_seen) <= ONLINE_WITHIN_MS;
+  return merged;
+}
+
+/** What the per-host sources need, with unknowns resolved: no name is '', unknown online-ness polls as online. */
+export function inventoryHost(host: Host): InventoryHost {
+  return { ...host, hostname: host.hostname ?? '', online: host.online ?? true, tags: host.tags ?? [] };
+}
+
+/** The fields a `/hosts` item lacks that `/hosts/{uuid}` could supply. */
+export function missingHostFields(listed: Host): HostDetailField[] {
+  return HOST_DETAIL_FIELDS.filter((field) => listed[field] === undefined);
+}
+
+function definedFields(host: Host): Partial<Host> {
+  return Object.fromEntries(Object.entries(host).filter(([, value]) => value !== undefined));
 }
 
 export interface HostFilters {
@@ -133,7 +169,7 @@ export interface HostFilters {
  * glob (or there are none), and neither its name nor any tag matches an exclude glob.
  * Exclusion wins. Host-level metrics (mapHosts) still cover every host.
  */
-export function selectHosts<H extends Pick<Host, 'hostname' | 'tags'>>(hosts: readonly H[], filters: HostFilters): H[] {
+export function selectHosts<H extends Pick<InventoryHost, 'hostname' | 'tags'>>(hosts: readonly H[], filters: HostFilters): H[] {
   const includeName = globMatcher(filters.includeNames);
   const excludeName = globMatcher(filters.excludeNames);
   const includeTag = globMatcher(filters.includeTags);

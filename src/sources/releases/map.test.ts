@@ -3,7 +3,15 @@ import { renderText } from '../../exposition/render-text.js';
 import { EMPTY_RELEASE_STATE, mapReleaseLookup, parseTagDate } from './map.js';
 
 const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
-const nginx = { version: '1.27.3', rawVersion: '1.27.3', type: 'release', tagDate: '2024-11-26 15:17:46+00:00' };
+const ANSWERED = NOW - 1_800_000;
+const nginx = {
+  version: '1.27.3',
+  rawVersion: '1.27.3',
+  type: 'release',
+  tagDate: '2024-11-26 15:17:46+00:00',
+  producedAtMs: ANSWERED,
+  freshness: 'age_header' as const,
+};
 
 describe('mapReleaseLookup', () => {
   it.each([
@@ -19,17 +27,24 @@ describe('mapReleaseLookup', () => {
         `monapi_release_timestamp_seconds{project="nginx",major=""} ${Date.UTC(2024, 10, 26, 15, 17, 46) / 1000}`,
         'monapi_release_lookup_success{project="nginx",major=""} 1',
         `monapi_release_last_success_timestamp_seconds{project="nginx",major=""} ${NOW / 1000}`,
+        `monapi_release_answer_timestamp_seconds{project="nginx",major=""} ${ANSWERED / 1000}`,
       ],
     },
     {
       name: 'a two-part version within a major line, without a type or date',
-      outcome: { ok: true as const, release: { version: '4.20', rawVersion: 'v4.20' } },
-      major: 4,
+      outcome: { ok: true as const, release: { version: '4.20', rawVersion: 'v4.20', producedAtMs: NOW, freshness: 'fetch_time' as const } },
+      major: '4',
       want: [
         'monapi_release_info{project="nginx",major="4",version="4.20",release_type=""} 1',
         'monapi_release_version_minor{project="nginx",major="4"} 20',
         'monapi_release_version_patch{project="nginx",major="4"} 0',
       ],
+    },
+    {
+      name: 'a major line with a dot is its own label value',
+      outcome: { ok: true as const, release: { version: '1.26.2', rawVersion: '1.26.2', producedAtMs: NOW, freshness: 'fetch_time' as const } },
+      major: '1.26',
+      want: ['monapi_release_info{project="nginx",major="1.26",version="1.26.2",release_type=""} 1'],
     },
     {
       name: 'a failed first lookup shows only the failure',
@@ -56,7 +71,7 @@ describe('mapReleaseLookup', () => {
 
   it('gives no version parts for an unparsable version but still the info', () => {
     const { families } = mapReleaseLookup(
-      { ok: true, release: { version: 'latest', rawVersion: 'latest' } },
+      { ok: true, release: { version: 'latest', rawVersion: 'latest', producedAtMs: NOW, freshness: 'fetch_time' } },
       EMPTY_RELEASE_STATE,
       { project: 'x', major: undefined, nowMs: NOW },
     );

@@ -24,6 +24,11 @@ export const RELEASE_FAMILIES = {
     `When the last successful lookup of the project finished (Unix time), ${FROM}.`,
     'seconds',
   ),
+  answered: gaugeSpec(
+    'monapi_release_answer_timestamp_seconds',
+    `When the service computed the answer shown, at the earliest (Unix time): from its Age, Date, Last-Modified or Cache-Control headers, else for the free endpoint the fetch time minus its 2-hour cache (the worst case), else the fetch time; ${FROM}.`,
+    'seconds',
+  ),
 } as const;
 
 export interface ReleaseLookupState {
@@ -35,7 +40,8 @@ export const EMPTY_RELEASE_STATE: ReleaseLookupState = { release: undefined, las
 
 export interface ReleaseMapOptions {
   readonly project: string;
-  readonly major: number | undefined;
+  /** The major line as configured (`4`, `1.26`). */
+  readonly major: string | undefined;
   readonly nowMs: number;
 }
 
@@ -50,7 +56,7 @@ export function mapReleaseLookup(
   opts: ReleaseMapOptions,
 ): { state: ReleaseLookupState; families: FamilySamples[] } {
   const state: ReleaseLookupState = outcome.ok ? { release: outcome.release, lastSuccessMs: opts.nowMs } : previous;
-  const id = { project: opts.project, major: opts.major === undefined ? '' : String(opts.major) };
+  const id = { project: opts.project, major: opts.major ?? '' };
   const c = new FamilyCollector();
   c.add(RELEASE_FAMILIES.success, id, outcome.ok ? 1 : 0);
   if (state.lastSuccessMs !== undefined) c.add(RELEASE_FAMILIES.lastSuccess, id, state.lastSuccessMs / 1000);
@@ -67,6 +73,7 @@ export function mapReleaseLookup(
     }
     const published = release.tagDate === undefined ? undefined : parseTagDate(release.tagDate);
     if (published !== undefined) c.add(RELEASE_FAMILIES.published, id, published / 1000);
+    c.add(RELEASE_FAMILIES.answered, id, release.producedAtMs / 1000);
   }
   return { state, families: c.toFamilies() };
 }

@@ -1,10 +1,10 @@
-import { familyNames, groupName, type AccountSource, type SourceContext } from '../types.js';
-import { mapWebsites, selectWebsites, WEBSITE_FAMILIES } from './map.js';
+import { detailsOf, familyNames, groupName, type AccountSource, type SourceContext } from '../types.js';
+import { mapWebsites, selectWebsites, WEBSITE_FAMILIES, withSummary } from './map.js';
 
 /**
  * `/websites`: the 24-hour aggregates of every website, and the inventory of websites the
- * per-website checks source polls: those the website filters select, less those upstream
- * does not check (`enabled: false`), which cannot have new checks.
+ * per-website sources poll: those the website filters select, less those upstream does not
+ * check (`enabled: false`), which cannot have new checks.
  */
 export function createWebsitesSource(ctx: SourceContext): AccountSource {
   return {
@@ -16,9 +16,11 @@ export function createWebsitesSource(ctx: SourceContext): AccountSource {
     cadence: 'websites',
     async poll() {
       const { value } = await ctx.client.websites();
-      ctx.sink.publish(groupName('websites', ctx.account.name), mapWebsites(value.websites, { account: ctx.account.name }));
+      const summaries = detailsOf(ctx.inventory).websites;
+      const websites = value.websites.map((site) => withSummary(site, summaries.get(site.id)));
+      ctx.sink.publish(groupName('websites', ctx.account.name), mapWebsites(websites, { account: ctx.account.name }));
 
-      const polled = selectWebsites(value.websites, ctx.account.websites).filter((w) => w.enabled !== false);
+      const polled = selectWebsites(websites, ctx.account.websites).filter((w) => w.enabled !== false);
       ctx.inventory.websites.clear();
       for (const website of polled) {
         if (!ctx.inventory.websites.has(website.id)) ctx.inventory.websites.set(website.id, website);

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { renderText } from '../../exposition/render-text.js';
-import type { Website } from '../../upstream/monitoring/schemas.js';
-import { mapWebsites, selectWebsites, WEBSITE_FAMILIES } from './map.js';
+import type { Website, WebsiteSummary } from '../../upstream/monitoring/resources/websites.js';
+import { mapWebsites, selectWebsites, WEBSITE_FAMILIES, withSummary } from './map.js';
 
 function site(overrides: Partial<Website> = {}): Website {
   return { id: 40001, name: 'shop.example.com', url: 'https://shop.example.com/', ...overrides };
@@ -48,7 +48,7 @@ describe('mapWebsites', () => {
         `monapi_website_ttfb_24h_avg_seconds{${ID}} 0.1824`,
         `monapi_website_ttfb_24h_p95_seconds{${ID}} 0.42`,
         `monapi_website_up{${ID}} 1`,
-        `monapi_website_uptime_24h_ratio{${ID}} 0.99792`,
+        `monapi_website_uptime_ratio{${ID},window="24h"} 0.99792`,
       ],
     },
     {
@@ -57,18 +57,8 @@ describe('mapWebsites', () => {
       want: [`monapi_website_info{${ID},url="https://shop.example.com/"} 1`],
     },
     {
-      name: 'nulls (a website never checked yet) give no series; a down site with status 0',
-      input: [
-        site({
-          up: false,
-          enabled: false,
-          last_checked_at: null,
-          last_status_code: 0,
-          uptime_pct_24h: null,
-          avg_ttfb_ms_24h: null,
-          p95_ttfb_ms_24h: null,
-        }),
-      ],
+      name: 'absent aggregates (a website never checked yet) give no series; a down site with status 0',
+      input: [site({ up: false, enabled: false, last_status_code: 0 })],
       want: [
         `monapi_website_enabled{${ID}} 0`,
         `monapi_website_info{${ID},url="https://shop.example.com/"} 1`,
@@ -88,7 +78,7 @@ describe('mapWebsites', () => {
         `monapi_website_checks_24h{${ID}} 9007199254740991`,
         `monapi_website_info{${ID},url="https://shop.example.com/"} 1`,
         `monapi_website_ttfb_24h_avg_seconds{${ID}} 0`,
-        `monapi_website_uptime_24h_ratio{${ID}} 0`,
+        `monapi_website_uptime_ratio{${ID},window="24h"} 0`,
       ],
     },
     {
@@ -98,6 +88,11 @@ describe('mapWebsites', () => {
         'monapi_website_info{account="prod",website_id="40001",website="",url=""} 1',
         'monapi_website_up{account="prod",website_id="40001",website=""} 1',
       ],
+    },
+    {
+      name: 'without a URL: an empty url label',
+      input: [{ id: 40001, name: 'shop.example.com' }],
+      want: [`monapi_website_info{${ID},url=""} 1`],
     },
     {
       name: 'no websites: nothing (every website series is retracted)',
@@ -110,8 +105,30 @@ describe('mapWebsites', () => {
 
   it('says in HELP where the data comes from and that it is polled', () => {
     const text = renderText(mapWebsites([site({ up: true })], { account: 'prod' }));
-    expect(text).toContain('# HELP monapi_website_up 1 when the website\'s latest upstream check succeeded, else 0 (upstream "up"), from /websites, polled in the background.');
+    expect(text).toContain('# HELP monapi_website_up 1 when the website\'s latest upstream check succeeded, else 0 (upstream "up"), from /websites (24-hour aggregates it lacks from /websites/{id}), polled in the background.');
     expect(text).toContain('# TYPE monapi_website_info gauge');
+  });
+});
+
+describe('withSummary', () => {
+  const summary: WebsiteSummary = {
+    uptime_pct: { '24h': 99.5, '7d': 99.9 },
+    avg_ttfb_ms_24h: 210,
+    checks_24h: 1440,
+    recent_checks: [],
+  };
+  it('fills the 24-hour aggregates the list lacks from the summary', () => {
+    const got = lines(mapWebsites([withSummary(site(), summary)], { account: 'prod' }));
+    expect(got).toContain(`monapi_website_uptime_ratio{${ID},window="24h"} 0.995`);
+    expect(got).toContain(`monapi_website_ttfb_24h_avg_seconds{${ID}} 0.21`);
+    expect(got).toContain(`monapi_website_checks_24h{${ID}} 1440`);
+    expect(got.some((l) => l.includes('window="7d"'))).toBe(false);
+  });
+
+  it('keeps what the list has: it is polled more often', () => {
+    const got = withSummary(site({ uptime_pct_24h: 98, checks_24h: 10 }), summary);
+    expect(got).toMatchObject({ uptime_pct_24h: 98, checks_24h: 10, avg_ttfb_ms_24h: 210 });
+    expect(withSummary(site(), undefined)).toEqual(site());
   });
 });
 

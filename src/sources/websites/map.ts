@@ -1,16 +1,18 @@
 import { createNameFilter } from '../../config/patterns.js';
 import type { FamilySamples } from '../../exposition/model.js';
-import type { Website } from '../../upstream/monitoring/schemas.js';
+import type { Website, WebsiteAggregates24h, WebsiteSummary } from '../../upstream/monitoring/resources/websites.js';
 import { FamilyCollector, gaugeSpec, infoSpec } from '../shared/families.js';
 import { boolToNumber, millisecondsToSeconds, percentToRatio, timestampSeconds } from '../shared/units.js';
 
 /**
- * Maps `/websites` (WebsiteList with 24-hour aggregates) to website metrics. Pure: no I/O,
- * no clock. A field the response lacks (or sends as null) gives no series; a value outside
- * its meaningful range (a percentage outside 0-100, a negative duration) gives none either.
+ * Maps `/websites` (websites with 24-hour aggregates) to website metrics. Pure: no I/O, no
+ * clock. A 24-hour aggregate the list lacks is taken from the website's `/websites/{id}`
+ * summary when the website_summary source has one (`withSummary`). A field neither sends
+ * gives no series; a value outside its meaningful range (a percentage outside 0-100, a
+ * negative duration) gives none either.
  */
 
-const FROM = 'from /websites, polled in the background';
+const FROM = 'from /websites (24-hour aggregates it lacks from /websites/{id}), polled in the background';
 
 export const WEBSITE_FAMILIES = {
   info: infoSpec('monapi_website_info', `Website facts (value 1): name and monitored URL, ${FROM}.`),
@@ -22,8 +24,8 @@ export const WEBSITE_FAMILIES = {
   ),
   up: gaugeSpec('monapi_website_up', `1 when the website's latest upstream check succeeded, else 0 (upstream "up"), ${FROM}.`),
   uptime: gaugeSpec(
-    'monapi_website_uptime_24h_ratio',
-    `Share of successful checks over the last 24 hours, 0-1 (upstream "uptime_pct_24h" / 100), ${FROM}.`,
+    'monapi_website_uptime_ratio',
+    'Share of successful checks over a window, 0-1, as upstream computes it (upstream percent / 100): window="24h" from /websites, window="7d" and "30d" from /websites/{id} when it reports them; polled in the background.',
     'ratio',
   ),
   ttfbAvg: gaugeSpec(
@@ -73,11 +75,12 @@ export function mapWebsites(list: readonly Website[], opts: WebsiteMapOptions): 
     const put = (spec: (typeof WEBSITE_FAMILIES)[keyof typeof WEBSITE_FAMILIES], value: number | null | undefined) => {
       if (value !== undefined && value !== null && Number.isFinite(value)) c.add(spec, id, value);
     };
-    c.add(WEBSITE_FAMILIES.info, { ...id, url: site.url }, 1);
+    c.add(WEBSITE_FAMILIES.info, { ...id, url: site.url ?? '' }, 1);
     if (site.enabled !== undefined) put(WEBSITE_FAMILIES.enabled, boolToNumber(site.enabled));
     put(WEBSITE_FAMILIES.interval, site.check_interval_seconds);
     if (site.up !== undefined) put(WEBSITE_FAMILIES.up, boolToNumber(site.up));
-    put(WEBSITE_FAMILIES.uptime, inRange(site.uptime_pct_24h, 0, 100, percentToRatio));
+    const uptime = inRange(site.uptime_pct_24h, 0, 100, percentToRatio);
+    if (uptime !== undefined) c.add(WEBSITE_FAMILIES.uptime, { ...id, window: '24h' }, uptime);
     put(WEBSITE_FAMILIES.ttfbAvg, inRange(site.avg_ttfb_ms_24h, 0, Infinity, millisecondsToSeconds));
     put(WEBSITE_FAMILIES.ttfbP95, inRange(site.p95_ttfb_ms_24h, 0, Infinity, millisecondsToSeconds));
     put(WEBSITE_FAMILIES.checks24h, site.checks_24h);
@@ -88,7 +91,20 @@ export function mapWebsites(list: readonly Website[], opts: WebsiteMapOptions): 
   return c.toFamilies();
 }
 
-function inRange(value: number | null | undefined, min: number, max: number, convert: (v: number) => number): number | undefined {
+/** The list item with the 24-hour aggregates it lacks taken from the website's summary. */
+export function withSummary(site: Website, summary: WebsiteSummary | undefined): Website {
+  if (summary === undefined) return site;
+  const filled: { -readonly [K in keyof WebsiteAggregates24h]: WebsiteAggregates24h[K] } = {};
+  for (const key of AGGREGATE_KEYS) {
+    if (site[key] === undefined && summary[key] !== undefined) (filled as Record<string, unknown>)[key] = summary[key];
+  }
+  if (site.uptime_pct_24h === undefined && summary.uptime_pct['24h'] !== undefined) filled.uptime_pct_24h = summary.uptime_pct['24h'];
+  return { ...site, ...filled };
+}
+
+const AGGREGATE_KEYS = ['up', 'last_checked_at', 'last_status_code', 'checks_24h', 'failures_24h', 'uptime_pct_24h', 'avg_ttfb_ms_24h', 'p95_ttfb_ms_24h'] as const satisfies readonly (keyof WebsiteAggregates24h)[];
+
+export function inRange(value: number | null | undefined, min: number, max: number, convert: (v: number) => number): number | undefined {
   if (value === null || value === undefined || value < min || value > max) return undefined;
   return convert(value);
 }

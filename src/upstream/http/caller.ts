@@ -1,9 +1,9 @@
 import type { Priority, RequestGate } from '../../budget/types.js';
 import { systemClock, type Clock } from '../../lib/clock.js';
-import type { DroppedItem } from '../decode.js';
+import type { DroppedItem, FieldNote } from '../decode.js';
 import type { UpstreamMetrics } from '../metrics.js';
-import type { RequestContext, UpstreamApi } from './errors.js';
-import { exchange, redactDropped, withoutSecrets, type ExchangeDeps, type UpstreamLogger } from './exchange.js';
+import { InvalidResponseError, type RequestContext, type UpstreamApi } from './errors.js';
+import { exchange, redact, redactDropped, withoutSecrets, type ExchangeDeps, type UpstreamLogger } from './exchange.js';
 import type { Transport, TransportResponse } from './transport.js';
 
 export interface UpstreamCallerOptions {
@@ -29,6 +29,8 @@ export interface UpstreamCallerOptions {
  */
 export class UpstreamCaller {
   private readonly deps: ExchangeDeps;
+  /** (endpoint, reason, field) already logged: a shape problem is logged once, not once per poll. */
+  private readonly logged = new Set<string>();
 
   constructor(private readonly options: UpstreamCallerOptions) {
     this.deps = {
@@ -53,18 +55,46 @@ export class UpstreamCaller {
     const headers = { ...extraHeaders, ...this.options.headers };
     return this.options.gate.run(priority, endpoint, async (signal) => {
       const response = await exchange(this.deps, { context, url, headers, signal, secrets });
-      return withoutSecrets(context, secrets, () => decode(response, context));
+      try {
+        return withoutSecrets(context, secrets, () => decode(response, context));
+      } catch (error) {
+        // Items read before the whole response was refused still count as dropped.
+        if (error instanceof InvalidResponseError && error.dropped.length > 0) this.report(endpoint, error.dropped);
+        throw error;
+      }
     });
   }
 
-  /** Scrubs the dropped items, counts them and logs a sample. */
-  dropped(endpoint: string, items: readonly DroppedItem[], what: string): DroppedItem[] {
-    const { api, account } = this.options;
-    const redacted = redactDropped(items, this.options.secrets);
-    this.options.metrics?.countDropped({ api, endpoint, account }, redacted.length);
-    if (redacted.length > 0) {
-      this.options.logger?.warn({ api, endpoint, dropped: redacted.length, first: redacted.slice(0, 3) }, `${what}; they were dropped`);
+  /**
+   * Counts the dropped items by reason and logs each distinct (endpoint, reason, field) the
+   * first time it is seen, and each ignored optional field likewise. Returns the items
+   * with secrets scrubbed.
+   */
+  report(endpoint: string, items: readonly DroppedItem[], notes: readonly FieldNote[] = []): DroppedItem[] {
+    const { api, account, secrets } = this.options;
+    const redacted = redactDropped(items, secrets);
+    this.options.metrics?.countDropped({ api, endpoint, account }, redacted);
+    for (const item of redacted) {
+      if (!this.firstTime(endpoint, item.reason, item.field)) continue;
+      this.options.logger?.warn(
+        { api, endpoint, reason: item.reason, field: item.field, example: { path: item.path, issue: item.issue } },
+        'upstream response items dropped: this is logged once per endpoint, reason and field; monapi_decode_dropped_items_total counts every one',
+      );
+    }
+    for (const note of notes) {
+      if (!this.firstTime(endpoint, 'ignored', note.field)) continue;
+      this.options.logger?.warn(
+        { api, endpoint, reason: 'ignored', field: note.field, issue: redact(note.issue, secrets) },
+        'an optional field of an upstream response could not be read and is ignored (logged once per endpoint and field)',
+      );
     }
     return redacted;
+  }
+
+  private firstTime(endpoint: string, reason: string, field: string): boolean {
+    const key = `${endpoint}\u0000${reason}\u0000${field}`;
+    if (this.logged.has(key)) return false;
+    this.logged.add(key);
+    return true;
   }
 }

@@ -1,3 +1,5 @@
+import type { DroppedItem } from '../tolerant/body.js';
+
 /**
  * Every outcome of an upstream request that is not a decoded success. The budget decides
  * what to do from the class alone (pause the key, retry, give up), and the exporter turns
@@ -94,8 +96,11 @@ export class InvalidResponseError extends UpstreamError {
   readonly retryable = false;
   /** What failed validation, e.g. `hosts[3].uuid: expected string`. */
   readonly issues: readonly string[];
-  constructor(context: RequestContext, message: string, issues: readonly string[], status?: number) {
+  /** Items read and refused before the whole response was: counted like any dropped item. */
+  readonly dropped: readonly DroppedItem[];
+  constructor(context: RequestContext, message: string, issues: readonly string[], status?: number, dropped: readonly DroppedItem[] = []) {
     super(context, message, status);
     this.issues = issues;
+    this.dropped = dropped;
   }
 }

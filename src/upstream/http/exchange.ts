@@ -184,6 +184,7 @@ export function withoutSecrets<T>(context: RequestContext, secrets: readonly str
           redact(message, secrets),
           error.issues.map((issue) => redact(issue, secrets)),
           error.status,
+          redactDropped(error.dropped, secrets),
         );
       }
     }

@@ -105,12 +105,33 @@ describe('MonitoringClient requests', () => {
     expect(sent[0]?.headers).toEqual(headers);
   });
 
-  it('counts dropped list items in the self-metrics', async () => {
-    const { monitoring, registry } = client(() => ({ hosts: [host('a'), { uuid: 3 }], total: 2 }));
+  it('counts dropped list items in the self-metrics by reason', async () => {
+    const { monitoring, registry } = client(() => ({ hosts: [host('a'), { uuid: 3 }, { hostname: 'no id' }, 'text', { uuid: 'b' }], total: 5 }));
     const { value, dropped } = await monitoring.hosts();
-    expect(value.hosts.map((h) => h.uuid)).toEqual(['a']);
-    expect(dropped).toHaveLength(1);
-    expect(await registry.metrics()).toContain('monapi_upstream_dropped_items_total{api="monitoring",endpoint="/hosts"} 1');
+    expect(value.hosts.map((h) => h.uuid)).toEqual(['a', 'b']);
+    expect(dropped.map((d) => [d.path, d.reason, d.field])).toEqual([
+      ['hosts[1]', 'wrong_type', 'uuid'],
+      ['hosts[2]', 'missing_field', 'uuid'],
+      ['hosts[3]', 'not_an_object', '(item)'],
+    ]);
+    const text = await registry.metrics();
+    expect(text).toContain('monapi_decode_dropped_items_total{endpoint="/hosts",reason="wrong_type"} 1');
+    expect(text).toContain('monapi_decode_dropped_items_total{endpoint="/hosts",reason="missing_field"} 1');
+    expect(text).toContain('monapi_decode_dropped_items_total{endpoint="/hosts",reason="not_an_object"} 1');
+  });
+
+  it('logs a shape problem once per endpoint, reason and field, however often it comes back', async () => {
+    const warnings: string[] = [];
+    const logger = { debug: () => undefined, warn: (fields: Record<string, unknown>) => void warnings.push(`${String(fields.reason)} ${String(fields.field)}`) };
+    const { monitoring } = client(() => ({ hosts: [host('a'), { hostname: 'x' }, { hostname: 'y' }, { uuid: 'b', online: 'maybe' }] }), { logger });
+    for (let i = 0; i < 3; i++) await monitoring.hosts();
+    expect(warnings.sort()).toEqual(['ignored online', 'missing_field uuid']);
+  });
+
+  it('refuses a page whose every item is malformed, and still counts them', async () => {
+    const { monitoring, registry } = client(() => ({ hosts: [{ hostname: 'x' }, { hostname: 'y' }] }));
+    await expect(monitoring.hosts()).rejects.toThrow(/host list: none of its 2 item\(s\) could be read \(first: hosts\[0\] uuid: is missing\)/);
+    expect(await registry.metrics()).toContain('monapi_decode_dropped_items_total{endpoint="/hosts",reason="missing_field"} 2');
   });
 
   it.each([
@@ -264,7 +285,7 @@ describe('MonitoringClient.series', () => {
     expect(dropped).toHaveLength(names.length);
     expect(value.batches).toBeGreaterThan(1);
     expect(await registry.metrics()).toContain(
-      `monapi_upstream_dropped_items_total{api="monitoring",endpoint="/hosts/{uuid}/metrics/series"} ${names.length}`,
+      `monapi_decode_dropped_items_total{endpoint="/hosts/{uuid}/metrics/series",reason="invalid_value"} ${names.length}`,
     );
   });
 });

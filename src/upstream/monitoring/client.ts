@@ -6,20 +6,16 @@ import { UpstreamCaller } from '../http/caller.js';
 import { checkBaseUrl } from '../http/base-url.js';
 import type { Transport } from '../http/transport.js';
 import type { UpstreamMetrics } from '../metrics.js';
-import type {
-  Account,
-  AlertRuleList,
-  ComponentList,
-  Host,
-  HostList,
-  LatestValue,
-  MetricCatalogue,
-  RecentAlerts,
-  SeriesPoint,
-  WebsiteCheckList,
-  WebsiteList,
-  WebsiteSummary,
-} from './schemas.js';
+import type { Account } from './resources/account.js';
+import type { AlertEvent } from './resources/alert-events.js';
+import type { AlertRule } from './resources/alert-rules.js';
+import type { WebsiteCheckList } from './resources/checks.js';
+import type { ComponentList } from './resources/components.js';
+import type { Host, HostList } from './resources/hosts.js';
+import type { LatestValue } from './resources/latest.js';
+import type { MetricNames } from './resources/metric-names.js';
+import type { SeriesPoint } from './resources/series.js';
+import type { WebsiteList, WebsiteSummary } from './resources/websites.js';
 
 /**
  * Typed client of the Monitoring REST API. Every request goes through the request gate,
@@ -139,7 +135,7 @@ export class MonitoringClient {
   }
 
   /** `/hosts/{uuid}/metrics`: metric names grouped by component. */
-  metricCatalogue(uuid: string, priority: Priority = 'normal'): Promise<Decoded<MetricCatalogue>> {
+  metricCatalogue(uuid: string, priority: Priority = 'normal'): Promise<Decoded<MetricNames>> {
     return this.call(
       priority,
       '/hosts/{uuid}/metrics',
@@ -149,13 +145,14 @@ export class MonitoringClient {
   }
 
   /** `/hosts/{uuid}/metrics/{name}/latest` */
-  latest(uuid: string, name: string, priority: Priority = 'normal'): Promise<Decoded<LatestValue>> {
-    return this.call(
+  async latest(uuid: string, name: string, priority: Priority = 'normal'): Promise<Decoded<LatestValue>> {
+    const decoded = await this.call(
       priority,
       '/hosts/{uuid}/metrics/{name}/latest',
       () => `/hosts/${segment('uuid', uuid)}/metrics/${segment('name', name)}/latest`,
       monitoringDecoders.latest,
     );
+    return { ...decoded, value: { host_uuid: uuid, name, ...decoded.value } };
   }
 
   /** `/hosts/{uuid}/components`: detected servers on the host. */
@@ -169,12 +166,12 @@ export class MonitoringClient {
   }
 
   /** `/alerts`: alert rules. */
-  alertRules(priority: Priority = 'high'): Promise<Decoded<AlertRuleList>> {
+  alertRules(priority: Priority = 'high'): Promise<Decoded<readonly AlertRule[]>> {
     return this.call(priority, '/alerts', () => '/alerts', monitoringDecoders.alertRules);
   }
 
   /** `/alerts/recent`, optionally capped at `limit` events. */
-  recentAlerts(limit?: number, priority: Priority = 'high'): Promise<Decoded<RecentAlerts>> {
+  recentAlerts(limit?: number, priority: Priority = 'high'): Promise<Decoded<readonly AlertEvent[]>> {
     return this.call(
       priority,
       '/alerts/recent',
@@ -234,7 +231,6 @@ export class MonitoringClient {
           '/hosts/{uuid}/metrics/series',
           () => prefix.slice(this.baseUrl.length) + batch.map(encodeURIComponent).join(','),
           monitoringDecoders.series,
-          false,
         ),
       ),
     );
@@ -246,39 +242,42 @@ export class MonitoringClient {
     let hostUuid = uuid;
     for (const answer of answers) {
       const { value } = answer;
-      hostUuid = value.host_uuid;
+      hostUuid = value.host_uuid ?? hostUuid;
       intervals.add(value.interval);
-      if (earliest === undefined || Date.parse(value.since) < Date.parse(earliest)) earliest = value.since;
+      const since = value.since ?? firstPointTime(value.series);
+      if (since !== undefined && (earliest === undefined || Date.parse(since) < Date.parse(earliest))) earliest = since;
       for (const [name, points] of Object.entries(value.series)) {
-        series[name] = { since: value.since, intervalSeconds: value.interval, points };
+        series[name] = { since: since ?? points[0]?.timestamp ?? '', intervalSeconds: value.interval, points };
       }
       dropped.push(...answer.dropped);
     }
     const [interval] = intervals;
     const uniform = intervals.size === 1 && interval !== undefined && earliest !== undefined ? { since: earliest, intervalSeconds: interval } : undefined;
-    return {
-      value: { hostUuid, series, window: uniform, batches: batches.length },
-      dropped: this.countDropped('/hosts/{uuid}/metrics/series', dropped),
-    };
+    return { value: { hostUuid, series, window: uniform, batches: batches.length }, dropped };
   }
 
+  /** One request: decoded inside the attempt, its dropped items counted and logged once. */
   private async call<T>(
     priority: Priority,
     endpoint: string,
     /** Builds the path; a thunk so that bad arguments reject instead of throwing. */
     pathAndQuery: () => string,
     decoder: JsonDecoder<T>,
-    countDropped = true,
   ): Promise<Decoded<T>> {
     const decoded = await this.caller.send(priority, endpoint, pathAndQuery(), {}, (response, context) =>
       decodeBody(decoder, response.body, context, response.headers['content-type']),
     );
-    return { value: decoded.value, dropped: countDropped ? this.countDropped(endpoint, decoded.dropped) : decoded.dropped };
+    return { value: decoded.value, dropped: this.caller.report(endpoint, decoded.dropped, decoded.notes) };
   }
+}
 
-  private countDropped(endpoint: string, dropped: readonly DroppedItem[]): DroppedItem[] {
-    return this.caller.dropped(endpoint, dropped, 'upstream response had malformed items');
+function firstPointTime(series: Readonly<Record<string, readonly SeriesPoint[]>>): string | undefined {
+  let first: string | undefined;
+  for (const points of Object.values(series)) {
+    const t = points[0]?.timestamp;
+    if (t !== undefined && (first === undefined || Date.parse(t) < Date.parse(first))) first = t;
   }
+  return first;
 }
 
 /**

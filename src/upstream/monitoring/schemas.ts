@@ -1,13 +1,10 @@
 import { z } from 'zod';
 
 /**
- * Response schemas of the Monitoring REST API (`/api/v2`). The simulator builds its
- * answers and its OpenAPI document from these, and the client decodes with them, so the
- * two cannot drift apart.
- *
- * Fields the seed document lists are required. Resources whose bodies the seed leaves
- * "not shown" follow docs/upstream-shapes.md; their less certain fields are optional so
- * a real service that omits them still decodes.
+ * The simulator's layouts of the Monitoring REST API (`/api/v2`): one legal choice for each
+ * body the seed leaves "not shown". The client does not decode with these: it reads any
+ * plausible layout (src/upstream/monitoring/resources/, docs/upstream-shapes.md). Kept here
+ * only until the simulator owns its own copy.
  */
 
 export const Rfc3339 = z.iso.datetime({ offset: true });

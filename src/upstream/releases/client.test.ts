@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { FakeClock } from '../../lib/clock.js';
 import { InvalidResponseError, NotFoundError } from '../http/errors.js';
 import { recordingGate } from '../../../test/support/test-server.js';
 import type { Transport } from '../http/transport.js';
@@ -9,18 +10,27 @@ interface Sent {
   headers: Readonly<Record<string, string>>;
 }
 
-function fakeTransport(answer: (url: URL) => { body: string; type?: string }) {
+interface Reply {
+  body: string;
+  type?: string;
+  headers?: Record<string, string>;
+}
+
+function fakeTransport(answer: (url: URL) => Reply) {
   const sent: Sent[] = [];
   const transport: Transport = {
     get(url, headers) {
       const parsed = new URL(url);
       sent.push({ url: parsed, headers });
-      const { body, type = 'application/json' } = answer(parsed);
-      return Promise.resolve({ status: 200, headers: { 'content-type': type }, body: Buffer.from(body) });
+      const { body, type = 'application/json', headers: extra = {} } = answer(parsed);
+      return Promise.resolve({ status: 200, headers: { 'content-type': type, ...extra }, body: Buffer.from(body) });
     },
   };
   return { transport, sent };
 }
+
+const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
+const TWO_HOURS = 2 * 3_600_000;
 
 const record = {
   version: '1.27.3',
@@ -32,7 +42,7 @@ const record = {
   assets: ['https://example.test/nginx.tgz'],
 };
 
-function make(mode: 'free' | 'marketplace', answer: (url: URL) => { body: string; type?: string }, extra: Partial<ReleaseClientOptions> = {}) {
+function make(mode: 'free' | 'marketplace', answer: (url: URL) => Reply, extra: Partial<ReleaseClientOptions> = {}) {
   const { transport, sent } = fakeTransport(answer);
   const gate = recordingGate();
   const releases = new ReleaseClient({
@@ -41,6 +51,7 @@ function make(mode: 'free' | 'marketplace', answer: (url: URL) => { body: string
     marketplaceKey: mode === 'marketplace' ? 'mk-1' : undefined,
     transport,
     gate,
+    clock: new FakeClock(NOW),
     ...extra,
   });
   return { releases, sent, gate };
@@ -84,6 +95,8 @@ describe('ReleaseClient, free endpoint', () => {
       tagDate: '2024-11-26 15:00:00+00:00',
       sourceUrl: record.source_url,
       assets: record.assets,
+      producedAtMs: NOW - TWO_HOURS,
+      freshness: 'worst_case',
     });
     expect(sent[0]?.url.href).toBe('http://free.test/nginx/nginx');
     expect(Object.keys(sent[0]?.headers ?? {})).toEqual(['accept']);
@@ -134,11 +147,25 @@ describe('ReleaseClient, free endpoint', () => {
   });
 });
 
+describe('ReleaseClient, free endpoint freshness', () => {
+  it.each([
+    ['an Age header', { age: '600' }, NOW - 600_000, 'age_header'],
+    ['Cache-Control: no-cache', { 'cache-control': 'no-cache' }, NOW, 'no_cache'],
+    ['a Last-Modified inside the cache time', { 'last-modified': new Date(NOW - 1_800_000).toUTCString() }, NOW - 1_800_000, 'last_modified'],
+    ['no caching header: the 2-hour worst case', {}, NOW - TWO_HOURS, 'worst_case'],
+  ] as const)('dates the answer from %s', async (_name, headers, produced, basis) => {
+    const { releases } = make('free', () => ({ body: JSON.stringify(record), headers }));
+    const latest = await releases.latest({ id: 'nginx/nginx' });
+    expect(latest.producedAtMs).toBe(produced);
+    expect(latest.freshness).toBe(basis);
+  });
+});
+
 describe('ReleaseClient, marketplace', () => {
   it('asks /release with project and major and sends the marketplace headers', async () => {
     const { releases, sent, gate } = make('marketplace', jsonOf({ version: '4.20', type: 'tag', stars: 1 }));
     const latest = await releases.latest({ id: 'torvalds/linux', major: 4 });
-    expect(latest).toEqual({ version: '4.20', rawVersion: '4.20', type: 'tag' });
+    expect(latest).toEqual({ version: '4.20', rawVersion: '4.20', type: 'tag', producedAtMs: NOW, freshness: 'fetch_time' });
     expect(sent[0]?.url.href).toBe('http://market.test/v1/release?project=torvalds%2Flinux&major=4');
     expect(sent[0]?.headers).toMatchObject({ 'X-RapidAPI-Key': 'mk-1', 'X-RapidAPI-Host': 'market.test' });
     expect(gate.calls).toEqual([{ priority: 'normal', endpoint: '/release' }]);
@@ -185,9 +212,20 @@ describe('ReleaseClient, marketplace', () => {
     expect(() => make('marketplace', jsonOf(record), extra)).toThrow(message);
   });
 
-  it.each([[-1], [1.5]])('refuses major %d', async (major) => {
+  it.each([[-1], [1.5], ['x'], ['1.'], ['']])('refuses major %j', async (major) => {
     const { releases, sent } = make('marketplace', jsonOf(record));
-    await expect(releases.latest({ id: 'x', major })).rejects.toThrow('major must be a non-negative integer');
+    await expect(releases.latest({ id: 'x', major })).rejects.toThrow('major must be a version line such as 4, 0 or 1.26');
     expect(sent).toHaveLength(0);
+  });
+
+  it.each([
+    [0, '0', '0.9.1'],
+    ['0', '0', '0.9.1'],
+    ['1.26', '1.26', '1.26.3'],
+    ['1.20', '1.20', '1.20.2'],
+  ])('takes major %j as the service does (sent as %s)', async (major, sent, version) => {
+    const { releases, sent: requests } = make('marketplace', jsonOf({ version }));
+    expect((await releases.latest({ id: 'x', major })).version).toBe(version);
+    expect(requests[0]?.url.searchParams.get('major')).toBe(sent);
   });
 });

@@ -1,25 +1,24 @@
 import type { Priority, RequestGate } from '../../budget/types.js';
-import type { Clock } from '../../lib/clock.js';
-import {
-  decodeBody,
-  decodeMarketplaceAssets,
-  decodeMarketplaceSource,
-  decodeMarketplaceVersion,
-  decodeReleaseRecord,
-  decodeTextAssets,
-  decodeTextValue,
-  decodeVersionOnly,
-  type Decoded,
-  type JsonDecoder,
-} from '../decode.js';
+import { FREE_ENDPOINT_CACHE_MS } from '../../config/types.js';
+import { systemClock, type Clock as Clock } from '../../lib/clock.js';
+import { decodeBody, type Decoded, type JsonDecoder } from '../decode.js';
 import { checkBaseUrl } from '../http/base-url.js';
 import { UpstreamCaller } from '../http/caller.js';
 import { InvalidResponseError, NotFoundError, type RequestContext } from '../http/errors.js';
 import type { UpstreamLogger } from '../http/exchange.js';
 import type { Transport, TransportResponse } from '../http/transport.js';
 import type { UpstreamMetrics } from '../metrics.js';
-import type { ReleaseRecord } from './schemas.js';
-import { matchesMajor, normaliseVersion } from './version.js';
+import {
+  decodeAssetsValue,
+  decodeReleaseRecord,
+  decodeSourceValue,
+  decodeTextAssets,
+  decodeTextValue,
+  decodeVersionValue,
+  type ReleaseRecord,
+} from './decode.js';
+import { answerTime, type FreshnessBasis } from './freshness.js';
+import { MAJOR_LINE_PATTERN, matchesMajor, normaliseVersion } from './version.js';
 
 /**
  * Typed client of the Release Lookup API, in either of its two offerings:
@@ -54,8 +53,11 @@ export interface ReleaseClientOptions {
 export interface ReleaseProject {
   /** A bare name (`nginx`), `<owner>/<repository>`, or the URL where the project is hosted. */
   id: string;
-  /** Restrict to the latest release whose major version is this. */
-  major?: number;
+  /**
+   * Restrict to the latest release of this line: a prefix of the version at a dot boundary,
+   * as the service takes it (`4`, `0`, `1.26`).
+   */
+  major?: string | number;
 }
 
 export interface LatestRelease {
@@ -68,13 +70,17 @@ export interface LatestRelease {
   tagDate?: string;
   sourceUrl?: string;
   assets?: string[];
+  /** When the service computed this answer, at the earliest (see freshness.ts). */
+  producedAtMs: number;
+  /** What `producedAtMs` rests on: a header, or the free endpoint's 2-hour worst case. */
+  freshness: FreshnessBasis;
 }
 
 /** The free endpoint's newest release is outside the major line asked for. */
 export class MajorUnavailableError extends NotFoundError {
-  readonly major: number;
+  readonly major: string;
   readonly latestVersion: string;
-  constructor(context: RequestContext, major: number, latestVersion: string) {
+  constructor(context: RequestContext, major: string, latestVersion: string) {
     super(
       context,
       `the free endpoint answered ${latestVersion}, which is not in major line ${major} (it may ignore major); use marketplace mode to look up an older major line`,
@@ -94,12 +100,14 @@ const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/;
 export class ReleaseClient {
   readonly mode: ReleaseMode;
   private readonly caller: UpstreamCaller;
+  private readonly clock: Clock;
 
   constructor(options: ReleaseClientOptions) {
     if (options.mode !== 'free' && options.mode !== 'marketplace') {
       throw new TypeError(`release mode must be 'free' or 'marketplace', got '${String(options.mode)}'`);
     }
     this.mode = options.mode;
+    this.clock = options.clock ?? systemClock;
     const base = checkBaseUrl(options.baseUrl, 'release baseUrl');
     let headers: Record<string, string> = {};
     let secrets: string[] = [];
@@ -133,15 +141,18 @@ export class ReleaseClient {
 
   /** The latest release of a project, with everything one request can give. */
   async latest(project: ReleaseProject, priority: Priority = 'normal'): Promise<LatestRelease> {
-    checkMajor(project.major);
+    const major = majorLine(project.major);
+    const cacheMs = this.mode === 'free' ? FREE_ENDPOINT_CACHE_MS : 0;
+    const finish = (decoded: Decoded<ReleaseRecord>, context: RequestContext, response: TransportResponse): LatestRelease =>
+      toLatestRelease(decoded.value, context, answerTime(response.headers, this.clock.now(), cacheMs));
     if (this.mode === 'marketplace') {
-      return this.json(priority, '/release', `/release?${this.marketplaceQuery(project)}`, decodeReleaseRecord, toLatestRelease);
+      return this.json(priority, '/release', `/release?${this.marketplaceQuery(project)}`, decodeReleaseRecord, finish);
     }
     const context: RequestContext = { api: 'releases', endpoint: FREE_ENDPOINT };
-    const query = project.major === undefined ? '' : `?major=${project.major}`;
-    const release = await this.json(priority, FREE_ENDPOINT, `/${freeProjectPath(project.id)}${query}`, decodeReleaseRecord, toLatestRelease);
-    if (project.major !== undefined && !matchesMajor(release.version, project.major)) {
-      throw new MajorUnavailableError(context, project.major, release.version);
+    const query = major === undefined ? '' : `?major=${encodeURIComponent(major)}`;
+    const release = await this.json(priority, FREE_ENDPOINT, `/${freeProjectPath(project.id)}${query}`, decodeReleaseRecord, finish);
+    if (major !== undefined && !matchesMajor(release.version, major)) {
+      throw new MajorUnavailableError(context, major, release.version);
     }
     return release;
   }
@@ -151,13 +162,13 @@ export class ReleaseClient {
    * (`/text/version` with `text`). Returns `{version, rawVersion}`.
    */
   async version(project: ReleaseProject, options: { text?: boolean } = {}, priority: Priority = 'normal'): Promise<{ version: string; rawVersion: string }> {
-    checkMajor(project.major);
+    const major = majorLine(project.major);
     if (this.mode === 'free') {
       const context: RequestContext = { api: 'releases', endpoint: FREE_VERSION_ENDPOINT };
-      const major = project.major === undefined ? '' : `&major=${project.major}`;
-      const found = await this.json(priority, FREE_VERSION_ENDPOINT, `/${freeProjectPath(project.id)}?version${major}`, decodeVersionOnly, versionPair);
-      if (project.major !== undefined && !matchesMajor(found.version, project.major)) {
-        throw new MajorUnavailableError(context, project.major, found.version);
+      const query = major === undefined ? '' : `&major=${encodeURIComponent(major)}`;
+      const found = await this.json(priority, FREE_VERSION_ENDPOINT, `/${freeProjectPath(project.id)}?version${query}`, decodeVersionValue, versionPair);
+      if (major !== undefined && !matchesMajor(found.version, major)) {
+        throw new MajorUnavailableError(context, major, found.version);
       }
       return found;
     }
@@ -165,36 +176,37 @@ export class ReleaseClient {
     const path = `${endpoint}?${this.marketplaceQuery(project)}`;
     return options.text
       ? this.text(priority, endpoint, path, (body, context) => versionPair({ value: decodeTextValue(body, context, 'version'), dropped: [] }, context))
-      : this.json(priority, endpoint, path, decodeMarketplaceVersion, versionPair);
+      : this.json(priority, endpoint, path, decodeVersionValue, versionPair);
   }
 
   /** Marketplace `/source` (or `/text/source`): the source tarball URL. */
   async source(project: ReleaseProject, options: { text?: boolean } = {}, priority: Priority = 'normal'): Promise<string> {
-    checkMajor(project.major);
+    majorLine(project.major);
     this.requireMarketplace('source');
     const endpoint = options.text ? '/text/source' : '/source';
     const path = `${endpoint}?${this.marketplaceQuery(project)}`;
     return options.text
       ? this.text(priority, endpoint, path, (body, context) => decodeTextValue(body, context, 'source URL'))
-      : this.json(priority, endpoint, path, decodeMarketplaceSource, (decoded) => decoded.value);
+      : this.json(priority, endpoint, path, decodeSourceValue, (decoded) => decoded.value);
   }
 
   /** Marketplace `/assets` (or `/text/assets`): asset URLs of the latest release. */
   async assets(project: ReleaseProject, options: { text?: boolean } = {}, priority: Priority = 'normal'): Promise<Decoded<string[]>> {
-    checkMajor(project.major);
+    majorLine(project.major);
     this.requireMarketplace('assets');
     const endpoint = options.text ? '/text/assets' : '/assets';
     const path = `${endpoint}?${this.marketplaceQuery(project)}`;
     const decoded = options.text
       ? await this.text(priority, endpoint, path, (body) => decodeTextAssets(body))
-      : await this.json(priority, endpoint, path, decodeMarketplaceAssets, (value) => value);
-    return { value: decoded.value, dropped: this.caller.dropped(endpoint, decoded.dropped, 'asset lines that are not URLs') };
+      : await this.json(priority, endpoint, path, decodeAssetsValue, (value) => value);
+    return { value: decoded.value, dropped: this.caller.report(endpoint, decoded.dropped) };
   }
 
   private marketplaceQuery(project: ReleaseProject): string {
     const id = project.id.trim();
     if (id === '') throw new TypeError('release project id must not be empty');
-    const major = project.major === undefined ? '' : `&major=${project.major}`;
+    const line = majorLine(project.major);
+    const major = line === undefined ? '' : `&major=${encodeURIComponent(line)}`;
     return `project=${encodeURIComponent(id)}${major}`;
   }
 
@@ -210,10 +222,10 @@ export class ReleaseClient {
     endpoint: string,
     pathAndQuery: string,
     decoder: JsonDecoder<T>,
-    finish: (decoded: Decoded<T>, context: RequestContext) => U,
+    finish: (decoded: Decoded<T>, context: RequestContext, response: TransportResponse) => U,
   ): Promise<U> {
     return this.send(priority, endpoint, pathAndQuery, { accept: 'application/json' }, (response, context) =>
-      finish(decodeBody(decoder, response.body, context, response.headers['content-type']), context),
+      finish(decodeBody(decoder, response.body, context, response.headers['content-type']), context, response),
     );
   }
 
@@ -277,13 +289,18 @@ function versionPair(decoded: Decoded<string>, context: RequestContext): { versi
   return { version: normalised(decoded.value, context), rawVersion: decoded.value };
 }
 
-function toLatestRelease({ value: record }: Decoded<ReleaseRecord>, context: RequestContext): LatestRelease {
-  const release: LatestRelease = { version: normalised(record.version, context), rawVersion: record.version };
+function toLatestRelease(record: ReleaseRecord, context: RequestContext, answered: { producedAtMs: number; basis: FreshnessBasis }): LatestRelease {
+  const release: LatestRelease = {
+    version: normalised(record.version, context),
+    rawVersion: record.version,
+    producedAtMs: answered.producedAtMs,
+    freshness: answered.basis,
+  };
   if (record.type !== undefined) release.type = record.type;
   if (record.tag_date !== undefined) release.tagDate = record.tag_date;
   const sourceUrl = record.source_url ?? (record.source !== undefined && /^https?:\/\//i.test(record.source) ? record.source : undefined);
   if (sourceUrl !== undefined) release.sourceUrl = sourceUrl;
-  if (record.assets !== undefined) release.assets = record.assets;
+  if (record.assets !== undefined) release.assets = [...record.assets];
   return release;
 }
 
@@ -295,9 +312,13 @@ function normalised(raw: string, context: RequestContext): string {
   return version;
 }
 
-function checkMajor(major: number | undefined): void {
-  if (major !== undefined && (!Number.isSafeInteger(major) || major < 0)) {
-    throw new RangeError(`major must be a non-negative integer, got ${String(major)}`);
+/** The major line as text, checked: `4`, `0`, `1.26`. */
+function majorLine(major: string | number | undefined): string | undefined {
+  if (major === undefined) return undefined;
+  const text = typeof major === 'number' && Number.isSafeInteger(major) && major >= 0 ? String(major) : typeof major === 'string' ? major.trim() : '';
+  if (!MAJOR_LINE_PATTERN.test(text)) {
+    throw new RangeError(`major must be a version line such as 4, 0 or 1.26, got ${JSON.stringify(major)}`);
   }
+  return text;
 }
 

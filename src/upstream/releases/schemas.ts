@@ -1,7 +1,9 @@
 import { z } from 'zod';
 
 /**
- * Response schemas of the Release Lookup API, shared by the simulator and the client.
+ * The simulator's layouts of the Release Lookup API. The client reads any plausible layout
+ * with src/upstream/releases/decode.ts, not with these; kept only until the simulator owns
+ * its own copy.
  * Only `version` is mandatory in a release record; every other field is optional because
  * the seed leaves them "not shown" and the real service derives them from the code host.
  */

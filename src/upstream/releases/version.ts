@@ -152,19 +152,22 @@ export function compareParsed(a: ParsedVersion, b: ParsedVersion): -1 | 0 | 1 {
   return compareIdentifierLists(a.suffix, b.suffix);
 }
 
+/** A major line as the service takes it: numbers joined by dots (`4`, `0`, `1.26`). */
+export const MAJOR_LINE_PATTERN = /^\d+(\.\d+)*$/;
+
 /**
  * Whether the version lies in major line `major`: a prefix match on the normalised version
  * that ends at a part boundary, so 4 matches `4`, `4.20`, `4.0.1`, `4-rc1`, but not `40.1`
- * or `14.2`.
- * @throws RangeError when `major` is not a non-negative integer
+ * or `14.2`; `1.26` matches `1.26.3` but not `1.260`.
+ * @throws RangeError when `major` is not a non-negative integer or a dotted line like `1.26`
  */
-export function matchesMajor(version: string, major: number): boolean {
-  if (!Number.isSafeInteger(major) || major < 0) {
-    throw new RangeError(`major must be a non-negative integer, got ${String(major)}`);
+export function matchesMajor(version: string, major: number | string): boolean {
+  const prefix = typeof major === 'number' && Number.isSafeInteger(major) && major >= 0 ? String(major) : typeof major === 'string' ? major : '';
+  if (!MAJOR_LINE_PATTERN.test(prefix)) {
+    throw new RangeError(`major must be a non-negative integer or a dotted line such as 1.26, got ${String(major)}`);
   }
   const normalised = normaliseVersion(version);
   if (normalised === undefined) return false;
-  const prefix = String(major);
   if (!normalised.startsWith(prefix)) return false;
   const next = normalised.charAt(prefix.length);
   return next === '' || !/\d/.test(next);

@@ -1,4 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { catalogueEntry } from '../../../src/upstream/monitoring/metric-catalogue.js';
+import { toBaseUnit } from '../../../src/sources/shared/units.js';
 import { startSourceHarness, type SourceHarness } from '../../support/sim-harness.js';
 import { createAlertRulesSource } from '../../../src/sources/alert-rules/index.js';
 
@@ -9,7 +11,7 @@ afterEach(async () => {
 });
 
 describe('alert rules source against the simulator', () => {
-  it('publishes one set of series per rule', async () => {
+  it('publishes one set of series per rule, thresholds in their metric series\' unit', async () => {
     harness = await startSourceHarness();
     const rules = harness.simAccount.alertRules();
     expect(rules.length).toBeGreaterThan(0);
@@ -21,7 +23,8 @@ describe('alert rules source against the simulator', () => {
     for (const rule of rules) {
       const id = `account="sim",rule_id="${rule.id}"`;
       expect(lines).toContain(`monapi_alert_rule_enabled{${id}} ${rule.enabled ? 1 : 0}`);
-      expect(lines).toContain(`monapi_alert_rule_threshold{${id}} ${rule.threshold}`);
+      const unit = catalogueEntry(rule.metric)?.unit ?? 'none';
+      expect(lines).toContain(`monapi_alert_rule_threshold{${id}} ${toBaseUnit(rule.threshold, unit)}`);
       expect(lines).toContain(
         `monapi_alert_rule_info{${id},rule="${rule.name}",metric="${rule.metric}",operator="${rule.operator}",host_uuid="${rule.host_uuid ?? ''}"} 1`,
       );

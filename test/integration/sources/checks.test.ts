@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Website } from '../../../src/upstream/monitoring/schemas.js';
+import type { Website } from '../../../src/upstream/monitoring/resources/websites.js';
 import { startSourceHarness, type SourceHarness } from '../../support/sim-harness.js';
 import { createChecksSource } from '../../../src/sources/checks/index.js';
 
@@ -10,6 +10,9 @@ afterEach(async () => {
 });
 
 const signal = () => new AbortController().signal;
+
+/** The simulator's website as the websites source puts it in the inventory. */
+const target = (site: { id: number; name: string; url: string }): Website => ({ id: site.id, name: site.name, url: site.url });
 
 function counterValue(lines: readonly string[], prefix: string): number {
   const line = lines.find((l) => l.startsWith(prefix));
@@ -27,7 +30,7 @@ describe('checks source against the simulator', () => {
     const group = `checks/sim/${site.id}`;
     const id = `account="sim",website_id="${site.id}",website="${site.name}"`;
 
-    await source.poll(site, signal());
+    await source.poll(target(site), signal());
     const startMs = h.clock.now();
     let lines = h.sink.lines(group);
     expect(counterValue(lines, `monapi_website_checks_total{${id},result="success"}`)).toBe(0);
@@ -36,7 +39,7 @@ describe('checks source against the simulator', () => {
 
     // Three hours later: every check since the first poll's newest is counted, once.
     h.clock.advance(3 * 3_600_000);
-    await source.poll(site, signal());
+    await source.poll(target(site), signal());
     const expected = h.simAccount.checkCount(site.id, Date.parse(site.last_checked_at ?? '') + 1, h.clock.now());
     expect(expected).toBeGreaterThan(30);
     lines = h.sink.lines(group);
@@ -49,7 +52,7 @@ describe('checks source against the simulator', () => {
     expect(lines).toContain(`monapi_website_check_status_code{${id}} ${newest?.status_code}`);
 
     // Polled again at once: nothing new, nothing counted twice.
-    await source.poll(site, signal());
+    await source.poll(target(site), signal());
     lines = h.sink.lines(group);
     expect(counterValue(lines, `monapi_website_checks_total{${id},result="success"}`) + counterValue(lines, `monapi_website_checks_total{${id},result="failure"}`)).toBe(expected);
   });
@@ -71,16 +74,16 @@ describe('checks source against the simulator', () => {
     const source = h.source(createChecksSource);
     const group = `checks/sim/${site.id}`;
     const id = `account="sim",website_id="${site.id}",website="${site.name}"`;
-    await source.poll(site, signal());
+    await source.poll(target(site), signal());
     h.clock.advance(3_600_000);
-    await source.poll(site, signal());
+    await source.poll(target(site), signal());
     expect(counterValue(h.sink.lines(group), `monapi_website_checks_total{${id},result="success"}`)).toBeGreaterThan(0);
 
     source.forget(String(site.id));
     expect(h.sink.groups('checks/')).toEqual([]);
 
     h.clock.advance(3_600_000);
-    await source.poll(site, signal());
+    await source.poll(target(site), signal());
     expect(counterValue(h.sink.lines(group), `monapi_website_checks_total{${id},result="success"}`)).toBe(0);
   });
 });

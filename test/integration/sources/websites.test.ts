@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Priority } from '../../../src/budget/types.js';
 import type { Decoded } from '../../../src/upstream/decode.js';
 import { MonitoringClient } from '../../../src/upstream/monitoring/client.js';
-import type { WebsiteList } from '../../../src/upstream/monitoring/schemas.js';
+import type { WebsiteList } from '../../../src/upstream/monitoring/resources/websites.js';
 import { createWebsitesSource } from '../../../src/sources/websites/index.js';
 import { startSourceHarness, type SourceHarness } from '../../support/sim-harness.js';
 

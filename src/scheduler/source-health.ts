@@ -1,0 +1,118 @@
+import { BudgetClosedError } from '../budget/request-budget.js';
+import type { FailingSource } from '../server/status.js';
+import { UpstreamError } from '../upstream/http/errors.js';
+
+/**
+ * Whether each source works, in words operators can act on. A source is up when no job of
+ * it failed on its last run; otherwise it is down with the reason most of its failing jobs
+ * share. The reasons are a small fixed set (a label value), explained in the README's
+ * troubleshooting section.
+ */
+
+export const SOURCE_REASONS = [
+  '',
+  'pending',
+  'unauthorized',
+  'plan_required',
+  'not_found',
+  'rate_limited',
+  'bad_request',
+  'http_5xx',
+  'timeout',
+  'network',
+  'decode_error',
+  'internal',
+] as const;
+export type SourceReason = (typeof SOURCE_REASONS)[number];
+
+/** The reason label of a failed run. */
+export function reasonOf(error: unknown): Exclude<SourceReason, '' | 'pending'> {
+  if (error instanceof UpstreamError) {
+    switch (error.kind) {
+      case 'unauthorized':
+      case 'plan_required':
+      case 'not_found':
+      case 'rate_limited':
+      case 'bad_request':
+      case 'timeout':
+      case 'network':
+        return error.kind;
+      case 'server_error':
+        return 'http_5xx';
+      case 'invalid_response':
+        return 'decode_error';
+    }
+  }
+  if (error instanceof BudgetClosedError) return 'network';
+  return 'internal';
+}
+
+/** The last run of one job. */
+export interface RunRecord {
+  readonly ok: boolean;
+  readonly reason: SourceReason;
+  readonly atMs: number;
+  /** The error's message (secrets already scrubbed by the clients). */
+  readonly message: string;
+  readonly target: string | undefined;
+}
+
+export interface SourceHealth {
+  readonly source: string;
+  readonly up: boolean;
+  /** '' when up. */
+  readonly reason: SourceReason;
+  /** Jobs (targets) the source has now. */
+  readonly targets: number;
+  /** Of them, those whose last run failed. */
+  readonly failing: number;
+  /** The most recent failure among them. */
+  readonly lastError: { readonly target: string | undefined; readonly atMs: number; readonly message: string } | undefined;
+}
+
+/**
+ * Health of each named source from its jobs' last runs. A source with no job yet run is
+ * `pending`; one with no jobs at all (no websites to check) is up.
+ */
+export function sourceHealth(
+  sources: readonly string[],
+  jobs: readonly { readonly id: string; readonly source: string }[],
+  lastRuns: ReadonlyMap<string, RunRecord>,
+): SourceHealth[] {
+  return sources.map((source) => {
+    const own = jobs.filter((job) => job.source === source);
+    const runs = own.map((job) => lastRuns.get(job.id)).filter((run): run is RunRecord => run !== undefined);
+    const failed = runs.filter((run) => !run.ok);
+    const latest = failed.reduce<RunRecord | undefined>((best, run) => (best === undefined || run.atMs > best.atMs ? run : best), undefined);
+    const base = { source, targets: own.length, failing: failed.length };
+    if (latest !== undefined) {
+      return { ...base, up: false, reason: commonestReason(failed, latest.reason), lastError: { target: latest.target, atMs: latest.atMs, message: latest.message } };
+    }
+    if (own.length > 0 && runs.length === 0) return { ...base, up: false, reason: 'pending', lastError: undefined };
+    return { ...base, up: true, reason: '', lastError: undefined };
+  });
+}
+
+/** The reason most failing runs share; ties go to the most recent failure's. */
+function commonestReason(failed: readonly RunRecord[], latest: SourceReason): SourceReason {
+  const counts = new Map<SourceReason, number>();
+  for (const run of failed) counts.set(run.reason, (counts.get(run.reason) ?? 0) + 1);
+  let best = latest;
+  for (const [reason, n] of counts) if (n > (counts.get(best) ?? 0)) best = reason;
+  return best;
+}
+
+/** The failing sources (not those merely pending) as the landing page lists them. */
+export function failingSources(account: string, health: readonly SourceHealth[], upgradeUrl?: string): FailingSource[] {
+  return health
+    .filter((h) => !h.up && h.reason !== 'pending')
+    .map((h) => ({
+      account,
+      source: h.source,
+      reason: h.reason,
+      failing: h.failing,
+      targets: h.targets,
+      message: h.lastError?.message,
+      upgradeUrl: h.reason === 'plan_required' ? upgradeUrl : undefined,
+    }));
+}

@@ -1,0 +1,89 @@
+import { InvalidResponseError } from '../../http/errors.js';
+import { findObject, refuseWhenNothingUsable, type DroppedItem, type JsonDecoder } from '../../tolerant/body.js';
+import { Fields, type FieldNote } from '../../tolerant/fields.js';
+import { describe, integer, isRecord, number, PLAIN_RFC3339, string, timestamp } from '../../tolerant/values.js';
+
+/**
+ * `/hosts/{uuid}/metrics/series` (shown in the document): `{host_uuid, since, interval,
+ * series: {<name>: [{timestamp, value}]}}`. `interval` is required (it says how long each
+ * point covers, which counting deltas depends on); `host_uuid` and `since` are optional.
+ * A point needs a timestamp; its value may be null (a gap) or a numeric string. A bad
+ * point is dropped, the rest of the metric kept.
+ */
+export interface SeriesPoint {
+  readonly timestamp: string;
+  readonly value: number | null;
+}
+
+export interface SeriesResponse {
+  readonly host_uuid: string | undefined;
+  /** ISO 8601, or undefined when upstream does not say: then the first point's time. */
+  readonly since: string | undefined;
+  readonly interval: number;
+  readonly series: Readonly<Record<string, readonly SeriesPoint[]>>;
+}
+
+
+export const decodeSeries: JsonDecoder<SeriesResponse> = (raw, context) => {
+  const object = findObject(raw, ['data', 'result'], ['series', 'interval']);
+  if (object === undefined) throw new InvalidResponseError(context, `series response: expected an object, got ${describe(raw)}`, ['(root): not an object']);
+  const notes: FieldNote[] = [];
+  const f = new Fields(object, notes);
+  const interval = f.optional(['interval', 'interval_seconds', 'step'], integer);
+  if (interval === undefined || interval <= 0) {
+    throw new InvalidResponseError(context, 'series response: interval is missing or not a positive whole number of seconds', ['interval: missing or invalid']);
+  }
+  const seriesField = f.find(['series', 'metrics', 'data']);
+  if (seriesField === undefined || !isRecord(seriesField.value)) {
+    throw new InvalidResponseError(context, 'series response: no series object (metric name to points) found', ['series: missing']);
+  }
+  const series: Record<string, SeriesPoint[]> = {};
+  const dropped: DroppedItem[] = [];
+  let kept = 0;
+  for (const [name, points] of Object.entries(seriesField.value)) {
+    if (!Array.isArray(points)) {
+      dropped.push({ path: `series[${JSON.stringify(name)}]`, reason: 'wrong_type', field: 'series', issue: `expected a list of points, got ${describe(points)}` });
+      continue;
+    }
+    const good: SeriesPoint[] = [];
+    points.forEach((point, index) => {
+      const read = readPoint(point);
+      if ('problem' in read) dropped.push({ path: `series[${JSON.stringify(name)}][${index}]`, ...read.problem });
+      else good.push(read);
+    });
+    series[name] = good;
+    kept += good.length;
+  }
+  refuseWhenNothingUsable(context, 'series response', kept, dropped);
+  return {
+    value: {
+      host_uuid: f.optional(['host_uuid', 'host'], string),
+      since: f.optional(['since', 'from', 'start'], timestamp),
+      interval,
+      series,
+    },
+    dropped,
+    notes,
+  };
+};
+
+function readPoint(point: unknown): SeriesPoint | { problem: Omit<DroppedItem, 'path'> } {
+  if (!isRecord(point)) return { problem: { reason: 'not_an_object', field: '(point)', issue: `expected a point, got ${describe(point)}` } };
+  const rawTime = point.timestamp ?? point.time ?? point.ts;
+  let time: string;
+  if (typeof rawTime === 'string' && PLAIN_RFC3339.test(rawTime)) {
+    time = rawTime;
+  } else if (rawTime === undefined || rawTime === null) {
+    return { problem: { reason: 'missing_field', field: 'timestamp', issue: 'timestamp: is missing' } };
+  } else {
+    const read = timestamp(rawTime);
+    if (!read.ok) return { problem: { reason: read.reason, field: 'timestamp', issue: `timestamp: ${read.detail}` } };
+    time = read.value;
+  }
+  const rawValue = point.value;
+  if (rawValue === null || rawValue === undefined) return { timestamp: time, value: null };
+  if (typeof rawValue === 'number' && Number.isFinite(rawValue)) return { timestamp: time, value: rawValue };
+  const read = number(rawValue);
+  if (!read.ok) return { problem: { reason: read.reason, field: 'value', issue: `value: ${read.detail}` } };
+  return { timestamp: time, value: read.value };
+}
