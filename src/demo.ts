@@ -7,7 +7,7 @@ import { loadConfig } from './config/index.js';
 import { ScaledClock } from './lib/clock.js';
 import { createLogger } from './lib/logger.js';
 import { startExporter, type RunningExporter } from './exporter.js';
-import { startSimulator, type RunningSimulator } from './simulator/index.js';
+import { SHAPE_SETS, startSimulator, type RunningSimulator, type ShapeSet } from './simulator/index.js';
 
 /**
  * `npm run demo`: the simulator in-process and the exporter against it, configured through
@@ -27,6 +27,10 @@ export interface DemoOptions {
   logFormat: 'json' | 'pretty';
   /** Simulated seconds per real second (1: real time). */
   speed: number;
+  /** Which legal layout the simulator answers "not shown" bodies in. Default standard. */
+  shapes?: ShapeSet;
+  /** Agent points arrive up to 2 hours late, some never (the simulator's late-data mode). */
+  lateData?: boolean;
 }
 
 export interface RunningDemo {
@@ -55,6 +59,9 @@ Flags:
   --simulator-port N        first of three simulator ports (default 0: any free ports)
   --speed N                 run the simulator and the exporter N times faster than real
                             time, to watch counters and cadences at work (default 1)
+  --shapes SET              standard or alt: the legal layout the simulator answers the
+                            bodies the API documents leave "not shown" in (default standard)
+  --late-data               agent points arrive up to 2 hours late, a few never
   --log.level L             debug, info, warn, error (default info)
   --log.format F            json or pretty (default pretty on a terminal)
   --help
@@ -82,6 +89,8 @@ export function parseDemoArgs(argv: readonly string[]): DemoOptions | 'help' {
       'log.level': { type: 'string' },
       'log.format': { type: 'string' },
       speed: { type: 'string' },
+      shapes: { type: 'string' },
+      'late-data': { type: 'boolean' },
       help: { type: 'boolean' },
     },
     strict: true,
@@ -94,6 +103,8 @@ export function parseDemoArgs(argv: readonly string[]): DemoOptions | 'help' {
   if (!['debug', 'info', 'warn', 'error'].includes(level)) throw new Error(`--log.level must be debug, info, warn or error, got ${JSON.stringify(level)}`);
   const format = values['log.format'] ?? (process.stdout.isTTY ? 'pretty' : 'json');
   if (format !== 'json' && format !== 'pretty') throw new Error(`--log.format must be json or pretty, got ${JSON.stringify(format)}`);
+  const shapes = values.shapes ?? 'standard';
+  if (!(SHAPE_SETS as readonly string[]).includes(shapes)) throw new Error(`--shapes must be ${SHAPE_SETS.join(' or ')}, got ${JSON.stringify(shapes)}`);
   const firstPort = values['simulator-port'] === undefined ? 0 : positiveInt('simulator-port', values['simulator-port'], 0);
   const rate = positiveInt('rate-limit', values['rate-limit'], 120);
   return {
@@ -108,6 +119,8 @@ export function parseDemoArgs(argv: readonly string[]): DemoOptions | 'help' {
     logLevel: level as DemoOptions['logLevel'],
     logFormat: format,
     speed: positiveInt('speed', values.speed, 1),
+    shapes: shapes as ShapeSet,
+    lateData: values['late-data'] ?? false,
   };
 }
 
@@ -164,6 +177,8 @@ export async function startDemo(opts: DemoOptions): Promise<RunningDemo> {
     seed: opts.seed,
     rateLimitPerMinute: opts.rateLimitPerMinute,
     burst: opts.burst,
+    shapes: opts.shapes ?? 'standard',
+    lateData: opts.lateData ?? false,
   });
   const dir = mkdtempSync(join(tmpdir(), 'monapi-demo-'));
   const configFile = join(dir, 'monapi-exporter.yaml');
@@ -221,6 +236,7 @@ monapi-exporter demo
              ${simulator.adminUrl}/stats   requests and 429s per key
   config     ${demo.configFile}
   scale      ${opts.hosts} hosts and ${opts.websites} websites per account, ${opts.rateLimitPerMinute} requests/min per key (burst ${opts.burst})${opts.speed === 1 ? '' : `, time ${opts.speed}x faster`}
+  upstream   ${opts.shapes ?? 'standard'} response shapes${opts.lateData ? ', late data' : ''}
 Press Ctrl+C to stop.
 
 `);
