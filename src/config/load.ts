@@ -3,7 +3,6 @@
  * `ConfigError` naming the YAML path (and line) of each. Three passes: YAML syntax, the
  * zod shape (`schema.ts`), then rules across fields and the reading of secrets.
  */
-import { readFileSync } from 'node:fs';
 import { dirname, resolve as resolvePath } from 'node:path';
 import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
 import { globToRegExp } from '../sources/shared/glob.js';
@@ -11,6 +10,7 @@ import { METRIC_CATALOGUE, catalogueEntry } from '../upstream/monitoring/metric-
 import { analyseCron, CRON_TIMEZONE } from './cron.js';
 import { formatDuration } from './duration.js';
 import { closestKey, ConfigError, formatPath, type ConfigIssue } from './errors.js';
+import { CONFIG_FILE_MAX_BYTES, describeFsError, InputFileError, KEY_FILE_MAX_BYTES, readBoundedFile } from './input.js';
 import { overrideProblems, selectMetrics, tagLabel, type MetricOverride } from './patterns.js';
 import {
   describeValue,
@@ -48,7 +48,11 @@ export interface ParseConfigOptions {
   readonly source?: string;
 }
 
-const defaultReadFile: ReadFile = (path) => readFileSync(path, 'utf8');
+const readConfigFile: ReadFile = (path) => readBoundedFile(path, CONFIG_FILE_MAX_BYTES, 'configuration file');
+const readKeyFile: ReadFile = (path) => readBoundedFile(path, KEY_FILE_MAX_BYTES, 'key file');
+
+/** Most aliases a config may expand to: anchors share settings, an alias bomb is refused. */
+export const MAX_ALIAS_COUNT = 1000;
 
 type Path = readonly (string | number)[];
 
@@ -58,14 +62,15 @@ type Path = readonly (string | number)[];
  *
  * `loadConfig('/etc/monapi/monapi-exporter.yaml', process.env)`
  */
-export function loadConfig(path: string, env: NodeJS.ProcessEnv, readFile: ReadFile = defaultReadFile): Config {
+export function loadConfig(path: string, env: NodeJS.ProcessEnv, readFile?: ReadFile): Config {
   let text: string;
   try {
-    text = readFile(path);
+    text = (readFile ?? readConfigFile)(path);
   } catch (error) {
-    throw new ConfigError(path, [{ path: '(file)', message: `cannot read ${path}: ${describeFsError(error)}` }]);
+    const message = error instanceof InputFileError ? error.reason : `cannot read ${path}: ${describeFsError(error)}`;
+    throw new ConfigError(path, [{ path: '(file)', message }]);
   }
-  return parseConfig(text, { env, readFile, baseDir: dirname(resolvePath(path)), source: path });
+  return parseConfig(text, { env, readFile: readFile ?? readKeyFile, baseDir: dirname(resolvePath(path)), source: path });
 }
 
 /** Validates config text; see `loadConfig`. Throws `ConfigError`. */
@@ -86,7 +91,19 @@ export function parseConfig(yamlText: string, options: ParseConfigOptions = {}):
 
   const locator = new Locator(doc, lineCounter);
   keepMajorLinesAsWritten(doc);
-  const data: unknown = doc.toJS({ maxAliasCount: 1000 });
+  let data: unknown;
+  try {
+    data = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+  } catch (error) {
+    // yaml's own words ("Excessive alias count indicates a resource exhaustion attack") name no limit.
+    if (error instanceof ReferenceError && /alias/i.test(error.message)) {
+      throw new ConfigError(source, [
+        { path: '(yaml)', message: `aliases expand to more than ${MAX_ALIAS_COUNT} nodes (a guard against alias bombs); share settings with fewer aliases` },
+      ]);
+    }
+    // Other failures of the conversion, e.g. "Merge sources must be maps or map aliases" for `<<: [""]`.
+    throw new ConfigError(source, [{ path: '(yaml)', message: error instanceof Error ? error.message : String(error) }]);
+  }
   if (data === null || data === undefined) {
     throw new ConfigError(source, [{ path: '(root)', message: 'the configuration is empty; it needs at least an accounts list' }]);
   }
@@ -109,7 +126,7 @@ export function parseConfig(yamlText: string, options: ParseConfigOptions = {}):
     throw new ConfigError(source, sortByLine(issues));
   }
 
-  const checker = new Checker(locator, options.env ?? process.env, options.readFile ?? defaultReadFile, options.baseDir ?? process.cwd());
+  const checker = new Checker(locator, options.env ?? process.env, options.readFile ?? readKeyFile, options.baseDir ?? process.cwd());
   const config = checker.build(parsed.data);
   if (checker.issues.length > 0 || config === undefined) throw new ConfigError(source, sortByLine(checker.issues));
   return config;
@@ -181,20 +198,6 @@ function isNode(value: unknown): value is Node {
   return typeof value === 'object' && value !== null && 'range' in value;
 }
 
-function describeFsError(error: unknown): string {
-  const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : undefined;
-  switch (code) {
-    case 'ENOENT':
-      return 'file not found';
-    case 'EACCES':
-    case 'EPERM':
-      return 'permission denied';
-    case 'EISDIR':
-      return 'it is a directory, not a file';
-    default:
-      return code ?? (error instanceof Error ? error.message : 'unreadable');
-  }
-}
 
 const METRIC_NAME = /^[a-z0-9_-]+(\.[a-z0-9_-]+)*$/;
 const KNOWN_METRIC_NAMES = METRIC_CATALOGUE.map((entry) => entry.name);
@@ -487,7 +490,8 @@ class Checker {
       try {
         value = this.readFile(resolved);
       } catch (error) {
-        this.report([...at, fileKey], `cannot read the key of ${owner} from ${resolved}: ${describeFsError(error)}`);
+        const why = error instanceof InputFileError ? error.reason : describeFsError(error);
+        this.report([...at, fileKey], `cannot read the key of ${owner} from ${resolved}: ${why}`);
         return undefined;
       }
       return this.checkedKey([...at, fileKey], value, `file ${resolved}`, owner, { kind: 'file', path: resolved });
