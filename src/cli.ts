@@ -1,13 +1,26 @@
 #!/usr/bin/env node
 import { ConfigError, FlagError, loadConfig, parseFlags, summarizeConfig } from './config/index.js';
 import { createLogger } from './lib/logger.js';
-import { startExporter } from './exporter.js';
+import { startExporter, type RunningExporter } from './exporter.js';
+import { startHttpServer } from './server/listen.js';
+import { withLifecycle } from './server/lifecycle.js';
+
+/** SIGTERM/SIGINT: the whole shutdown, in-flight scrapes included, stays within this. */
+const SHUTDOWN_LIMIT_MS = 5_000;
 
 /**
  * The exporter's command line: flags and environment, then the config file, then run
- * until SIGTERM or SIGINT. Exit codes: 0 clean, 1 invalid configuration, 2 bad flags.
+ * until SIGTERM or SIGINT; SIGHUP re-reads the configuration. Exit codes: 0 clean, 1 invalid
+ * configuration, 2 bad flags.
  */
 async function main(argv: readonly string[]): Promise<number> {
+  // Node's default for SIGHUP is to exit: a reload signal must never kill the exporter, even while it starts.
+  const running: { exporter?: RunningExporter; hupBeforeStart?: boolean } = {};
+  process.on('SIGHUP', () => {
+    if (running.exporter) running.exporter.reload();
+    else running.hupBeforeStart = true;
+  });
+
   let flags;
   try {
     flags = parseFlags(argv, process.env);
@@ -43,13 +56,20 @@ async function main(argv: readonly string[]): Promise<number> {
   }
 
   const log = createLogger({ level: flags.logLevel, format: flags.logFormat });
+  const configFile = flags.configFile;
+  const enableLifecycle = flags.webEnableLifecycle;
   const exporter = await startExporter({
     config,
     listenAddress: flags.webListenAddress,
     telemetryPath: flags.webTelemetryPath,
     log,
     shard: flags.shard,
+    stateFile: flags.stateFile,
+    reloadConfig: () => loadConfig(configFile, process.env),
+    serve: (app, address, lifecycle) => startHttpServer(withLifecycle(app, lifecycle, enableLifecycle), address),
   });
+  running.exporter = exporter;
+  if (running.hupBeforeStart) exporter.reload();
   await new Promise<void>((resolve) => {
     const shutdown = (signal: string) => {
       log.info({ signal }, 'shutting down');
@@ -59,7 +79,7 @@ async function main(argv: readonly string[]): Promise<number> {
     process.once('SIGINT', () => shutdown('SIGINT'));
   });
   // Anything still holding the event loop after a clean stop must not keep the process alive.
-  setTimeout(() => process.exit(0), 5_000).unref();
+  setTimeout(() => process.exit(0), SHUTDOWN_LIMIT_MS).unref();
   await exporter.stop();
   return 0;
 }

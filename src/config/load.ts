@@ -10,7 +10,7 @@ import { METRIC_CATALOGUE, catalogueEntry } from '../upstream/monitoring/metric-
 import { analyseCron, CRON_TIMEZONE } from './cron.js';
 import { formatDuration } from './duration.js';
 import { closestKey, ConfigError, formatPath, type ConfigIssue } from './errors.js';
-import { CONFIG_FILE_MAX_BYTES, describeFsError, InputFileError, KEY_FILE_MAX_BYTES, readBoundedFile } from './input.js';
+import { CONFIG_FILE_MAX_BYTES, describeFsError, InputFileError, KEY_FILE_MAX_BYTES, PEM_FILE_MAX_BYTES, readBoundedFile } from './input.js';
 import { overrideProblems, selectMetrics, tagLabel, type MetricOverride } from './patterns.js';
 import {
   describeValue,
@@ -31,6 +31,7 @@ import {
   METRIC_PREFIX,
   type AccountConfig,
   type Config,
+  type HttpConfig,
   type ReleasesConfig,
   type SecretSource,
 } from './types.js';
@@ -50,6 +51,7 @@ export interface ParseConfigOptions {
 
 const readConfigFile: ReadFile = (path) => readBoundedFile(path, CONFIG_FILE_MAX_BYTES, 'configuration file');
 const readKeyFile: ReadFile = (path) => readBoundedFile(path, KEY_FILE_MAX_BYTES, 'key file');
+const readPemFile: ReadFile = (path) => readBoundedFile(path, PEM_FILE_MAX_BYTES, 'CA file');
 
 /** Most aliases a config may expand to: anchors share settings, an alias bomb is refused. */
 export const MAX_ALIAS_COUNT = 1000;
@@ -126,7 +128,7 @@ export function parseConfig(yamlText: string, options: ParseConfigOptions = {}):
     throw new ConfigError(source, sortByLine(issues));
   }
 
-  const checker = new Checker(locator, options.env ?? process.env, options.readFile ?? readKeyFile, options.baseDir ?? process.cwd());
+  const checker = new Checker(locator, options.env ?? process.env, options.readFile ?? readKeyFile, options.readFile ?? readPemFile, options.baseDir ?? process.cwd());
   const config = checker.build(parsed.data);
   if (checker.issues.length > 0 || config === undefined) throw new ConfigError(source, sortByLine(checker.issues));
   return config;
@@ -210,8 +212,38 @@ class Checker {
     private readonly locator: Locator,
     private readonly env: NodeJS.ProcessEnv,
     private readonly readFile: ReadFile,
+    private readonly readPem: ReadFile,
     private readonly baseDir: string,
   ) {}
+
+  /** The http section: timeouts checked against each other, the CA file read and checked. */
+  private http(raw: RawAccount['http'], at: Path): HttpConfig {
+    if (raw.deadline < raw.timeout) {
+      this.report([...at, 'deadline'], `must be at least timeout (${formatDuration(raw.timeout)}): the deadline bounds the whole request, headers and body (got ${formatDuration(raw.deadline)})`);
+    }
+    let ca: string | undefined;
+    let caFile: string | undefined;
+    if (raw.ca_file !== undefined) {
+      caFile = resolvePath(this.baseDir, raw.ca_file);
+      try {
+        ca = this.readPem(caFile);
+        if (!ca.includes('-----BEGIN CERTIFICATE-----')) {
+          this.report([...at, 'ca_file'], `${caFile} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
+        }
+      } catch (error) {
+        const why = error instanceof InputFileError ? error.reason : describeFsError(error);
+        this.report([...at, 'ca_file'], `cannot read the CA file ${caFile}: ${why}`);
+      }
+    }
+    return {
+      timeoutMs: raw.timeout,
+      deadlineMs: raw.deadline,
+      maxResponseBytes: raw.max_response_bytes,
+      caFile,
+      ca,
+      insecureSkipVerify: raw.insecure_skip_verify,
+    };
+  }
 
   private report(path: Path, message: string, atKey = false): void {
     this.issues.push({ path: formatPath(path), message, ...this.locator.at(path, atKey) });
@@ -319,6 +351,7 @@ class Checker {
     needs('website_summary', 'websites', 'the website list says which websites to fetch summaries for');
     needs('host_details', 'hosts', 'the host list says which hosts lack details');
 
+    const http = this.http(raw.http, at('http'));
     if (key === undefined) return undefined;
     const cadence = raw.cadence;
     return {
@@ -330,6 +363,13 @@ class Checker {
       rateLimit: { requestsPerMinute: raw.rate_limit.requests_per_minute, burst: raw.rate_limit.burst },
       headroom: raw.headroom,
       concurrency: raw.concurrency,
+      http,
+      limits: {
+        series: raw.limits.series,
+        metricNameLength: raw.limits.metric_name_length,
+        labelNameLength: raw.limits.label_name_length,
+        labelValueLength: raw.limits.label_value_length,
+      },
       hosts: {
         includeTags: raw.hosts.include_tags,
         excludeTags: raw.hosts.exclude_tags,
@@ -431,6 +471,7 @@ class Checker {
     }
 
     const common = {
+      http: this.http(raw.http, at('http')),
       schedule,
       scheduleTimezone: CRON_TIMEZONE,
       shortestScheduleGapMs: gap,

@@ -114,6 +114,30 @@ export class AccountRuntime implements SchedulingView {
     this.scheduler.start();
   }
 
+  /** The persistent state of every source that keeps some, by source name (see --state.file). */
+  saveState(): Record<string, unknown> {
+    const state: Record<string, unknown> = {};
+    for (const source of this.sources) if (source.persist) state[source.name] = source.persist.save();
+    return state;
+  }
+
+  /**
+   * Takes back what `saveState` returned, before `start`. A source whose part cannot be read
+   * starts afresh; the problems are returned, one line per source.
+   */
+  restoreState(state: Readonly<Record<string, unknown>>): string[] {
+    const problems: string[] = [];
+    for (const source of this.sources) {
+      if (!source.persist || !(source.name in state)) continue;
+      try {
+        source.persist.restore(state[source.name]);
+      } catch (error) {
+        problems.push(`${source.name}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+      }
+    }
+    return problems;
+  }
+
   /**
    * Starts no more jobs and aborts the running ones (their outcomes are not recorded).
    * Resolves once they have ended; close the budget meanwhile so none waits for a token.

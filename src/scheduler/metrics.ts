@@ -25,6 +25,8 @@ export interface SchedulerMetrics {
   track(view: SchedulingView): void;
   /** Exposes the sources' health of a view that has no scheduling figures. */
   trackHealth(view: SourceHealthView): void;
+  /** Stops exposing a view (an account or the release lookups removed by a reload). */
+  untrack(view: SourceHealthView): void;
 }
 
 /**
@@ -162,6 +164,12 @@ export function createSchedulerMetrics(registry: Registry, clock: { now(): numbe
     },
     trackHealth(view) {
       healthViews.push(view);
+    },
+    untrack(view) {
+      for (const list of [views, healthViews] as SourceHealthView[][]) {
+        const index = list.indexOf(view);
+        if (index >= 0) list.splice(index, 1);
+      }
     },
   };
 }
