@@ -4,7 +4,6 @@ import type { ChecksState, HistogramState } from '../sources/checks/map.js';
 import type { AlertsState, SeenIds } from '../sources/alerts/map.js';
 import type { DeltaState } from '../sources/series/deltas.js';
 import type { SeriesHostState } from '../sources/series/map.js';
-import type { WebsiteCheck } from '../upstream/monitoring/resources/checks.js';
 
 /**
  * The per-source state worth keeping across a restart, to and from plain JSON: delta
