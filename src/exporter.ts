@@ -61,7 +61,7 @@ export interface RunningExporter {
   readonly registry: Registry;
   readonly accounts: readonly AccountRuntime[];
   ready(): boolean;
-  /** No upstream request in flight or waiting to be retried (tests drive a fake clock by it). */
+  /** No upstream request in flight or waiting to be retried, no state save being written (tests drive a fake clock by it). */
   quiet(): boolean;
   status(): Record<string, unknown>;
   /** Re-reads the configuration (`reloadConfig`) and applies what changed. Never throws. */
@@ -447,6 +447,7 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
     },
     ready,
     quiet: () =>
+      !(keeper?.busy() ?? false) &&
       [...[...units.values()].map((u) => u.budget), ...(releases ? [releases.budget] : [])].every((b) => {
         const s = b.snapshot();
         return s.inFlight === 0 && s.waitingToRetry === 0;

@@ -86,6 +86,11 @@ export class StateKeeper {
     this.schedule();
   }
 
+  /** A save is being written now. */
+  busy(): boolean {
+    return this.saving !== undefined;
+  }
+
   /** Saves now (waiting for a save under way first) and releases what it covers. */
   async saveNow(): Promise<void> {
     while (this.saving) await this.saving;
