@@ -98,6 +98,33 @@ export function createReloadMetrics(registry: Registry): { successful: Gauge; ti
   };
 }
 
+/**
+ * Removes every self-metric series of an account a reload removed, so it leaves /metrics
+ * whole (its data series are retracted from the store separately).
+ */
+export async function forgetAccountSeries(registry: Registry, account: string): Promise<void> {
+  for (const metric of registry.getMetricsAsArray()) {
+    // prom-client types the array as plain objects; every entry is a metric with get() and, when labelled, remove().
+    const withLabels = metric as unknown as {
+      labelNames?: readonly string[];
+      remove?: (labels: Record<string, string>) => void;
+      get(): Promise<{ values: { labels: Record<string, string | number> }[] }>;
+    };
+    if (!withLabels.labelNames?.includes('account') || typeof withLabels.remove !== 'function') continue;
+    const seen = new Set<string>();
+    for (const value of (await withLabels.get()).values) {
+      const labels = value.labels;
+      if (labels.account !== account) continue;
+      // Histogram buckets, sums and counts share one label set apart from le.
+      const own = Object.fromEntries(Object.entries(labels).filter(([name]) => withLabels.labelNames?.includes(name)).map(([k, v]) => [k, String(v)]));
+      const key = JSON.stringify(own);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      withLabels.remove(own);
+    }
+  }
+}
+
 /** The objects of one polled account; replaced whole when its configuration changes. */
 interface AccountUnit {
   readonly config: AccountConfig;
@@ -279,6 +306,8 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
     await stopped;
     unit.sink.retractAll();
     await unit.transport.close();
+    // A replaced account gets the same names again at once; only a removed one is forgotten.
+    if (!units.has(unit.config.name)) await forgetAccountSeries(registry, unit.config.name);
   }
 
   async function retireReleases(unit: ReleasesUnit): Promise<void> {

@@ -70,6 +70,7 @@ export class LimitedAccountSink implements MetricSink {
         drop(problem.reason, 1, { family: family.spec.name, ...problem.detail });
         return false;
       });
+      if (samples.length === 0 && family.samples.length > 0) continue;
       if (used + samples.length > budget) {
         drop('series_limit', samples.length, { family: family.spec.name, group, limit: this.limits.series });
         continue;

@@ -1,4 +1,4 @@
-import { closeSync, fsyncSync, openSync, renameSync } from 'node:fs';
+import { closeSync, fsyncSync, lstatSync, openSync, renameSync } from 'node:fs';
 import { open, rename, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
@@ -70,7 +70,13 @@ export function loadStateFile(path: string, nowMs: number): StateLoad {
   return { kind: 'loaded', snapshot: { savedAtMs: parsed.data.savedAtMs, accounts: parsed.data.accounts } };
 }
 
+/** Renames a bad state file aside; anything but a regular file (a device, a pipe, a link) is left where it is. */
 function setAside(path: string, nowMs: number, reason: string): StateLoad {
+  try {
+    if (!lstatSync(path).isFile()) return { kind: 'set_aside', reason, movedTo: undefined };
+  } catch {
+    return { kind: 'set_aside', reason, movedTo: undefined };
+  }
   const movedTo = `${path}.unreadable-${new Date(nowMs).toISOString().replace(/[:.]/g, '-')}`;
   try {
     renameSync(path, movedTo);
