@@ -47,8 +47,8 @@ describe('LimitedAccountSink', () => {
     ['label_value_length', { labelValueLength: 1 }, [{ ...gauge('monapi_a', 12) }], ['monapi_a:10'], 2],
   ] as const)('drops samples over the %s, counted, logged once', (reason, limits, families, kept, n) => {
     const { sink, dropped, first, names } = sinkWith(limits);
-    sink.publish('g', families as unknown as FamilySamples[]);
-    sink.publish('g', families as unknown as FamilySamples[]);
+    sink.publish('g', families);
+    sink.publish('g', families);
     expect(names('g')).toEqual(kept);
     expect(dropped).toEqual([[reason, n], [reason, n]]);
     expect(first).toEqual([reason]);

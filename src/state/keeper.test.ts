@@ -34,7 +34,7 @@ describe('StateKeeper', () => {
     expect(sink.groups('x/')).toEqual(['x/a']);
     await keeper.saveNow();
     expect(store.lines('x/a')).toEqual(['monapi_x_total{account="a"} 5']);
-    expect(JSON.parse(readFileSync(path, 'utf8')).accounts.a.sources.x).toBe(5);
+    expect((JSON.parse(readFileSync(path, 'utf8')) as { accounts: { a: { sources: { x: number } } } }).accounts.a.sources.x).toBe(5);
     // A retraction waits too, and replaces the publication before it.
     sink.publish('x/a', family(6));
     sink.retract('x/a');

@@ -77,7 +77,7 @@ describe('reload', () => {
     expect(proAttempts()).toBeGreaterThan(attemptsBefore);
 
     // Removing an account takes its series off /metrics.
-    writeFileSync(file, yaml(r.sim.monitoringBaseUrl, '2m').replace(/  - name: business[\s\S]*$/, ''));
+    writeFileSync(file, yaml(r.sim.monitoringBaseUrl, '2m').replace(/ {2}- name: business[\s\S]*$/, ''));
     expect(exporter.reload()).toEqual({ ok: true, changed: ['business'] });
     await exporter.saveState();
     await r.advance(10_000);
