@@ -135,6 +135,11 @@ export function demoConfigYaml(sim: RunningSimulator, opts: Pick<DemoOptions, 'r
     headroom: 0.02
     tag_labels: [env, role]
 `;
+  // The simulated hosts run the newest patch of their series (or newer), so only the major line
+  // shows outdated components (nginx 1.26 beside 1.27, php 8.2 and 8.3 beside 8.4).
+  const outdated = `  outdated:
+    line: major
+`;
   const releases =
     opts.releasesMode === 'marketplace'
       ? `releases:
@@ -151,7 +156,7 @@ export function demoConfigYaml(sim: RunningSimulator, opts: Pick<DemoOptions, 'r
     - id: torvalds/linux
       major: 4
     - id: nginxinc/nginx-amplify-agent
-`
+${outdated}`
       : `releases:
   mode: free
   free_base_url: ${sim.releasesBaseUrl}
@@ -159,7 +164,7 @@ export function demoConfigYaml(sim: RunningSimulator, opts: Pick<DemoOptions, 'r
     - id: nginx/nginx
     - id: torvalds/linux
     - id: nginxinc/nginx-amplify-agent
-`;
+${outdated}`;
   return `# Written by npm run demo.
 accounts:
 ${account('pro', 'DEMO_PRO_KEY')}${account('business', 'DEMO_BUSINESS_KEY')}${releases}`;

@@ -10,6 +10,7 @@ import { RELEASES_ACCOUNT, ReleaseRuntime } from './scheduler/release-runtime.js
 import { createServer, startHttpServer, type RunningServer } from './server/app.js';
 import { describeShard, registerShardMetrics, selectForShard, SINGLE_SHARD, type ShardAssignment } from './sharding/index.js';
 import { MONITORING_SOURCES } from './sources/index.js';
+import { OutdatedTracker } from './sources/outdated/tracker.js';
 import { UndiciTransport } from './upstream/http/transport.js';
 import { createUpstreamMetrics } from './upstream/metrics.js';
 import { MonitoringClient } from './upstream/monitoring/client.js';
@@ -26,8 +27,10 @@ export interface ExporterOptions {
   /** Process metrics (CPU, memory, event loop lag) of the exporter itself. Default on. */
   processMetrics?: boolean;
   /**
-   * Poll only the accounts whose names jump-hash to this shard; release lookups run on shard 0
-   * only, so no key is ever used by two shards. Default: one shard, every account.
+   * Poll only the accounts whose names jump-hash to this shard. The configured release
+   * projects are looked up on shard 0 only; every shard looks up the version lines of its own
+   * components, with 1/N of the release budget, so N shards together ask no faster than one
+   * process would. Default: one shard, every account.
    */
   shard?: ShardAssignment;
 }
@@ -91,6 +94,10 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
   const budgets: RequestBudget[] = [];
   const upstreamLogger = log.child({ component: 'upstream' });
 
+  const outdatedConfig = config.releases?.outdated;
+  const outdated =
+    outdatedConfig && polledAccounts.length > 0 ? new OutdatedTracker({ rules: new Map(Object.entries(outdatedConfig.software)), sink: store }) : undefined;
+
   const accounts = polledAccounts.map((account) => {
     const budget = createRequestBudget({
       name: account.name,
@@ -124,18 +131,21 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
       log: log.child({ account: account.name }),
       sources: MONITORING_SOURCES,
       metrics: schedulerMetrics,
+      ...(outdated ? { versions: outdated.forAccount(account.name) } : {}),
     });
   });
 
   let releases: ReleaseRuntime | undefined;
-  if (config.releases && pollsReleases) {
+  const releaseProjects = pollsReleases ? (config.releases?.projects ?? []) : [];
+  if (config.releases && (releaseProjects.length > 0 || outdated)) {
     const r = config.releases;
+    const share = (whole: number) => Math.max(1, Math.floor(whole / shard.total));
     const budget = createRequestBudget({
       // Parentheses cannot appear in an account name, so this budget's label never clashes with one.
       name: RELEASES_ACCOUNT,
-      // The free endpoint's limits are not published; the marketplace's depend on the plan.
-      ratePerMinute: r.mode === 'free' ? 30 : 60,
-      burst: 5,
+      // The free endpoint's limits are not published; the marketplace's depend on the plan. Shards split them.
+      ratePerMinute: share(r.mode === 'free' ? 30 : 60),
+      burst: share(5),
       headroom: 0,
       concurrency: 2,
       clock,
@@ -160,7 +170,17 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
             account: RELEASES_ACCOUNT,
           },
     );
-    releases = new ReleaseRuntime({ config: r, client, sink: store, clock, log: log.child({ component: 'releases' }), registry, health: schedulerMetrics });
+    releases = new ReleaseRuntime({
+      config: r,
+      client,
+      sink: store,
+      clock,
+      log: log.child({ component: 'releases' }),
+      registry,
+      health: schedulerMetrics,
+      projects: releaseProjects,
+      ...(outdated ? { outdated } : {}),
+    });
   }
 
   const ready = () => accounts.every((a) => a.ready()) && (releases?.ready() ?? true);

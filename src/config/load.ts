@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve as resolvePath } from 'node:path';
 import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
+import { resolveSoftwareRules } from '../sources/outdated/software.js';
 import { globToRegExp } from '../sources/shared/glob.js';
 import { METRIC_CATALOGUE, catalogueEntry } from '../upstream/monitoring/metric-catalogue.js';
 import { analyseCron, CRON_TIMEZONE } from './cron.js';
@@ -31,6 +32,7 @@ import {
   METRIC_PREFIX,
   type AccountConfig,
   type Config,
+  type OutdatedConfig,
   type ReleasesConfig,
   type SecretSource,
 } from './types.js';
@@ -410,6 +412,11 @@ class Checker {
       return { id: project.id, major: project.major };
     });
 
+    const outdated = this.outdated(raw);
+    if (projects.length === 0 && outdated === undefined) {
+      this.report(at(), 'has nothing to look up: list projects, or leave outdated.enabled on so that installed components are checked');
+    }
+
     const schedule = raw.schedule;
     const analysis = analyseCron(schedule);
     const gap = analysis.ok ? analysis.shortestGapMs : undefined;
@@ -433,6 +440,7 @@ class Checker {
       shortestScheduleGapMs: gap,
       allowPollingFasterThanCache: raw.allow_polling_faster_than_cache,
       projects,
+      outdated,
     } as const;
 
     if (raw.mode === 'free') {
@@ -459,6 +467,24 @@ class Checker {
       headerNames: { key: raw.header_names.key, host: raw.header_names.host },
       ...common,
     };
+  }
+
+  /** The outdated check's table: the defaults with the configured entries laid over them. */
+  private outdated(raw: RawReleases): OutdatedConfig | undefined {
+    const section = raw.outdated;
+    if (!section.enabled) return undefined;
+    const rules = resolveSoftwareRules(
+      Object.fromEntries(Object.entries(section.projects).map(([software, entry]) => [software, entry.project === false ? false : { project: entry.project, line: entry.line }])),
+      section.line,
+    );
+    if (raw.mode === 'free') {
+      for (const [software, entry] of Object.entries(section.projects)) {
+        if (entry.project !== false && !OWNER_REPO.test(entry.project)) {
+          this.report(['releases', 'outdated', 'projects', software], `the free endpoint looks projects up as <owner>/<repository>; ${JSON.stringify(entry.project)} needs mode: marketplace`);
+        }
+      }
+    }
+    return { line: section.line, software: Object.fromEntries(rules) };
   }
 
   /** Reads a key from exactly one of an environment variable and a file. Never puts the value in a message. */

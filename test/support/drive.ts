@@ -2,6 +2,7 @@ import pino, { type Logger } from 'pino';
 import { parseConfig } from '../../src/config/index.js';
 import { startExporter, type RunningExporter } from '../../src/exporter.js';
 import { FakeClock } from '../../src/lib/clock.js';
+import type { ShardAssignment } from '../../src/sharding/index.js';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../src/simulator/index.js';
 
 /**
@@ -29,6 +30,8 @@ export async function drive(options: {
   env: (sim: RunningSimulator) => Record<string, string>;
   /** The exporter's logger; silent by default. */
   log?: Logger;
+  /** This process's shard; one shard by default. */
+  shard?: ShardAssignment;
 }): Promise<Driven> {
   const clock = new FakeClock(options.start ?? Date.UTC(2026, 10, 22, 12, 0, 0));
   const simulator = await startSimulator({ clock, monitoringPort: 0, releasesPort: 0, marketplacePort: 0, random: () => 0.5, ...options.simulator });
@@ -44,6 +47,7 @@ export async function drive(options: {
     telemetryPath: '/metrics',
     log: options.log ?? pino({ level: 'silent' }),
     processMetrics: false,
+    ...(options.shard ? { shard: options.shard } : {}),
   });
 
   async function settle(): Promise<void> {
