@@ -135,11 +135,6 @@ export function demoConfigYaml(sim: RunningSimulator, opts: Pick<DemoOptions, 'r
     headroom: 0.02
     tag_labels: [env, role]
 `;
-  // The simulated hosts run the newest patch of their series (or newer), so only the major line
-  // shows outdated components (nginx 1.26 beside 1.27, php 8.2 and 8.3 beside 8.4).
-  const outdated = `  outdated:
-    line: major
-`;
   const releases =
     opts.releasesMode === 'marketplace'
       ? `releases:
@@ -156,7 +151,7 @@ export function demoConfigYaml(sim: RunningSimulator, opts: Pick<DemoOptions, 'r
     - id: torvalds/linux
       major: 4
     - id: nginxinc/nginx-amplify-agent
-${outdated}`
+`
       : `releases:
   mode: free
   free_base_url: ${sim.releasesBaseUrl}
@@ -164,7 +159,7 @@ ${outdated}`
     - id: nginx/nginx
     - id: torvalds/linux
     - id: nginxinc/nginx-amplify-agent
-${outdated}`;
+`;
   return `# Written by npm run demo.
 accounts:
 ${account('pro', 'DEMO_PRO_KEY')}${account('business', 'DEMO_BUSINESS_KEY')}${releases}`;
