@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FakeClock } from '../../src/lib/clock.js';
 import type { SimAccount } from '../../src/simulator/monitoring/world-types.js';
-import { drive, type Driven } from '../support/drive.js';
+import type { Driven } from '../support/drive.js';
 import { lineValue, sampleValue, samplesOf } from '../support/exposition-text.js';
+import { deltaCountersOf, exportedAlertEvents, runTruthScenario, TRUTH_RUN, type Snapshot, type TruthRun } from '../support/truth-run.js';
 import { expectedAlertEvents, expectedChecks, expectedDeltaCounter, MINUTE_MS } from '../support/truth.js';
-import { recordUpstreamRequests, type UpstreamLog } from '../support/upstream-log.js';
+import type { UpstreamLog } from '../support/upstream-log.js';
 
 /**
  * Issue 9: the whole exporter against the simulator in late-data mode for 3 simulated hours
@@ -23,95 +23,27 @@ import { recordUpstreamRequests, type UpstreamLog } from '../support/upstream-lo
  * fall short of the truth by the late minutes.
  */
 
-const START = Date.UTC(2026, 10, 22, 12, 0, 0);
-const HOUR_MS = 60 * MINUTE_MS;
-const RUN_MS = 3 * HOUR_MS;
-const SNAPSHOT_MS = 10 * MINUTE_MS;
-const INGEST_DELAY_MS = 3 * MINUTE_MS;
-const LATE_DATA = { lateShare: 0.3, maxLatenessMinutes: 120, neverShare: 0.02 };
+const { startMs: START, runMs: RUN_MS, ingestDelayMs: INGEST_DELAY_MS } = TRUTH_RUN;
 
-const config = `accounts:
-  - name: exact
-    base_url: \${monitoring}
-    api_key_env: PRO_KEY
-    rate_limit: {requests_per_minute: 300, burst: 50}
-    ingest_delay: 3m
-    late_data_horizon: 2h30m
-  - name: impatient
-    base_url: \${monitoring}
-    api_key_env: BUSINESS_KEY
-    rate_limit: {requests_per_minute: 300, burst: 50}
-    ingest_delay: 3m
-    late_data_horizon: 0s
-    metrics:
-      include: [nginx.http.request.*, mysql.global.questions, "system.net.bytes_sent|*", "system.io.iops_r|*"]
-`;
-
-/** A delta metric of one host and the series it is exported as. */
-interface Counter {
-  readonly account: string;
-  readonly key: string;
-  readonly hostUuid: string;
-  readonly metric: string;
-  readonly series: string;
-}
-
-/** Delta metrics of every kind the agent reports: plain, a timer's `.count`, per device. */
-function countersOf(accountName: string, account: SimAccount, nowMs: number): Counter[] {
-  const counters: Counter[] = [];
-  for (const host of account.hosts(nowMs).filter((h) => h.allowed)) {
-    const names = Object.values(account.metricCatalogue(host.uuid) ?? {}).flat();
-    const labels = `account="${accountName}",host_uuid="${host.uuid}"`;
-    const add = (metric: string | undefined, family: string, extra = '') => {
-      if (metric !== undefined && names.includes(metric)) counters.push({ account: accountName, key: account.key, hostUuid: host.uuid, metric, series: `${family}{${labels}${extra}}` });
-    };
-    add('nginx.http.request.count', 'monapi_nginx_http_requests_total');
-    add('nginx.http.request.time.count', 'monapi_nginx_http_request_duration_seconds_count');
-    add('mysql.global.questions', 'monapi_mysql_global_status_questions_total');
-    const nic = names.find((n) => n.startsWith('system.net.bytes_sent|'));
-    add(nic, 'monapi_system_network_transmit_bytes_total', `,interface="${nic?.split('|')[1]}"`);
-    const disk = names.find((n) => n.startsWith('system.io.iops_r|'));
-    add(disk, 'monapi_system_disk_reads_completed_total', `,device="${disk?.split('|')[1]}"`);
-  }
-  return counters;
-}
-
-interface Snapshot {
-  readonly atMs: number;
-  readonly body: string;
-}
-
+let run: TruthRun;
 let driven: Driven;
 let log: UpstreamLog;
-const snapshots: Snapshot[] = [];
+let snapshots: readonly Snapshot[];
 let pro: SimAccount;
 let business: SimAccount;
 
 beforeAll(async () => {
-  const clock = new FakeClock(START);
-  log = recordUpstreamRequests(clock);
-  driven = await drive({
-    clock,
-    simulator: { hosts: 4, websites: 5, seed: 'truth-9', lateData: LATE_DATA, rateLimitPerMinute: 600, burst: 100 },
-    config,
-    env: (sim) => ({ PRO_KEY: sim.keys.pro, BUSINESS_KEY: sim.keys.business }),
-  });
-  pro = driven.simulator.world.accountByKey(driven.simulator.keys.pro)!;
-  business = driven.simulator.world.accountByKey(driven.simulator.keys.business)!;
-  for (let t = SNAPSHOT_MS; t <= RUN_MS; t += SNAPSHOT_MS) {
-    await driven.advance(SNAPSHOT_MS);
-    snapshots.push({ atMs: driven.clock.now(), body: await driven.scrape() });
-  }
+  run = await runTruthScenario();
+  ({ driven, log, snapshots, exact: pro, impatient: business } = run);
 }, 300_000);
 
 afterAll(async () => {
-  log?.stop();
-  await driven?.stop();
+  await run?.stop();
 });
 
 describe('3 simulated hours with late data: the counters against the simulator', () => {
   it('ran with late fills and permanent gaps, and polled every counter from the start', () => {
-    const counters = countersOf('exact', pro, START);
+    const counters = deltaCountersOf('exact', pro, START);
     expect(new Set(counters.map((c) => c.hostUuid)).size).toBeGreaterThanOrEqual(3);
     expect(new Set(counters.map((c) => c.series.slice(0, c.series.indexOf('{'))))).toEqual(
       new Set([
@@ -138,7 +70,7 @@ describe('3 simulated hours with late data: the counters against the simulator',
   });
 
   it("equals the simulator's truth exactly, at every moment, for every host and delta metric", () => {
-    const counters = countersOf('exact', pro, START);
+    const counters = deltaCountersOf('exact', pro, START);
     const mismatches: string[] = [];
     let lateMinutesSeenPending = 0;
     for (const { atMs, body } of snapshots) {
@@ -160,7 +92,7 @@ describe('3 simulated hours with late data: the counters against the simulator',
     // 2 h earlier than the last read: with at most 120 min + 100 s of lateness and a horizon of
     // 2h30m, every point of the window has arrived (or never will) and been read by 3 h.
     const [early, late] = [snapshots.find((s) => s.atMs === START + 50 * MINUTE_MS)!, snapshots.at(-1)!];
-    for (const c of countersOf('exact', pro, START)) {
+    for (const c of deltaCountersOf('exact', pro, START)) {
       const at1 = expectedDeltaCounter(driven.simulator, log, { ...c, ingestDelayMs: INGEST_DELAY_MS }, early.atMs)!;
       const at3 = expectedDeltaCounter(driven.simulator, log, { ...c, ingestDelayMs: INGEST_DELAY_MS }, late.atMs)!;
       const window = driven.simulator.truth({ key: c.key, hostUuid: c.hostUuid, metric: c.metric, fromMs: at1.fromMs, toMs: at1.toMs });
@@ -176,7 +108,7 @@ describe('3 simulated hours with late data: the counters against the simulator',
   });
 
   it('falls short of the truth when late points are given up at once (horizon 0s)', () => {
-    const counters = countersOf('impatient', business, START);
+    const counters = deltaCountersOf('impatient', business, START);
     expect(counters.length).toBeGreaterThanOrEqual(3);
     const last = snapshots.at(-1)!;
     for (const c of counters) {
@@ -225,12 +157,7 @@ describe('3 simulated hours with late data: the counters against the simulator',
     for (const [name, account] of [['exact', pro], ['impatient', business]] as const) {
       for (const { atMs, body } of snapshots) {
         const expected = expectedAlertEvents(account, log, atMs)!;
-        const exported = new Map<string, number>();
-        for (const line of samplesOf(body, 'monapi_alert_events_total').filter((l) => l.includes(`account="${name}"`))) {
-          const [, type, source] = /event_type="([^"]+)",source_id="([^"]+)"/.exec(line) ?? [];
-          const count = lineValue(line);
-          if (count > 0) exported.set(`${type} ${source}`, count);
-        }
+        const exported = exportedAlertEvents(body, name);
         expect({ at: new Date(atMs).toISOString(), events: Object.fromEntries(exported) }).toEqual({
           at: new Date(atMs).toISOString(),
           events: Object.fromEntries(expected),
