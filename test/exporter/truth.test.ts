@@ -121,7 +121,7 @@ describe('3 simulated hours with late data: the counters against the simulator',
     expect(givenUp.some((l) => lineValue(l) > 0)).toBe(true);
   });
 
-  it("counts exactly the checks the simulator made for each website, by result", () => {
+  it('counts exactly the checks the simulator made for each website, by result', () => {
     let checks = 0;
     let failures = 0;
     for (const [name, account] of [['exact', pro], ['impatient', business]] as const) {
