@@ -190,6 +190,11 @@ describe('parseConfig rejects bad configs with exact messages', () => {
       'accounts[0].metrics: include and exclude leave no metric selected; set sources.series: false to poll no series',
     ],
     [
+      'exclude removing every per-device name included',
+      `${ACCOUNT}    metrics:\n      include: ["system.io.iops_r|*"]\n      exclude: ["system.io.*"]\n`,
+      'accounts[0].metrics: include and exclude leave no metric selected; set sources.series: false to poll no series',
+    ],
+    [
       'tag label with a value part',
       `${ACCOUNT}    tag_labels: ["env:prod"]\n`,
       'accounts[0].tag_labels[0]: tag key "env:prod" contains ":"; give only the key part of "key:value" tags',
@@ -590,6 +595,13 @@ describe('parseConfig', () => {
       'system.cpu.nice': { kind: 'gauge', unit: 'percent', family: 'system_cpu_time', labels: { mode: 'nice' } },
       'app.queue': { kind: 'gauge', unit: 'none', deviceLabel: 'queue' },
     });
+  });
+
+  it('accepts an include list of per-device names only: their devices are known at run time', () => {
+    for (const include of ['"system.net.bytes_sent|*"', '"system.io.iops_r|sd?", "system.io.iops_w|sd?"', '"*|lo"']) {
+      const config = parse(`${ACCOUNT}    metrics:\n      include: [${include}]\n      exclude: ["system.io.*|sdb"]\n`);
+      expect(config.accounts[0]?.metrics.include).toEqual(JSON.parse(`[${include}]`));
+    }
   });
 
   it('turns tag keys into prefixed, sanitised label names', () => {

@@ -12,7 +12,7 @@ import { METRIC_CATALOGUE, catalogueEntry } from '../upstream/monitoring/metric-
 import { analyseCron, CRON_TIMEZONE } from './cron.js';
 import { formatDuration } from './duration.js';
 import { closestKey, ConfigError, formatPath, type ConfigIssue } from './errors.js';
-import { overrideProblems, selectMetrics, tagLabel, type MetricOverride } from './patterns.js';
+import { createNameFilter, overrideProblems, selectMetrics, tagLabel, type IncludeExclude, type MetricOverride } from './patterns.js';
 import {
   describeValue,
   isUnknownKeyParams,
@@ -289,7 +289,7 @@ class Checker {
       }
     });
     const metrics = { include: raw.metrics.include, exclude: raw.metrics.exclude };
-    if (includeProblems === 0 && raw.sources.series && selectMetrics({ metrics, metricOverrides: overrides }).length === 0) {
+    if (includeProblems === 0 && raw.sources.series && selectMetrics({ metrics, metricOverrides: overrides }).length === 0 && !maySelectPerDeviceNames(metrics, knownNames)) {
       this.report(at('metrics'), 'include and exclude leave no metric selected; set sources.series: false to poll no series');
     }
 
@@ -534,4 +534,20 @@ class Checker {
     }
     return { secret: new Secret(value), source };
   }
+}
+
+/**
+ * Whether a per-device include pattern (`name|device`) may select names the agent reports:
+ * devices are known only at run time, so an example device stands in for the pattern's
+ * device part, and the exclude patterns are applied to it.
+ */
+function maySelectPerDeviceNames(metrics: IncludeExclude, knownNames: readonly string[]): boolean {
+  const selected = createNameFilter(metrics);
+  return metrics.include.some((pattern) => {
+    const bar = pattern.indexOf('|');
+    if (bar < 0) return false;
+    const dotted = globToRegExp(pattern.slice(0, bar));
+    const device = pattern.slice(bar + 1).replace(/[*?]/g, 'x');
+    return knownNames.some((name) => dotted.test(name) && selected(`${name}|${device}`));
+  });
 }

@@ -24,6 +24,8 @@ const tick = () => new Promise((resolve) => setImmediate(resolve));
 
 export async function drive(options: {
   start?: number;
+  /** A clock of the caller's, e.g. to record what happens from the first request on; `start` is then ignored. */
+  clock?: FakeClock;
   simulator?: SimulatorOptions;
   /** YAML of the config; `${monitoring}`, `${marketplace}` and `${releases}` are replaced by the simulator's URLs. */
   config: string;
@@ -33,7 +35,7 @@ export async function drive(options: {
   /** This process's shard; one shard by default. */
   shard?: ShardAssignment;
 }): Promise<Driven> {
-  const clock = new FakeClock(options.start ?? Date.UTC(2026, 10, 22, 12, 0, 0));
+  const clock = options.clock ?? new FakeClock(options.start ?? Date.UTC(2026, 10, 22, 12, 0, 0));
   const simulator = await startSimulator({ clock, monitoringPort: 0, releasesPort: 0, marketplacePort: 0, random: () => 0.5, ...options.simulator });
   const yaml = options.config
     .replaceAll('${monitoring}', simulator.monitoringBaseUrl)
