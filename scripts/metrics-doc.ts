@@ -23,7 +23,7 @@ import { withSeriesFamilyTable } from '../src/sources/series/docs.js';
  */
 
 const DOCS = new URL('../docs/', import.meta.url);
-const SOURCES = ['layout', 'hosts', 'series', 'components', 'account', 'websites', 'checks', 'alerts', 'alert-rules', 'releases'];
+const SOURCES = ['layout', 'hosts', 'series', 'components', 'account', 'websites', 'checks', 'alerts', 'alert-rules', 'releases', 'outdated'];
 
 const INTRO = `# Metrics
 
@@ -36,7 +36,8 @@ Conventions (see \`docs/architecture.md\`):
   edge: milliseconds to seconds, kilobytes (KiB) to bytes, percent to ratio;
 - \`_total\` only on counters, \`_timestamp_seconds\` on Unix times, \`_info\` metrics have the
   value 1 and carry string facts as labels;
-- every data series carries \`account\` (the configured account name), except releases;
+- every data series carries \`account\` (the configured account name), except releases and
+  the latest versions of the outdated check;
   series about a host carry \`host_uuid\` and nothing else about the host (hostname, type,
   agent version and tags are on \`monapi_host_info\` and \`monapi_host_tags_info\`);
 - data is polled in the background within the request budget, never on a scrape: the

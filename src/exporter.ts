@@ -13,6 +13,7 @@ import { RELEASES_ACCOUNT, ReleaseRuntime } from './scheduler/release-runtime.js
 import { createServer, startHttpServer, type RunningServer } from './server/app.js';
 import { describeShard, registerShardMetrics, selectForShard, SINGLE_SHARD, type ShardAssignment } from './sharding/index.js';
 import { MONITORING_SOURCES } from './sources/index.js';
+import { OutdatedTracker } from './sources/outdated/tracker.js';
 import { StateKeeper } from './state/keeper.js';
 import { loadStateFile, type AccountState } from './state/state-file.js';
 import { DEFAULT_TRANSPORT_OPTIONS, proxySettingsFromEnv, UndiciTransport, type ProxySettings } from './upstream/http/transport.js';
@@ -31,8 +32,10 @@ export interface ExporterOptions {
   /** Process metrics (CPU, memory, event loop lag) of the exporter itself. Default on. */
   processMetrics?: boolean;
   /**
-   * Poll only the accounts whose names jump-hash to this shard; release lookups run on shard 0
-   * only, so no key is ever used by two shards. Default: one shard, every account.
+   * Poll only the accounts whose names jump-hash to this shard. The configured release
+   * projects are looked up on shard 0 only; every shard looks up the version lines of its own
+   * components, with 1/N of the release budget, so N shards together ask no faster than one
+   * process would. Default: one shard, every account.
    */
   shard?: ShardAssignment;
   /** Re-reads the configuration for a reload (SIGHUP, POST /-/reload); throws `ConfigError`. */
@@ -208,6 +211,12 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
   let config = options.config;
   let units = new Map<string, AccountUnit>();
   let releases: ReleasesUnit | undefined;
+  // The outdated check joins what the accounts report with what the release lookups find.
+  const trackerFor = (next: Config, accounts: number) => {
+    const rules = next.releases?.outdated;
+    return rules && accounts > 0 ? new OutdatedTracker({ rules: new Map(Object.entries(rules.software)), sink: store }) : undefined;
+  };
+  let outdated: OutdatedTracker | undefined;
   let lastReload: { ok: boolean; atMs: number; error?: string } = { ok: true, atMs: clock.now() };
   reloadSuccessful.set(1);
   reloadTimestamp.set(clock.now() / 1000);
@@ -266,6 +275,7 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
       log: accountLog,
       sources: MONITORING_SOURCES,
       metrics: schedulerMetrics,
+      ...(outdated ? { versions: outdated.forAccount(account.name) } : {}),
     });
     if (restore !== undefined) {
       const problems = runtime.restoreState(restore.sources);
@@ -274,13 +284,17 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
     return { config: account, budget, transport, runtime, sink };
   }
 
-  function createReleases(r: ReleasesConfig): ReleasesUnit {
+  /** The release lookups, when this shard has projects to look up or the outdated check needs lines. */
+  function createReleases(r: ReleasesConfig | undefined): ReleasesUnit | undefined {
+    const projects = shard.ordinal === 0 ? (r?.projects ?? []) : [];
+    if (r === undefined || (projects.length === 0 && !outdated)) return undefined;
+    const share = (whole: number) => Math.max(1, Math.floor(whole / shard.total));
     const budget = createRequestBudget({
       // Parentheses cannot appear in an account name, so this budget's label never clashes with one.
       name: RELEASES_ACCOUNT,
-      // The free endpoint's limits are not published; the marketplace's depend on the plan.
-      ratePerMinute: r.mode === 'free' ? 30 : 60,
-      burst: 5,
+      // The free endpoint's limits are not published; the marketplace's depend on the plan. Shards split them.
+      ratePerMinute: share(r.mode === 'free' ? 30 : 60),
+      burst: share(5),
       headroom: 0,
       concurrency: 2,
       clock,
@@ -295,7 +309,17 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
         : { mode: 'marketplace', baseUrl, marketplaceKey: r.marketplaceKey.reveal(), marketplaceHost: r.marketplaceHost, headerNames: r.headerNames, ...common },
     );
     const sink = new LimitedAccountSink(store, { series: 0, metricNameLength: 0, labelNameLength: 0, labelValueLength: 0 }, { dropped: () => undefined, firstDrop: () => undefined });
-    const runtime = new ReleaseRuntime({ config: r, client, sink, clock, log: log.child({ component: 'releases' }), registry, health: schedulerMetrics });
+    const runtime = new ReleaseRuntime({
+      config: r,
+      client,
+      sink,
+      clock,
+      log: log.child({ component: 'releases' }),
+      registry,
+      health: schedulerMetrics,
+      projects,
+      ...(outdated ? { outdated } : {}),
+    });
     return { config: r, budget, transport, runtime, sink };
   }
 
@@ -336,8 +360,10 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
     const saved = restored[account.name];
     return saved !== undefined && saved.baseUrl === account.baseUrl ? saved : undefined;
   };
-  for (const account of selectForShard(config.accounts, shard)) units.set(account.name, createAccount(account, restoreFor(account)));
-  if (config.releases && shard.ordinal === 0) releases = createReleases(config.releases);
+  const polledAtStart = selectForShard(config.accounts, shard);
+  outdated = trackerFor(config, polledAtStart.length);
+  for (const account of polledAtStart) units.set(account.name, createAccount(account, restoreFor(account)));
+  releases = createReleases(config.releases);
 
   let stopping = false;
   let everReady = false;
@@ -373,8 +399,10 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
   /** Replaces what changed; returns the names of the accounts (and `(releases)`) started afresh or removed. */
   const applyConfig = (next: Config): string[] => {
     const changed: string[] = [];
-    const exporterChanged = JSON.stringify(next.exporter) !== JSON.stringify(config.exporter);
     const wanted = new Map(selectForShard(next.accounts, shard).map((a) => [a.name, a]));
+    // The outdated rules feed every account: a change of them restarts all, with a new tracker.
+    const outdatedChanged = JSON.stringify(next.releases?.outdated) !== JSON.stringify(config.releases?.outdated) || (outdated !== undefined) !== (wanted.size > 0 && next.releases?.outdated !== undefined);
+    const exporterChanged = JSON.stringify(next.exporter) !== JSON.stringify(config.exporter) || outdatedChanged;
     const carried = new Map<string, AccountState>();
     const retiring: Promise<void>[] = [];
     for (const [name, unit] of units) {
@@ -389,6 +417,7 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
       changed.push(name);
     }
     config = next;
+    if (outdatedChanged) outdated = trackerFor(next, wanted.size);
     const fresh = new Map(units);
     for (const [name, account] of wanted) {
       if (fresh.has(name)) continue;
@@ -398,10 +427,9 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
       if (!changed.includes(name)) changed.push(name);
     }
     units = fresh;
-    const nextReleases = shard.ordinal === 0 ? next.releases : undefined;
-    if (!sameReleases(releases?.config, nextReleases)) {
+    if (outdatedChanged || !sameReleases(releases?.config, next.releases)) {
       if (releases) retiring.push(retireReleases(releases));
-      releases = nextReleases && createReleases(nextReleases);
+      releases = createReleases(next.releases);
       releases?.runtime.start();
       changed.push(RELEASES_ACCOUNT);
     }

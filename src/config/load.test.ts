@@ -190,6 +190,11 @@ describe('parseConfig rejects bad configs with exact messages', () => {
       'accounts[0].metrics: include and exclude leave no metric selected; set sources.series: false to poll no series',
     ],
     [
+      'exclude removing every per-device name included',
+      `${ACCOUNT}    metrics:\n      include: ["system.io.iops_r|*"]\n      exclude: ["system.io.*"]\n`,
+      'accounts[0].metrics: include and exclude leave no metric selected; set sources.series: false to poll no series',
+    ],
+    [
       'tag label with a value part',
       `${ACCOUNT}    tag_labels: ["env:prod"]\n`,
       'accounts[0].tag_labels[0]: tag key "env:prod" contains ":"; give only the key part of "key:value" tags',
@@ -316,7 +321,46 @@ describe('parseConfig rejects bad configs with exact messages', () => {
       `${ACCOUNT}releases:\n  free_base_url: https://free.example.com\n  projects: [nginx]\n`,
       'releases.projects[0].id: the free endpoint looks projects up as <owner>/<repository>; "nginx" needs mode: marketplace',
     ],
-    ['no projects', `${ACCOUNT}releases:\n  free_base_url: https://free.example.com\n`, 'releases.projects: is required: list the projects to look up'],
+    [
+      'nothing to look up',
+      `${ACCOUNT}releases:\n  free_base_url: https://free.example.com\n  outdated: {enabled: false}\n`,
+      'releases: has nothing to look up: list projects, or leave outdated.enabled on so that installed components are checked',
+    ],
+    [
+      'outdated: a bare project name in free mode',
+      `${ACCOUNT}${RELEASES}  outdated:\n    projects: {nginx: nginx}\n`,
+      'releases.outdated.projects.nginx: the free endpoint looks projects up as <owner>/<repository>; "nginx" needs mode: marketplace',
+    ],
+    [
+      'outdated: an unknown line policy',
+      `${ACCOUNT}${RELEASES}  outdated:\n    line: patch\n`,
+      'releases.outdated.line: must be one of minor, major, latest (got "patch")',
+    ],
+    [
+      'outdated: a line policy of one entry',
+      `${ACCOUNT}${RELEASES}  outdated:\n    projects:\n      nginx: {project: nginx/nginx, line: newest}\n`,
+      'releases.outdated.projects.nginx.line: must be one of minor, major, latest (got "newest")',
+    ],
+    [
+      'outdated: true is not a project',
+      `${ACCOUNT}${RELEASES}  outdated:\n    projects: {mysql: true}\n`,
+      'releases.outdated.projects.mysql.project: must be a project id such as nginx/nginx, or false to not check this software (got true)',
+    ],
+    [
+      'outdated: a bad project id',
+      `${ACCOUNT}${RELEASES}  outdated:\n    projects: {redis: "two words"}\n`,
+      'releases.outdated.projects.redis.project: must be a project name (nginx), an owner/repository (torvalds/linux) or an http(s) URL (got "two words")',
+    ],
+    [
+      'outdated: a bad software name',
+      `${ACCOUNT}${RELEASES}  outdated:\n    projects: {Redis Server: redis/redis}\n`,
+      'releases.outdated.projects["Redis Server"]: software names are lowercase letters, digits, ., _ and -, as the component\'s type (got "Redis Server")',
+    ],
+    [
+      'outdated: an unknown key',
+      `${ACCOUNT}${RELEASES}  outdated:\n    lines: major\n`,
+      'releases.outdated: unknown key "lines" (did you mean "line"?)',
+    ],
     ['YAML syntax error', `${ACCOUNT}    cadence: [1, 2\n    headroom: 0.2\n`, '(yaml): syntax error: Flow sequence in block collection must be sufficiently indented and end with a ]'],
     ['duplicate YAML key', `${ACCOUNT}    headroom: 0.2\n    headroom: 0.3\n`, '(yaml): syntax error: Map keys must be unique'],
     ['a list at the top level', '- name: prod\n', '(root): must be a mapping with the keys exporter, accounts and releases (got a list)'],
@@ -432,7 +476,41 @@ describe('parseConfig', () => {
         { id: 'torvalds/linux', major: undefined },
         { id: 'nodejs/node', major: '20' },
       ],
+      outdated: {
+        line: 'minor',
+        software: {
+          nginx: { project: 'nginx/nginx', line: 'minor' },
+          'php-fpm': { project: 'php/php-src', line: 'minor' },
+          mysql: { project: 'mysql/mysql-server', line: 'minor' },
+          mariadb: { project: 'MariaDB/server', line: 'minor' },
+          varnish: { project: 'varnishcache/varnish-cache', line: 'minor' },
+          agent: { project: 'nginxinc/nginx-amplify-agent', line: 'minor' },
+        },
+      },
     });
+  });
+
+  it('lays the outdated table over the defaults: a project, a project with its own line, an entry turned off, a new software', () => {
+    const config = parse(
+      `${ACCOUNT}releases:\n  free_base_url: https://free.example.com\n  outdated:\n    line: major\n    projects:\n      nginx: {project: nginx/nginx, line: minor}\n      mysql: false\n      mariadb: mariadb/server-mirror\n      redis: redis/redis\n`,
+    );
+    expect(config.releases?.projects).toEqual([]);
+    expect(config.releases?.outdated).toEqual({
+      line: 'major',
+      software: {
+        nginx: { project: 'nginx/nginx', line: 'minor' },
+        'php-fpm': { project: 'php/php-src', line: 'major' },
+        mariadb: { project: 'mariadb/server-mirror', line: 'major' },
+        varnish: { project: 'varnishcache/varnish-cache', line: 'major' },
+        agent: { project: 'nginxinc/nginx-amplify-agent', line: 'major' },
+        redis: { project: 'redis/redis', line: 'major' },
+      },
+    });
+  });
+
+  it('turns the outdated check off', () => {
+    const config = parse(`${ACCOUNT}${RELEASES}  outdated:\n    enabled: false\n`);
+    expect(config.releases?.outdated).toBeUndefined();
   });
 
   it('takes a major line as the service does, keeping what YAML would turn into another number', () => {
@@ -518,6 +596,13 @@ describe('parseConfig', () => {
       'system.cpu.nice': { kind: 'gauge', unit: 'percent', family: 'system_cpu_time', labels: { mode: 'nice' } },
       'app.queue': { kind: 'gauge', unit: 'none', deviceLabel: 'queue' },
     });
+  });
+
+  it('accepts an include list of per-device names only: their devices are known at run time', () => {
+    for (const include of ['"system.net.bytes_sent|*"', '"system.io.iops_r|sd?", "system.io.iops_w|sd?"', '"*|lo"']) {
+      const config = parse(`${ACCOUNT}    metrics:\n      include: [${include}]\n      exclude: ["system.io.*|sdb"]\n`);
+      expect(config.accounts[0]?.metrics.include).toEqual(JSON.parse(`[${include}]`));
+    }
   });
 
   it('turns tag keys into prefixed, sanitised label names', () => {

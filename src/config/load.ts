@@ -5,13 +5,14 @@
  */
 import { dirname, resolve as resolvePath } from 'node:path';
 import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
+import { resolveSoftwareRules } from '../sources/outdated/software.js';
 import { globToRegExp } from '../sources/shared/glob.js';
 import { METRIC_CATALOGUE, catalogueEntry } from '../upstream/monitoring/metric-catalogue.js';
 import { analyseCron, CRON_TIMEZONE } from './cron.js';
 import { formatDuration } from './duration.js';
 import { closestKey, ConfigError, formatPath, type ConfigIssue } from './errors.js';
 import { CONFIG_FILE_MAX_BYTES, describeFsError, InputFileError, KEY_FILE_MAX_BYTES, PEM_FILE_MAX_BYTES, readBoundedFile } from './input.js';
-import { overrideProblems, selectMetrics, tagLabel, type MetricOverride } from './patterns.js';
+import { createNameFilter, overrideProblems, selectMetrics, tagLabel, type IncludeExclude, type MetricOverride } from './patterns.js';
 import {
   describeValue,
   isUnknownKeyParams,
@@ -32,6 +33,7 @@ import {
   type AccountConfig,
   type Config,
   type HttpConfig,
+  type OutdatedConfig,
   type ReleasesConfig,
   type SecretSource,
 } from './types.js';
@@ -322,7 +324,7 @@ class Checker {
       }
     });
     const metrics = { include: raw.metrics.include, exclude: raw.metrics.exclude };
-    if (includeProblems === 0 && raw.sources.series && selectMetrics({ metrics, metricOverrides: overrides }).length === 0) {
+    if (includeProblems === 0 && raw.sources.series && selectMetrics({ metrics, metricOverrides: overrides }).length === 0 && !maySelectPerDeviceNames(metrics, knownNames)) {
       this.report(at('metrics'), 'include and exclude leave no metric selected; set sources.series: false to poll no series');
     }
 
@@ -453,6 +455,11 @@ class Checker {
       return { id: project.id, major: project.major };
     });
 
+    const outdated = this.outdated(raw);
+    if (projects.length === 0 && outdated === undefined) {
+      this.report(at(), 'has nothing to look up: list projects, or leave outdated.enabled on so that installed components are checked');
+    }
+
     const schedule = raw.schedule;
     const analysis = analyseCron(schedule);
     const gap = analysis.ok ? analysis.shortestGapMs : undefined;
@@ -477,6 +484,7 @@ class Checker {
       shortestScheduleGapMs: gap,
       allowPollingFasterThanCache: raw.allow_polling_faster_than_cache,
       projects,
+      outdated,
     } as const;
 
     if (raw.mode === 'free') {
@@ -503,6 +511,24 @@ class Checker {
       headerNames: { key: raw.header_names.key, host: raw.header_names.host },
       ...common,
     };
+  }
+
+  /** The outdated check's table: the defaults with the configured entries laid over them. */
+  private outdated(raw: RawReleases): OutdatedConfig | undefined {
+    const section = raw.outdated;
+    if (!section.enabled) return undefined;
+    const rules = resolveSoftwareRules(
+      Object.fromEntries(Object.entries(section.projects).map(([software, entry]) => [software, entry.project === false ? false : { project: entry.project, line: entry.line }])),
+      section.line,
+    );
+    if (raw.mode === 'free') {
+      for (const [software, entry] of Object.entries(section.projects)) {
+        if (entry.project !== false && !OWNER_REPO.test(entry.project)) {
+          this.report(['releases', 'outdated', 'projects', software], `the free endpoint looks projects up as <owner>/<repository>; ${JSON.stringify(entry.project)} needs mode: marketplace`);
+        }
+      }
+    }
+    return { line: section.line, software: Object.fromEntries(rules) };
   }
 
   /** Reads a key from exactly one of an environment variable and a file. Never puts the value in a message. */
@@ -553,4 +579,20 @@ class Checker {
     }
     return { secret: new Secret(value), source };
   }
+}
+
+/**
+ * Whether a per-device include pattern (`name|device`) may select names the agent reports:
+ * devices are known only at run time, so an example device stands in for the pattern's
+ * device part, and the exclude patterns are applied to it.
+ */
+function maySelectPerDeviceNames(metrics: IncludeExclude, knownNames: readonly string[]): boolean {
+  const selected = createNameFilter(metrics);
+  return metrics.include.some((pattern) => {
+    const bar = pattern.indexOf('|');
+    if (bar < 0) return false;
+    const dotted = globToRegExp(pattern.slice(0, bar));
+    const device = pattern.slice(bar + 1).replace(/[*?]/g, 'x');
+    return knownNames.some((name) => dotted.test(name) && selected(`${name}|${device}`));
+  });
 }

@@ -11,6 +11,7 @@ import { formatDuration, parseDuration } from './duration.js';
 import { patternProblem, tagLabelProblem, type PatternKind } from './patterns.js';
 import { bucketsProblem, DEFAULT_CHECK_BUCKETS } from '../sources/checks/map.js';
 import { MAJOR_LINE_PATTERN } from '../upstream/releases/version.js';
+import { DEFAULT_LINE_POLICY, LINE_POLICIES } from '../sources/outdated/software.js';
 import { DEFAULT_RELEASES_SCHEDULE } from './types.js';
 
 export const ACCOUNT_KEY_HINT =
@@ -353,6 +354,43 @@ const headerName = z.string().superRefine((name, ctx) => {
   if (!HTTP_TOKEN.test(name)) ctx.addIssue({ code: 'custom', message: `must be an HTTP header name such as X-RapidAPI-Key (got ${describeValue(name)})` });
 });
 
+const SOFTWARE_NAME = /^[a-z0-9][a-z0-9_.-]*$/;
+
+/** A project of the outdated check's table, or `false`: that software is not checked. */
+const outdatedProject = z.unknown().transform((value, ctx): string | false => {
+  if (value === false) return false;
+  const problem = typeof value === 'string' ? projectIdProblem(value) : `must be a project id such as nginx/nginx, or false to not check this software (got ${describeValue(value)})`;
+  if (problem !== undefined) {
+    ctx.addIssue({ code: 'custom', message: problem });
+    return z.NEVER;
+  }
+  return value as string;
+});
+
+/** `nginx: nginx/nginx`, `nginx: {project: nginx/nginx, line: major}` or `nginx: false`. */
+const outdatedEntry = z.preprocess(
+  (value) => (typeof value === 'object' && value !== null ? value : { project: value }),
+  strictObject({ project: outdatedProject, line: z.enum(LINE_POLICIES).optional() }),
+);
+
+const outdatedSchema = section({
+  enabled: z.boolean().default(true),
+  line: z.enum(LINE_POLICIES).default(DEFAULT_LINE_POLICY),
+  projects: z.preprocess(
+    (value) => (value === null ? undefined : value),
+    z
+      .record(
+        z.string().superRefine((name, ctx) => {
+          if (!SOFTWARE_NAME.test(name)) {
+            ctx.addIssue({ code: 'custom', message: `software names are lowercase letters, digits, ., _ and -, as the component's type (got ${describeValue(name)})` });
+          }
+        }),
+        outdatedEntry,
+      )
+      .default({}),
+  ),
+});
+
 const releasesSchema = strictObject(
   {
     mode: z.enum(['free', 'marketplace']).default('free'),
@@ -381,9 +419,8 @@ const releasesSchema = strictObject(
       }),
     allow_polling_faster_than_cache: z.boolean().default(false),
     http: httpSection(),
-    projects: z
-      .array(projectSchema, { error: (issue) => (issue.input === undefined ? 'is required: list the projects to look up' : undefined) })
-      .min(1, 'must list at least one project'),
+    projects: list(projectSchema, []),
+    outdated: outdatedSchema,
   },
   { secretHint: MARKETPLACE_KEY_HINT },
 );
@@ -457,6 +494,9 @@ export function issueMessage(issue: z.core.$ZodRawIssue): string | undefined {
       if (issue.origin === 'array' || issue.origin === 'set') return `must list at most ${maximum} items`;
       return `must be ${issue.inclusive === false ? 'less than' : 'at most'} ${maximum} ${got}`;
     }
+    case 'invalid_key':
+      // The key schema's own words (a software name, say), not zod's "Invalid key in record".
+      return issue.issues[0]?.message;
     case 'invalid_value':
       return `must be one of ${issue.values.map((v) => String(v)).join(', ')} ${got}`;
     default:

@@ -34,6 +34,14 @@ export function summarizeConfig(config: Config, source: string): string {
     const where = releases.mode === 'free' ? releases.freeBaseUrl : `${releases.marketplaceBaseUrl}, key from ${keySource(releases.marketplaceKeySource)}`;
     const gap = releases.shortestScheduleGapMs === undefined ? '' : `, runs at least ${formatDuration(releases.shortestScheduleGapMs)} apart`;
     lines.push(`releases: ${releases.mode} mode (${where}), schedule "${releases.schedule}" UTC${gap}, ${releases.projects.length} project${releases.projects.length === 1 ? '' : 's'}`);
+    const outdated = releases.outdated;
+    lines.push(
+      outdated === undefined
+        ? '  outdated check: off'
+        : `  outdated check: ${Object.entries(outdated.software)
+            .map(([software, rule]) => `${software} ${rule.project}${rule.line === outdated.line ? '' : ` (${rule.line})`}`)
+            .join(', ')}; line ${outdated.line}`,
+    );
   }
   return lines.join('\n');
 }

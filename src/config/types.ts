@@ -1,5 +1,6 @@
 import type { HostFilterConfig, IncludeExclude, MetricOverride, TagLabel } from './patterns.js';
 import type { Secret } from './secret.js';
+import type { LinePolicy } from '../sources/outdated/software.js';
 
 /** The program's view of the configuration: fully defaulted, camelCase, durations in milliseconds. */
 export interface Config {
@@ -133,6 +134,14 @@ export interface ReleaseProject {
   readonly major: string | undefined;
 }
 
+/** The outdated check: installed versions against the latest release of their line. */
+export interface OutdatedConfig {
+  /** The line policy of entries that set none. */
+  readonly line: LinePolicy;
+  /** Every checked software with its project and line: the defaults with the configured entries laid over them. */
+  readonly software: Readonly<Record<string, { readonly project: string; readonly line: LinePolicy }>>;
+}
+
 interface ReleasesCommon {
   /** node-cron expression, 5 or 6 fields. */
   readonly schedule: string;
@@ -144,6 +153,8 @@ interface ReleasesCommon {
   readonly projects: readonly ReleaseProject[];
   /** Absent only in hand-built configs, which get the defaults. */
   readonly http?: HttpConfig;
+  /** Set by the loader unless `outdated.enabled` is false; absent in hand-built configs: off. */
+  readonly outdated?: OutdatedConfig | undefined;
 }
 
 export interface FreeReleasesConfig extends ReleasesCommon {

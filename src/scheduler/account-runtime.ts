@@ -3,6 +3,7 @@ import type { RequestBudget } from '../budget/request-budget.js';
 import type { AccountConfig, ExporterConfig } from '../config/types.js';
 import type { MetricSink } from '../exposition/model.js';
 import type { Clock, TimerHandle } from '../lib/clock.js';
+import type { InstalledVersionsFeed } from '../sources/outdated/tracker.js';
 import type { MonitoringSourceFactory, MonitoringSource, SourceContext, Inventory, TargetSource, UpstreamRateLimit } from '../sources/types.js';
 import { PlanRequiredError, UpstreamError } from '../upstream/http/errors.js';
 import type { MonitoringClient } from '../upstream/monitoring/client.js';
@@ -24,6 +25,8 @@ export interface AccountRuntimeOptions {
   log: Logger;
   sources: readonly MonitoringSourceFactory[];
   metrics: SchedulerMetrics;
+  /** The outdated check's feed for this account; absent when it is off. */
+  versions?: InstalledVersionsFeed;
 }
 
 export interface JobError {
@@ -92,6 +95,7 @@ export class AccountRuntime implements SchedulingView {
       inventoryChanged: () => this.reconcile(),
       reservedFamilyNames: () => this.sources.flatMap((s) => s.families),
       upstreamRateLimit: (limit) => this.followUpstreamLimit(limit),
+      ...(options.versions ? { versions: options.versions } : {}),
     };
     this.sources = options.sources.map((factory) => factory(ctx)).filter((s) => options.account.sources[s.toggle]);
     for (const source of this.sources) {

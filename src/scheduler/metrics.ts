@@ -9,6 +9,19 @@ export interface SourceHealthView {
   sourceHealth(): readonly SourceHealth[];
 }
 
+/** Requests per run of one source of a view without a polling plan (the release lookups). */
+export interface PlanSource {
+  readonly source: string;
+  readonly jobs: number;
+  readonly requestsPerRun: number;
+}
+
+/** Lookups made per scheduled run rather than per cadence: their count is their plan. */
+export interface PlanView {
+  readonly account: string;
+  planSources(): readonly PlanSource[];
+}
+
 /** A view of one account's scheduling that the self-metrics read at scrape time. */
 export interface SchedulingView extends SourceHealthView {
   readonly account: string;
@@ -26,7 +39,9 @@ export interface SchedulerMetrics {
   /** Exposes the sources' health of a view that has no scheduling figures. */
   trackHealth(view: SourceHealthView): void;
   /** Stops exposing a view (an account or the release lookups removed by a reload). */
-  untrack(view: SourceHealthView): void;
+  untrack(view: SourceHealthView | PlanView): void;
+  /** Exposes the requests per run of a view that has no cadences (monapi_plan_requests_per_cycle, monapi_plan_jobs). */
+  trackPlan(view: PlanView): void;
 }
 
 /**
@@ -36,6 +51,7 @@ export interface SchedulerMetrics {
 export function createSchedulerMetrics(registry: Registry, clock: { now(): number }): SchedulerMetrics {
   const views: SchedulingView[] = [];
   const healthViews: SourceHealthView[] = [];
+  const planViews: PlanView[] = [];
   const runs = new Counter({
     name: 'monapi_job_runs_total',
     help: 'Polling job runs by account, source and outcome (success or error).',
@@ -62,8 +78,8 @@ export function createSchedulerMetrics(registry: Registry, clock: { now(): numbe
     registers: [registry],
   });
 
-  /** A gauge filled at scrape time from every view of a list. */
-  const gaugeOver = <V>(list: readonly V[]) => (name: string, help: string, labelNames: string[], read: (g: Gauge, v: V) => void) =>
+  /** A gauge filled at scrape time. */
+  const scrapeGauge = (name: string, help: string, labelNames: string[], fill: (g: Gauge) => void) =>
     new Gauge({
       name,
       help,
@@ -71,8 +87,13 @@ export function createSchedulerMetrics(registry: Registry, clock: { now(): numbe
       registers: [registry],
       collect(this: Gauge) {
         this.reset();
-        for (const view of list) read(this, view);
+        fill(this);
       },
+    });
+  /** A gauge filled at scrape time from every view of a list. */
+  const gaugeOver = <V>(list: readonly V[]) => (name: string, help: string, labelNames: string[], read: (g: Gauge, v: V) => void) =>
+    scrapeGauge(name, help, labelNames, (g) => {
+      for (const view of list) read(g, view);
     });
   const viewGauge = gaugeOver(views);
 
@@ -87,8 +108,18 @@ export function createSchedulerMetrics(registry: Registry, clock: { now(): numbe
   viewGauge('monapi_scheduler_lag_seconds', 'How far behind its cadence the most overdue polling job is.', ['account'], (g, v) =>
     g.set({ account: v.account }, v.lagSeconds()),
   );
-  viewGauge('monapi_plan_requests_per_cycle', 'Requests needed to run every polling job of the account once.', ['account'], (g, v) =>
-    g.set({ account: v.account }, v.plan().requestsPerCycle),
+  // The release lookups have no cadences, only requests per run of their schedule: the same two figures.
+  const planGauge = (name: string, help: string, labelNames: string[], read: (g: Gauge, v: SchedulingView) => void, readRuns: (g: Gauge, v: PlanView) => void) =>
+    scrapeGauge(name, help, labelNames, (g) => {
+      for (const view of views) read(g, view);
+      for (const view of planViews) readRuns(g, view);
+    });
+  planGauge(
+    'monapi_plan_requests_per_cycle',
+    'Requests needed to run every polling job of the account once; for account="(releases)", the requests of one run of the release schedule.',
+    ['account'],
+    (g, v) => g.set({ account: v.account }, v.plan().requestsPerCycle),
+    (g, v) => g.set({ account: v.account }, v.planSources().reduce((sum, s) => sum + s.requestsPerRun, 0)),
   );
   viewGauge(
     'monapi_plan_demand_requests_per_second',
@@ -119,9 +150,17 @@ export function createSchedulerMetrics(registry: Registry, clock: { now(): numbe
       }
     },
   );
-  viewGauge('monapi_plan_jobs', 'Polling jobs per source (one per target).', ['account', 'source'], (g, v) => {
-    for (const s of v.plan().sources) g.set({ account: v.account, source: s.source }, s.jobs);
-  });
+  planGauge(
+    'monapi_plan_jobs',
+    'Polling jobs per source (one per target); for account="(releases)", lookups per run (one per project and version line).',
+    ['account', 'source'],
+    (g, v) => {
+      for (const s of v.plan().sources) g.set({ account: v.account, source: s.source }, s.jobs);
+    },
+    (g, v) => {
+      for (const s of v.planSources()) g.set({ account: v.account, source: s.source }, s.jobs);
+    },
+  );
   viewGauge(
     'monapi_up',
     'Whether the account answers the exporter: 0 with reason unauthorized or plan_required after a 401 or 403, 0 with reason unreachable after repeated failures, 0 with reason pending before the first answer.',
@@ -166,10 +205,13 @@ export function createSchedulerMetrics(registry: Registry, clock: { now(): numbe
       healthViews.push(view);
     },
     untrack(view) {
-      for (const list of [views, healthViews] as SourceHealthView[][]) {
+      for (const list of [views, healthViews, planViews] as unknown[][]) {
         const index = list.indexOf(view);
         if (index >= 0) list.splice(index, 1);
       }
+    },
+    trackPlan(view) {
+      planViews.push(view);
     },
   };
 }

@@ -6,6 +6,7 @@ import type { Clock } from '../lib/clock.js';
 import type { MonitoringClient } from '../upstream/monitoring/client.js';
 import type { Host, HostDetailField } from '../upstream/monitoring/resources/hosts.js';
 import type { Website, WebsiteSummary } from '../upstream/monitoring/resources/websites.js';
+import type { InstalledVersionsFeed } from './outdated/tracker.js';
 
 /**
  * A host as the per-host sources see it: the `/hosts` item completed from `/hosts/{uuid}`
@@ -84,6 +85,8 @@ export interface SourceContext {
    * request budget to it when it is below the configured one. Absent in tests without a budget.
    */
   upstreamRateLimit?(limit: UpstreamRateLimit): void;
+  /** The outdated check, told what is installed; absent when it is off (no `releases` section). */
+  readonly versions?: InstalledVersionsFeed;
 }
 
 /**

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { EMPTY_ALERTS_STATE, mapRecentAlerts } from '../sources/alerts/map.js';
-import { EMPTY_CHECKS_STATE, mapChecks } from '../sources/checks/map.js';
+import { DEFAULT_CHECK_BUCKETS, EMPTY_CHECKS_STATE, mapChecks } from '../sources/checks/map.js';
 import type { SeriesHostState } from '../sources/series/map.js';
 import { decodeAlerts, decodeChecks, decodeSeriesHost, encodeAlerts, encodeChecks, encodeSeriesHost } from './codecs.js';
 
 /** What a source saves comes back equal, through JSON text as the state file stores it. */
 const viaJson = <T>(value: T): unknown => JSON.parse(JSON.stringify(value));
-const BOUNDS = { ttfb: 12, dns: 11, tls: 10 };
+const BOUNDS = { ttfb: DEFAULT_CHECK_BUCKETS.ttfb.length, dns: DEFAULT_CHECK_BUCKETS.dnsLookup.length, tls: DEFAULT_CHECK_BUCKETS.tlsHandshake.length };
 
 describe('state codecs', () => {
   it('series: totals, cursors and a 120-bit hole bitmap survive', () => {

@@ -1,13 +1,20 @@
+import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemo, type RunningDemo } from '../../src/demo.js';
+import type { ShapeSet } from '../../src/simulator/index.js';
 import type { SimAccount } from '../../src/simulator/monitoring/world-types.js';
 import { DEFAULT_CHECK_BUCKETS } from '../../src/sources/checks/map.js';
-import { startPrometheus, type RunningPrometheus } from '../support/prometheus.js';
+import { requireBinary, startPrometheus, type RunningPrometheus } from '../support/prometheus.js';
 
 /**
  * The whole stack: the simulator and the exporter (the demo, through a real config file)
  * on a clock running SPEED times faster than real time, scraped by a real Prometheus every
  * second. What Prometheus stores is compared with what the simulator generated.
+ *
+ * Twice at once, so the suite takes no longer: one demo answers every body the API
+ * documents leave "not shown" in the standard shape set, the other in the alt set (the same
+ * data in other legal layouts, docs/simulator.md). One Prometheus scrapes both, telling
+ * them apart by the target label `shape_set`, and every check runs against each.
  */
 
 const SPEED = 30;
@@ -19,39 +26,59 @@ const COUNTER = 'nginx.http.request.count';
 const COUNTER_FAMILY = 'monapi_nginx_http_requests_total';
 /** Documented tolerance of rate() against the simulator: one minute of slop at each end of a 35-minute window, plus extrapolation. */
 const RATE_TOLERANCE = 0.15;
+const SHAPE_SETS = ['standard', 'alt'] as const satisfies readonly ShapeSet[];
 
-let demo: RunningDemo;
+const demos = new Map<ShapeSet, RunningDemo>();
 let startedRealMs = 0;
 let prometheus: RunningPrometheus;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 beforeAll(async () => {
   startedRealMs = Date.now();
-  demo = await startDemo({
-    hosts: 6,
-    websites: 3,
-    rateLimitPerMinute: 120,
-    burst: 30,
-    seed: 'e2e',
-    listenAddress: '127.0.0.1:0',
-    releasesMode: 'marketplace',
-    simulatorPorts: { monitoring: 0, releases: 0, marketplace: 0 },
-    logLevel: 'error',
-    logFormat: 'json',
-    speed: SPEED,
+  const started = await Promise.allSettled(
+    SHAPE_SETS.map((shapes) =>
+      startDemo({
+        hosts: 6,
+        websites: 3,
+        rateLimitPerMinute: 120,
+        burst: 30,
+        seed: 'e2e',
+        listenAddress: '127.0.0.1:0',
+        releasesMode: 'marketplace',
+        simulatorPorts: { monitoring: 0, releases: 0, marketplace: 0 },
+        logLevel: 'error',
+        logFormat: 'json',
+        speed: SPEED,
+        shapes,
+      }),
+    ),
+  );
+  started.forEach((result, i) => {
+    if (result.status === 'fulfilled') demos.set(SHAPE_SETS[i]!, result.value);
   });
-  const target = new URL(demo.exporter.url).host;
-  prometheus = await startPrometheus({ targets: [target], scrapeIntervalSeconds: 1 });
-  await prometheus.waitFor('up{job="monapi"}', (s) => s.length === 1 && s[0]?.value === 1, 30_000);
+  const failed = started.find((result) => result.status === 'rejected');
+  if (failed) throw failed.reason;
+  prometheus = await startPrometheus({
+    targets: SHAPE_SETS.map((set) => ({ address: new URL(demoOf(set).exporter.url).host, labels: { shape_set: set } })),
+    scrapeIntervalSeconds: 1,
+  });
+  await prometheus.waitFor('up{job="monapi"}', (s) => s.length === SHAPE_SETS.length && s.every((x) => x.value === 1), 30_000);
   await sleep(OBSERVE_SECONDS * 1000);
 }, 180_000);
 
 afterAll(async () => {
   await prometheus?.stop();
-  await demo?.stop();
+  await Promise.all([...demos.values()].map((demo) => demo.stop()));
 }, 30_000);
 
-function simAccount(name: 'pro' | 'business'): SimAccount {
+function demoOf(set: ShapeSet): RunningDemo {
+  const demo = demos.get(set);
+  if (!demo) throw new Error(`the ${set} demo did not start`);
+  return demo;
+}
+
+/** The simulated account behind an account of the demo. */
+function simAccount(demo: RunningDemo, name: 'pro' | 'business'): SimAccount {
   const key = name === 'pro' ? demo.simulator.keys.pro : demo.simulator.keys.business;
   const account = demo.simulator.world.accountByKey(key);
   if (!account) throw new Error(`no simulated account for ${name}`);
@@ -65,11 +92,22 @@ function generated(account: SimAccount, uuid: string, fromMs: number, toMs: numb
   return sum;
 }
 
-describe('a real Prometheus scraping the demo', () => {
-  it('has every target up and both accounts answering', async () => {
-    const up = await prometheus.query('up{job="monapi"}');
+/** The simulated time of a demo at a real time: its clock runs SPEED times faster from its start. */
+function simTimeAt(demo: RunningDemo, realMs: number): number {
+  const clock = demo.clock;
+  return clock.startMs + (realMs - clock.realStartMs) * clock.factor;
+}
+
+describe.each(SHAPE_SETS)('a real Prometheus scraping the demo with the %s shape set', (set) => {
+  const target = `shape_set="${set}"`;
+  const demo = () => demoOf(set);
+  const clockNow = () => simTimeAt(demo(), Date.now());
+
+  it('has the target up and both accounts answering', async () => {
+    expect(new Set(Object.values(demo().simulator.shapes.view().effective))).toEqual(new Set([set]));
+    const up = await prometheus.query(`up{job="monapi",${target}}`);
     expect(up.map((s) => s.value)).toEqual([1]);
-    const accounts = await prometheus.query('monapi_up');
+    const accounts = await prometheus.query(`monapi_up{${target}}`);
     expect(accounts.map((s) => [s.metric.account, s.metric.reason ?? '', s.value]).sort()).toEqual([
       ['business', '', 1],
       ['pro', '', 1],
@@ -80,8 +118,8 @@ describe('a real Prometheus scraping the demo', () => {
 
   it('reports as many online hosts as the simulator has', async () => {
     for (const name of ['pro', 'business'] as const) {
-      const account = simAccount(name);
-      const [sample] = await prometheus.query(`monapi_hosts{account="${name}",state="online"}`);
+      const account = simAccount(demo(), name);
+      const [sample] = await prometheus.query(`monapi_hosts{account="${name}",state="online",${target}}`);
       expect(sample).toBeDefined();
       // The exporter's view is at most one host-list cadence (a simulated minute) old.
       const simNow = clockNow();
@@ -95,8 +133,8 @@ describe('a real Prometheus scraping the demo', () => {
   });
 
   it('turns per-minute deltas into counters whose values and rates match what the simulator generated', async () => {
-    const account = simAccount('pro');
-    const series = await prometheus.rangeSamples(`${COUNTER_FAMILY}{account="pro"}[${OBSERVE_SECONDS}s]`);
+    const account = simAccount(demo(), 'pro');
+    const series = await prometheus.rangeSamples(`${COUNTER_FAMILY}{account="pro",${target}}[${OBSERVE_SECONDS}s]`);
     expect(series.length).toBeGreaterThan(0);
     let checked = 0;
     for (const { metric, values } of series) {
@@ -108,10 +146,10 @@ describe('a real Prometheus scraping the demo', () => {
 
       // The counter is an exact sum of simulated one-minute deltas over a contiguous range of
       // minutes that ends about an ingest delay before the simulated time of its last sample.
-      const simAt = (realSeconds: number) => simTimeAt(realSeconds * 1000);
+      const simAt = (realSeconds: number) => simTimeAt(demo(), realSeconds * 1000);
       const endMinute = Math.floor((simAt(lastT) - INGEST_DELAY_MS) / MINUTE_MS) * MINUTE_MS;
       const nowMs = clockNow() + 10 * MINUTE_MS;
-      const startOfLife = Math.floor((simTimeAt(startedRealMs) - INGEST_DELAY_MS) / MINUTE_MS) * MINUTE_MS;
+      const startOfLife = Math.floor((simTimeAt(demo(), startedRealMs) - INGEST_DELAY_MS) / MINUTE_MS) * MINUTE_MS;
       let exact = false;
       for (let e = endMinute - 3 * MINUTE_MS; e <= endMinute + MINUTE_MS && !exact; e += MINUTE_MS) {
         for (let s = startOfLife - 3 * MINUTE_MS; s <= startOfLife + 3 * MINUTE_MS && !exact; s += MINUTE_MS) {
@@ -120,7 +158,7 @@ describe('a real Prometheus scraping the demo', () => {
       }
       expect(exact, `counter ${lastV} of host ${uuid} is no contiguous sum of simulated deltas`).toBe(true);
 
-      const [rate] = await prometheus.query(`rate(${COUNTER_FAMILY}{account="pro",host_uuid="${uuid}"}[${OBSERVE_SECONDS - 10}s])`);
+      const [rate] = await prometheus.query(`rate(${COUNTER_FAMILY}{account="pro",host_uuid="${uuid}",${target}}[${OBSERVE_SECONDS - 10}s])`);
       expect(rate!.value).toBeGreaterThan(0);
       const windowEnd = simAt(lastT) - INGEST_DELAY_MS;
       const windowStart = simAt(lastT - (OBSERVE_SECONDS - 10)) - INGEST_DELAY_MS;
@@ -132,7 +170,7 @@ describe('a real Prometheus scraping the demo', () => {
   });
 
   it('exposes gauges in base units within their range', async () => {
-    const cpu = await prometheus.query('monapi_system_cpu_time_ratio{mode="user"}');
+    const cpu = await prometheus.query(`monapi_system_cpu_time_ratio{mode="user",${target}}`);
     expect(cpu.length).toBeGreaterThan(0);
     for (const s of cpu) {
       expect(s.value).toBeGreaterThanOrEqual(0);
@@ -141,9 +179,9 @@ describe('a real Prometheus scraping the demo', () => {
   });
 
   it('draws a TTFB median from the check histograms inside the range the simulator generated', async () => {
-    const account = simAccount('pro');
+    const account = simAccount(demo(), 'pro');
     const [median] = await prometheus.query(
-      'histogram_quantile(0.5, sum by (le) (rate(monapi_website_check_ttfb_seconds_bucket{account="pro"}[60s])))',
+      `histogram_quantile(0.5, sum by (le) (rate(monapi_website_check_ttfb_seconds_bucket{account="pro",${target}}[60s])))`,
     );
     expect(median && Number.isFinite(median.value)).toBe(true);
     const simNow = clockNow();
@@ -162,20 +200,59 @@ describe('a real Prometheus scraping the demo', () => {
   });
 
   it('shows the latest releases', async () => {
-    const info = await prometheus.query('monapi_release_info{project="nginx"}');
+    const info = await prometheus.query(`monapi_release_info{project="nginx",${target}}`);
     expect(info.map((s) => s.metric.version)).toEqual(['1.27.3']);
-    const linux4 = await prometheus.query('monapi_release_version_minor{project="torvalds/linux",major="4"}');
+    const linux4 = await prometheus.query(`monapi_release_version_minor{project="torvalds/linux",major="4",${target}}`);
     expect(linux4.map((s) => s.value)).toEqual([20]);
+  });
+
+  it('has data for every resource, and every source works', async () => {
+    const resources: Record<string, string> = {
+      hosts: 'monapi_host_info',
+      series: `${COUNTER_FAMILY}`,
+      components: 'monapi_component_info',
+      account: 'monapi_account_info',
+      websites: 'monapi_website_info',
+      'website summaries': 'monapi_website_uptime_ratio{window="30d"}',
+      checks: 'monapi_website_checks_total',
+      'alert rules': 'monapi_alert_rule_info',
+      'alert events': 'monapi_alert_events_total',
+      releases: 'monapi_release_info',
+    };
+    const empty: string[] = [];
+    for (const [resource, selector] of Object.entries(resources)) {
+      const withTarget = selector.includes('{') ? selector.replace('{', `{${target},`) : `${selector}{${target}}`;
+      const found = await prometheus.query(withTarget);
+      if (found.length === 0) empty.push(`${resource} (${selector})`);
+    }
+    expect(empty).toEqual([]);
+    // Checks were counted, not only started at 0.
+    const [checks] = await prometheus.query(`sum(monapi_website_checks_total{${target}})`);
+    expect(checks?.value).toBeGreaterThan(0);
+    const failing = await prometheus.query(`monapi_source_up{${target}} != 1`);
+    expect(failing.map((s) => `${s.metric.account}/${s.metric.source}: ${s.metric.reason}`)).toEqual([]);
+    const sources = await prometheus.query(`count(monapi_source_up{${target}} == 1)`);
+    expect(sources[0]?.value).toBeGreaterThanOrEqual(2 * 11);
+    const dropped = await prometheus.query(`monapi_decode_dropped_items_total{${target}} > 0`);
+    expect(dropped.map((s) => s.metric)).toEqual([]);
+  });
+
+  it('passes promtool check metrics on /metrics', async () => {
+    const promtool = requireBinary('promtool');
+    const body = await (await fetch(`${demo().exporter.url}/metrics`, { headers: { accept: 'text/plain' } })).text();
+    expect(body).toContain('# TYPE monapi_component_info gauge');
+    const result = spawnSync(promtool, ['check', 'metrics'], { input: body, encoding: 'utf8' });
+    expect(result.stdout + result.stderr).toBe('');
+    expect(result.status).toBe(0);
   });
 });
 
-
-function clockNow(): number {
-  return simTimeAt(Date.now());
-}
-
-/** The simulated time at a real time: the demo's clock runs SPEED times faster from its start. */
-function simTimeAt(realMs: number): number {
-  const clock = demo.clock;
-  return clock.startMs + (realMs - clock.realStartMs) * clock.factor;
-}
+describe('the two shape sets', () => {
+  it('export the same metric families', async () => {
+    const familiesOf = async (set: ShapeSet) =>
+      (await prometheus.query(`count by (__name__) ({job="monapi",shape_set="${set}"})`)).map((s) => s.metric.__name__).sort();
+    const standard = await familiesOf('standard');
+    expect(standard.length).toBeGreaterThan(100);
+    expect(await familiesOf('alt')).toEqual(standard);
+  });
+});

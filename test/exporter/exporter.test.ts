@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { drive, type Driven } from '../support/drive.js';
+import { sampleValue } from '../support/exposition-text.js';
 
 /** The whole exporter against the simulator on a fake clock: behaviour an operator relies on. */
 
@@ -14,11 +15,6 @@ afterEach(async () => {
   driven = undefined;
 });
 
-function value(body: string, series: string): number | undefined {
-  const line = body.split('\n').find((l) => l.startsWith(`${series} `));
-  return line === undefined ? undefined : Number(line.slice(series.length + 1));
-}
-
 describe('the exporter against the simulator', () => {
   it('reports monapi_up 0 with the reason after a 401 or a 403, and 1 for a good key; no key appears anywhere', async () => {
     driven = await drive({
@@ -27,9 +23,9 @@ describe('the exporter against the simulator', () => {
     });
     await driven.advance(30_000);
     const body = await driven.scrape();
-    expect(value(body, 'monapi_up{account="good",reason=""}')).toBe(1);
-    expect(value(body, 'monapi_up{account="starter",reason="plan_required"}')).toBe(0);
-    expect(value(body, 'monapi_up{account="wrong",reason="unauthorized"}')).toBe(0);
+    expect(sampleValue(body, 'monapi_up{account="good",reason=""}')).toBe(1);
+    expect(sampleValue(body, 'monapi_up{account="starter",reason="plan_required"}')).toBe(0);
+    expect(sampleValue(body, 'monapi_up{account="wrong",reason="unauthorized"}')).toBe(0);
     // A refused key is an answer: the exporter is ready and says so through monapi_up.
     expect(driven.exporter.ready()).toBe(true);
     const status = await (await fetch(`${driven.exporter.url}/status`)).text();
@@ -127,7 +123,7 @@ describe('the exporter against the simulator', () => {
     expect(perMinute / 120).toBeGreaterThanOrEqual(0.95);
     expect(perMinute / 120).toBeLessThanOrEqual(1);
     const body = await driven.scrape();
-    const effective = value(body, 'monapi_plan_cadence_seconds{account="acme",source="series",cadence="effective"}');
+    const effective = sampleValue(body, 'monapi_plan_cadence_seconds{account="acme",source="series",cadence="effective"}');
     expect(effective).toBeGreaterThan(60);
   });
 });

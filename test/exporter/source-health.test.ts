@@ -3,6 +3,7 @@ import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { clearFaults, setFaults } from '../integration/harness.js';
 import { drive, type Driven } from '../support/drive.js';
+import { sampleValue, samplesOf } from '../support/exposition-text.js';
 
 /**
  * Every failure is visible where operators look: monapi_source_up per source with a reason,
@@ -21,15 +22,6 @@ const account = (name: string, env: string, extra = '') => `  - name: ${name}
     api_key_env: ${env}
 ${extra}`;
 
-function samples(body: string, family: string): string[] {
-  return body.split('\n').filter((line) => line.startsWith(`${family}{`));
-}
-
-function value(body: string, series: string): number | undefined {
-  const line = body.split('\n').find((l) => l.startsWith(`${series} `));
-  return line === undefined ? undefined : Number(line.slice(series.length + 1));
-}
-
 function capturingLog() {
   const lines: Record<string, unknown>[] = [];
   const stream = new Writable({
@@ -46,7 +38,7 @@ describe('source health', () => {
     driven = await drive({ simulator: { hosts: 2, websites: 1 }, config: `accounts:\n${account('acme', 'KEY')}`, env: (sim) => ({ KEY: sim.keys.pro }) });
     await driven.advance(90_000);
     let body = await driven.scrape();
-    const up = samples(body, 'monapi_source_up');
+    const up = samplesOf(body, 'monapi_source_up');
     for (const source of ['hosts', 'account', 'websites', 'checks', 'website_summary', 'alerts', 'alert_rules', 'series', 'components', 'metric_catalogue', 'host_details']) {
       expect(up, source).toContain(`monapi_source_up{account="acme",source="${source}",reason=""} 1`);
     }
@@ -54,8 +46,8 @@ describe('source health', () => {
     await setFaults(driven.simulator, { malformed_json: 1 });
     await driven.advance(61_000);
     body = await driven.scrape();
-    expect(value(body, 'monapi_source_up{account="acme",source="hosts",reason="decode_error"}')).toBe(0);
-    expect(value(body, 'monapi_source_failing_targets{account="acme",source="hosts"}')).toBe(1);
+    expect(sampleValue(body, 'monapi_source_up{account="acme",source="hosts",reason="decode_error"}')).toBe(0);
+    expect(sampleValue(body, 'monapi_source_failing_targets{account="acme",source="hosts"}')).toBe(1);
     // Still ready: a failing upstream must not make Prometheus stop scraping what is known.
     expect((await fetch(`${driven.exporter.url}/-/ready`)).status).toBe(200);
     const status = (await (await fetch(`${driven.exporter.url}/status`)).json()) as { accounts: { sources: { source: string; up: boolean; reason?: string; last_error?: { message: string } }[] }[] };
@@ -69,7 +61,7 @@ describe('source health', () => {
     await clearFaults(driven.simulator);
     await driven.advance(61_000);
     body = await driven.scrape();
-    expect(value(body, 'monapi_source_up{account="acme",source="hosts",reason=""}')).toBe(1);
+    expect(sampleValue(body, 'monapi_source_up{account="acme",source="hosts",reason=""}')).toBe(1);
     expect(await (await fetch(`${driven.exporter.url}/`)).text()).toContain('Every source works.');
   });
 
@@ -78,7 +70,7 @@ describe('source health', () => {
     driven = await drive({ simulator: { hosts: 1, websites: 1 }, config: `accounts:\n${account('starter', 'KEY')}`, env: (sim) => ({ KEY: sim.keys.starter }), log });
     await driven.advance(30 * 60_000);
     const body = await driven.scrape();
-    expect(value(body, 'monapi_source_up{account="starter",source="hosts",reason="plan_required"}')).toBe(0);
+    expect(sampleValue(body, 'monapi_source_up{account="starter",source="hosts",reason="plan_required"}')).toBe(0);
     const status = (await (await fetch(`${driven.exporter.url}/status`)).json()) as { accounts: { upgrade_url?: string }[] };
     const url = status.accounts[0]?.upgrade_url;
     expect(url).toMatch(/^https?:\/\//);
@@ -101,13 +93,13 @@ describe('the rate limit /account states', () => {
     });
     await driven.advance(10_000);
     const body = await driven.scrape();
-    expect(value(body, 'monapi_account_rate_limit_requests_per_second{account="low"}')).toBe(1);
+    expect(sampleValue(body, 'monapi_account_rate_limit_requests_per_second{account="low"}')).toBe(1);
     // 60/min minus 10 % headroom, and a burst of 10 minus headroom.
-    expect(value(body, 'monapi_plan_budget_requests_per_second{account="low"}')).toBeCloseTo(0.9, 10);
-    expect(value(body, 'monapi_budget_burst{account="low"}')).toBe(9);
+    expect(sampleValue(body, 'monapi_plan_budget_requests_per_second{account="low"}')).toBeCloseTo(0.9, 10);
+    expect(sampleValue(body, 'monapi_budget_burst{account="low"}')).toBe(9);
     // The account allows more than configured: the configuration stands.
-    expect(value(body, 'monapi_plan_budget_requests_per_second{account="cautious"}')).toBeCloseTo(0.45, 10);
-    expect(value(body, 'monapi_budget_burst{account="cautious"}')).toBe(4);
+    expect(sampleValue(body, 'monapi_plan_budget_requests_per_second{account="cautious"}')).toBeCloseTo(0.45, 10);
+    expect(sampleValue(body, 'monapi_budget_burst{account="cautious"}')).toBe(4);
     await driven.advance(10 * 60_000);
     const warnings = lines.filter((l) => String(l.msg).includes('lower rate limit than configured'));
     expect(warnings).toHaveLength(1);

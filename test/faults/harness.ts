@@ -61,7 +61,8 @@ export async function startRig(options: { simulator?: SimulatorOptions; yaml?: (
     async advance(ms) {
       const settle = async () => {
         let quiet = 0;
-        for (let i = 0; i < 2000 && quiet < 5; i++) {
+        // Bounded by real time, not by turns: on a loaded machine a request takes many turns.
+        for (const end = Date.now() + 10_000; quiet < 5 && Date.now() < end; ) {
           await tick();
           quiet = !rig.exporter || rig.exporter.quiet() ? quiet + 1 : 0;
         }

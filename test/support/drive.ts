@@ -2,6 +2,7 @@ import pino, { type Logger } from 'pino';
 import { parseConfig } from '../../src/config/index.js';
 import { startExporter, type RunningExporter } from '../../src/exporter.js';
 import { FakeClock } from '../../src/lib/clock.js';
+import type { ShardAssignment } from '../../src/sharding/index.js';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../src/simulator/index.js';
 
 /**
@@ -23,14 +24,18 @@ const tick = () => new Promise((resolve) => setImmediate(resolve));
 
 export async function drive(options: {
   start?: number;
+  /** A clock of the caller's, e.g. to record what happens from the first request on; `start` is then ignored. */
+  clock?: FakeClock;
   simulator?: SimulatorOptions;
   /** YAML of the config; `${monitoring}`, `${marketplace}` and `${releases}` are replaced by the simulator's URLs. */
   config: string;
   env: (sim: RunningSimulator) => Record<string, string>;
   /** The exporter's logger; silent by default. */
   log?: Logger;
+  /** This process's shard; one shard by default. */
+  shard?: ShardAssignment;
 }): Promise<Driven> {
-  const clock = new FakeClock(options.start ?? Date.UTC(2026, 10, 22, 12, 0, 0));
+  const clock = options.clock ?? new FakeClock(options.start ?? Date.UTC(2026, 10, 22, 12, 0, 0));
   const simulator = await startSimulator({ clock, monitoringPort: 0, releasesPort: 0, marketplacePort: 0, random: () => 0.5, ...options.simulator });
   const yaml = options.config
     .replaceAll('${monitoring}', simulator.monitoringBaseUrl)
@@ -44,6 +49,7 @@ export async function drive(options: {
     telemetryPath: '/metrics',
     log: options.log ?? pino({ level: 'silent' }),
     processMetrics: false,
+    ...(options.shard ? { shard: options.shard } : {}),
   });
 
   async function settle(): Promise<void> {

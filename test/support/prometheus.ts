@@ -30,6 +30,12 @@ export async function freePort(): Promise<number> {
   });
 }
 
+function staticConfig(target: PromTarget): string {
+  const { address, labels } = typeof target === 'string' ? { address: target, labels: {} } : target;
+  const labelLines = Object.entries(labels).map(([name, value]) => `          ${name}: ${JSON.stringify(value)}\n`);
+  return `      - targets: [${JSON.stringify(address)}]\n${labelLines.length > 0 ? `        labels:\n${labelLines.join('')}` : ''}`;
+}
+
 export interface PromSample {
   readonly metric: Record<string, string>;
   readonly value: number;
@@ -51,7 +57,10 @@ interface ApiAnswer {
   data?: { resultType: string; result: { metric: Record<string, string>; value?: [number, string]; values?: [number, string][] }[] };
 }
 
-export async function startPrometheus(options: { targets: string[]; scrapeIntervalSeconds: number; metricsPath?: string }): Promise<RunningPrometheus> {
+/** A scrape target: `host:port`, optionally with labels Prometheus attaches to everything scraped from it. */
+export type PromTarget = string | { readonly address: string; readonly labels: Readonly<Record<string, string>> };
+
+export async function startPrometheus(options: { targets: readonly PromTarget[]; scrapeIntervalSeconds: number; metricsPath?: string }): Promise<RunningPrometheus> {
   const binary = requireBinary('prometheus');
   const dir = mkdtempSync(join(tmpdir(), 'monapi-prom-'));
   const port = await freePort();
@@ -62,8 +71,7 @@ scrape_configs:
   - job_name: monapi
     metrics_path: ${options.metricsPath ?? '/metrics'}
     static_configs:
-      - targets: [${options.targets.map((t) => JSON.stringify(t)).join(', ')}]
-`;
+${options.targets.map(staticConfig).join('')}`;
   writeFileSync(join(dir, 'prometheus.yml'), config);
   const child: ChildProcess = spawn(
     binary,

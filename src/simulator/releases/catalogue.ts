@@ -107,6 +107,21 @@ export const RELEASE_CATALOGUE: readonly SimProject[] = [
     ],
   },
   {
+    name: 'mysql',
+    host: 'github',
+    owner: 'mysql',
+    repo: 'mysql-server',
+    kind: 'tag',
+    assets: [],
+    releases: [
+      { tag: 'mysql-8.0.39', date: '2024-07-22T11:03:51Z' },
+      { tag: 'mysql-8.4.2', date: '2024-07-22T11:20:14Z' },
+      { tag: 'mysql-8.0.40', date: '2024-10-15T10:12:40Z' },
+      { tag: 'mysql-8.4.3', date: '2024-10-15T10:31:02Z' },
+      { tag: 'mysql-9.1.0', date: '2024-10-15T10:47:55Z' },
+    ],
+  },
+  {
     name: 'varnish',
     aliases: ['varnish-cache'],
     host: 'github',

@@ -34,13 +34,14 @@ export type { CheckBuckets } from '../../config/types.js';
  * Defaults chosen for web latency (docs/website-checks.md compares them with
  * blackbox_exporter). TTFB: 50 ms to 30 s, with bounds at 0.8 s and 1.8 s, the "good" and
  * "poor" TTFB thresholds web performance guidance uses, and at 10 s and 30 s where probe
- * timeouts sit. DNS lookup: 1 ms (a cached answer) to 2.5 s (resolver retries). TLS
- * handshake: 10 ms (one round trip nearby) to 5 s.
+ * timeouts sit. DNS lookup and TLS handshake are secondary phases: fewer bounds (each
+ * bound is a series per website), from a cached answer (2 ms) or one nearby round trip
+ * (25 ms) to resolver retries and overloaded servers (2.5 s).
  */
 export const DEFAULT_CHECK_BUCKETS: CheckBuckets = {
   ttfb: [0.05, 0.1, 0.2, 0.3, 0.5, 0.8, 1, 1.8, 2.5, 5, 10, 30],
-  dnsLookup: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
-  tlsHandshake: [0.01, 0.025, 0.05, 0.1, 0.15, 0.25, 0.5, 1, 2.5, 5],
+  dnsLookup: [0.002, 0.01, 0.05, 0.25, 1, 2.5],
+  tlsHandshake: [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
 };
 
 /** Why a bucket list cannot be used, or undefined: finite, positive, strictly ascending, at least one. */

@@ -16,9 +16,11 @@ export const createComponentsSource: MonitoringSourceFactory = (ctx): HostSource
       const { value } = await ctx.client.components(host.uuid);
       if (signal.aborted) return;
       ctx.sink.publish(group(host.uuid), mapComponents(value, { account: ctx.account.name, hostUuid: host.uuid }));
+      ctx.versions?.components(host.uuid, value.components);
     },
     forget(uuid) {
       ctx.sink.retract(group(uuid));
+      ctx.versions?.forgetComponents(uuid);
     },
   };
 };

@@ -39,6 +39,7 @@ export function createHostsSource(ctx: SourceContext): AccountSource {
         if (!polled.has(uuid)) ctx.inventory.metricNames.delete(uuid);
       }
       ctx.inventoryChanged();
+      ctx.versions?.agents([...polled.values()]);
     },
   };
 }

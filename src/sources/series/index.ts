@@ -6,6 +6,7 @@ import {
   counterKeysOf,
   EMPTY_SERIES_STATE,
   HostLabels,
+  MissingPointTotals,
   POINTS_MISSING,
   latestValueUsable,
   mapLatestValue,
@@ -47,6 +48,7 @@ export const createSeriesSource: MonitoringSourceFactory = (ctx): HostSource => 
   let hosts: GraceMap<string, HostEntry> | undefined;
   const hostsOf = () => (hosts ??= new GraceMap(ctx.account.counterGraceMs));
   const reported = new Set<string>();
+  const missing = new MissingPointTotals();
   const group = (uuid: string) => groupName('series', ctx.account.name, uuid);
   const namesOf = (uuid: string) => namingOf().fetchable(ctx.inventory.metricNames.get(uuid) ?? []);
 
@@ -97,6 +99,8 @@ export const createSeriesSource: MonitoringSourceFactory = (ctx): HostSource => 
       hostsOf().set(host.uuid, { state: result.state, labels: entry.labels });
       report(result.collisions);
       ctx.sink.publish(group(host.uuid), result.families);
+      missing.add(entry.state.missing, result.state.missing);
+      ctx.sink.publish(groupName('series', ctx.account.name), missing.families(ctx.account.name));
 
       function report(collisions: readonly { familyKey: string; kept: string | undefined; dropped: readonly string[] }[]) {
         for (const c of collisions) {

@@ -10,6 +10,7 @@ import {
   HostLabels,
   mapLatestValue,
   mapSeries,
+  MissingPointTotals,
   requiredWindow,
   selectMetricNames,
   type SeriesBatch,
@@ -160,14 +161,27 @@ describe('mapSeries deltas → counters', () => {
     expect(state.missing).toEqual({ null: 0, window_gap: 0, partial_overlap: 0, invalid: 0 });
   });
 
-  it('renders counters with host labels and missing-point counters per reason', () => {
+  it('renders counters with host labels and keeps the missing points in the state', () => {
     const got = mapSeries(batch({ 'system.net.bytes_rcvd|eth0': points(T0 - 4 * MIN, [1, 1, null, null]) }), EMPTY_SERIES_STATE, opts(T0));
-    expect(lines(got.families)).toEqual([
-      `monapi_series_points_missing_total{${L},reason="invalid"} 0`,
-      `monapi_series_points_missing_total{${L},reason="null"} 0`,
-      `monapi_series_points_missing_total{${L},reason="partial_overlap"} 0`,
-      `monapi_series_points_missing_total{${L},reason="window_gap"} 0`,
-      `monapi_system_network_receive_bytes_total{${L},interface="eth0"} 0`,
+    expect(lines(got.families)).toEqual([`monapi_system_network_receive_bytes_total{${L},interface="eth0"} 0`]);
+    expect(got.state.missing).toEqual({ null: 0, window_gap: 0, partial_overlap: 0, invalid: 0 });
+  });
+});
+
+describe('MissingPointTotals', () => {
+  const zero = { null: 0, window_gap: 0, partial_overlap: 0, invalid: 0 };
+  it('sums what each host newly missed, per account and reason, and never decreases', () => {
+    const totals = new MissingPointTotals();
+    totals.add(zero, { ...zero, null: 2 });
+    totals.add({ ...zero, null: 2 }, { ...zero, null: 3, window_gap: 1 });
+    // Another host, and a host whose state was dropped and starts again from zero.
+    totals.add(zero, { ...zero, invalid: 4 });
+    totals.add({ ...zero, null: 9 }, zero);
+    expect(lines(totals.families('a'))).toEqual([
+      'monapi_series_points_missing_total{account="a",reason="invalid"} 4',
+      'monapi_series_points_missing_total{account="a",reason="null"} 3',
+      'monapi_series_points_missing_total{account="a",reason="partial_overlap"} 0',
+      'monapi_series_points_missing_total{account="a",reason="window_gap"} 1',
     ]);
   });
 

@@ -114,8 +114,28 @@ export interface SeriesMapResult {
 
 export const POINTS_MISSING = counterSpec(
   'monapi_series_points_missing_total',
-  'Delta points from /hosts/{uuid}/metrics/series that were not added to their counter, by reason: null (no data within the late-data horizon), window_gap (never fetched), partial_overlap (coarser interval overlapping counted time), invalid (negative or non-finite). Polled in the background.',
+  'Delta points from /hosts/{uuid}/metrics/series that were not added to their counter, summed over the account\'s hosts, by reason: null (no data within the late-data horizon), window_gap (never fetched), partial_overlap (coarser interval overlapping counted time), invalid (negative or non-finite). Polled in the background.',
 );
+
+/**
+ * The account-wide missing-point counter. Per host it would cost four series a host for a
+ * figure operators read per account (which host lacks data shows in its own series); a host
+ * adds what its polls newly missed, so the sum never decreases when a host leaves.
+ */
+export class MissingPointTotals {
+  private readonly totals: Record<MissingReason, number> = { null: 0, window_gap: 0, partial_overlap: 0, invalid: 0 };
+
+  /** Adds what a host's poll missed beyond what its previous state had counted. */
+  add(previous: Readonly<Record<MissingReason, number>>, next: Readonly<Record<MissingReason, number>>): void {
+    for (const reason of MISSING_REASONS) this.totals[reason] += Math.max(0, next[reason] - previous[reason]);
+  }
+
+  families(account: string): FamilySamples[] {
+    const c = new FamilyCollector();
+    for (const reason of MISSING_REASONS) c.add(POINTS_MISSING, { account, reason }, this.totals[reason]);
+    return c.toFamilies();
+  }
+}
 
 interface ParsedPoint {
   readonly t: number;
@@ -255,7 +275,6 @@ export function mapSeries(
   }
 
   carryAbsent(previous.counters, counters, (s) => s.lastSeenMs, opts.nowMs, opts.counterGraceMs ?? DEFAULT_COUNTER_GRACE_MS);
-  for (const reason of MISSING_REASONS) c.add(POINTS_MISSING, { ...hostLabels.host, reason }, tally.missing[reason]);
   return { state: { counters, missing: tally.missing }, families: c.toFamilies(), collisions, latePoints: tally.late };
 }
 

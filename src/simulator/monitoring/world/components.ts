@@ -36,11 +36,11 @@ export interface ComponentRecord {
   readonly details: Readonly<Record<string, unknown>>;
 }
 
-const NGINX_VERSIONS = ['1.26.2', '1.26.3', '1.27.3', '1.27.4'] as const;
-const PHP_VERSIONS = ['8.2.26', '8.2.27', '8.3.14', '8.3.15'] as const;
-const MYSQL_VERSIONS = ['8.0.39', '8.0.40', '8.4.3'] as const;
-const MARIADB_VERSIONS = ['10.11.10', '11.4.4'] as const;
-const VARNISH_VERSIONS = ['7.5.0', '7.6.1'] as const;
+const NGINX_VERSIONS = ['1.26.1', '1.26.2', '1.27.2', '1.27.3'] as const;
+const PHP_VERSIONS = ['8.2.25', '8.2.26', '8.3.13', '8.3.14'] as const;
+const MYSQL_VERSIONS = ['8.0.39', '8.0.40', '8.4.2', '8.4.3'] as const;
+const MARIADB_VERSIONS = ['10.11.9', '10.11.10', '11.4.4'] as const;
+const VARNISH_VERSIONS = ['7.5.0', '7.6.0', '7.6.1'] as const;
 const OPENSSL_VERSIONS = ['3.0.13', '3.0.15', '3.2.2'] as const;
 const NGINX_PLUS_RELEASES = ['nginx-plus-r32', 'nginx-plus-r33'] as const;
 const NGINX_CONFIGURE = [

@@ -125,7 +125,7 @@ export function createHostProfile({ seed, accountSlot, index, createdAtMs, hostn
     uuid: hex32(seed, accountSlot, index),
     hostname,
     type,
-    agentVersion: `1.8.${pick(h(12), [9, 10, 11, 11, 12])}-${pick(h(13), [1, 1, 2])}`,
+    agentVersion: `1.8.${pick(h(12), [1, 2, 2, 3, 3])}-${pick(h(13), [1, 1, 2])}`,
     serverKinds,
     tags,
     createdAtMs: created,
