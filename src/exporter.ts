@@ -66,6 +66,8 @@ export interface RunningExporter {
   ready(): boolean;
   /** No upstream request in flight or waiting to be retried, no state save being written (tests drive a fake clock by it). */
   quiet(): boolean;
+  /** No upstream request in flight and no state save being written; retries may be waiting for their time. */
+  idle(): boolean;
   status(): Record<string, unknown>;
   /** Re-reads the configuration (`reloadConfig`) and applies what changed. Never throws. */
   reload(): ReloadResult;
@@ -241,7 +243,8 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
       concurrency: account.concurrency,
       clock,
       metrics: budgetMetrics,
-      onEvent: (event) => log.warn({ event }, `request budget: ${event.type}`),
+      // The account runtime logs a refused key once, with the reason; the budget's own event would repeat it.
+      onEvent: (event) => (event.type === 'auth_failed' ? log.debug({ event }, 'request budget: auth_failed') : log.warn({ event }, `request budget: ${event.type}`)),
     });
     if (account.http?.insecureSkipVerify) {
       log.warn({ account: account.name }, 'insecure_skip_verify is on: the upstream certificate is not checked, so anyone on the path can read the API key; set http.ca_file instead');
@@ -509,6 +512,8 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
         const s = b.snapshot();
         return s.inFlight === 0 && s.waitingToRetry === 0;
       }),
+    idle: () =>
+      !(keeper?.busy() ?? false) && [...[...units.values()].map((u) => u.budget), ...(releases ? [releases.budget] : [])].every((b) => b.snapshot().inFlight === 0),
     status,
     reload,
     applyConfig,

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
@@ -64,7 +64,7 @@ export async function startRig(options: { simulator?: SimulatorOptions; yaml?: (
         // Bounded by real time, not by turns: on a loaded machine a request takes many turns.
         for (const end = Date.now() + 10_000; quiet < 5 && Date.now() < end; ) {
           await tick();
-          quiet = !rig.exporter || rig.exporter.quiet() ? quiet + 1 : 0;
+          quiet = !rig.exporter || rig.exporter.idle() ? quiet + 1 : 0;
         }
       };
       for (let done = 0; done < ms; done += 1000) {
@@ -100,4 +100,50 @@ export function familySum(body: string, family: string, filter = ''): number {
     .split('\n')
     .filter((l) => (l.startsWith(`${family}{`) || l.startsWith(`${family} `)) && l.includes(filter))
     .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
+}
+
+/** The parts of a saved state file the tests read. */
+export interface SavedDelta {
+  total: number;
+  coveredUntilMs: number;
+  lastSeenMs: number;
+}
+export interface SavedState {
+  accounts: Record<
+    string,
+    {
+      sources: {
+        series: { uuid: string; state: { counters: [string, SavedDelta][] } }[];
+        checks: { id: string; state: { cursor: { checkedAtMs: number; id: number } | null; results: { labels: Record<string, string>; value: number }[] } }[];
+      };
+    }
+  >;
+}
+
+export const readState = (path: string): SavedState => JSON.parse(readFileSync(path, 'utf8')) as SavedState;
+
+export const deltaOf = (state: SavedState, uuid: string, metric: string, account = 'pro'): SavedDelta | undefined =>
+  state.accounts[account]?.sources.series.find((h) => h.uuid === uuid)?.state.counters.find(([name]) => name === metric)?.[1];
+
+/**
+ * Advances in 10 s steps, saving the state each time, until every host's counter of `metric`
+ * has been seen: returns the cursor each started from (read right after its first poll, at
+ * total 0, so truth over [cursor, end) is what the counter must reach).
+ */
+export async function firstCursors(rig: Rig, stateFile: string, metric: string, maxMs = 5 * 60_000): Promise<Map<string, number>> {
+  const cursors = new Map<string, number>();
+  for (let waited = 0; waited < maxMs; waited += 10_000) {
+    await rig.advance(10_000);
+    await rig.exporter?.saveState();
+    if (!existsSync(stateFile)) continue;
+    const state = readState(stateFile);
+    for (const host of state.accounts.pro?.sources.series ?? []) {
+      const delta = deltaOf(state, host.uuid, metric);
+      if (delta && !cursors.has(host.uuid)) {
+        if (delta.total !== 0) throw new Error(`host ${host.uuid} was polled twice before its cursor was read`);
+        cursors.set(host.uuid, delta.coveredUntilMs);
+      }
+    }
+  }
+  return cursors;
 }

@@ -1,7 +1,7 @@
 import { copyFileSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { familySum, startRig, type Rig } from './harness.js';
+import { deltaOf, familySum, readState, startRig, type Rig, type SavedState } from './harness.js';
 
 /**
  * Item 2 of issue 13: a restart neither loses nor double-counts. The exporter is "killed"
@@ -35,24 +35,7 @@ function mulberry32(seed: number): () => number {
   };
 }
 
-interface SavedDelta {
-  total: number;
-  coveredUntilMs: number;
-  lastSeenMs: number;
-}
-interface SavedState {
-  accounts: {
-    pro: {
-      sources: {
-        series: { uuid: string; state: { counters: [string, SavedDelta][] } }[];
-        checks: { id: string; state: { cursor: { checkedAtMs: number; id: number } | null; results: { labels: Record<string, string>; value: number }[] } }[];
-      };
-    };
-  };
-}
-
-const readState = (path: string): SavedState => JSON.parse(readFileSync(path, 'utf8')) as SavedState;
-const deltaOf = (state: SavedState, uuid: string) => state.accounts.pro.sources.series.find((h) => h.uuid === uuid)?.state.counters.find(([name]) => name === METRIC)?.[1];
+const deltaOfMetric = (state: SavedState, uuid: string) => deltaOf(state, uuid, METRIC);
 
 describe('kill -9 at random moments, downtime, restart from the state file', () => {
   it.each([1, 2])('seed %i: final counters equal the ground truth, and no scrape ever sees one go down', async (seed) => {
@@ -76,14 +59,14 @@ describe('kill -9 at random moments, downtime, restart from the state file', () 
       await r.exporter?.saveState();
       if (!existsSync(stateFile)) continue;
       const state = readState(stateFile);
-      for (const host of state.accounts.pro.sources.series) {
-        const delta = deltaOf(state, host.uuid);
+      for (const host of (state.accounts.pro?.sources.series ?? [])) {
+        const delta = deltaOfMetric(state, host.uuid);
         if (delta && !startCursor.has(host.uuid)) {
           expect(delta.total).toBe(0);
           startCursor.set(host.uuid, delta.coveredUntilMs);
         }
       }
-      if (checksStart.size === 0) checksStart = new Map(state.accounts.pro.sources.checks.map((w) => [w.id, w.state.cursor]));
+      if (checksStart.size === 0) checksStart = new Map((state.accounts.pro?.sources.checks ?? []).map((w) => [w.id, w.state.cursor]));
     }
     const hosts = [...startCursor.keys()];
     expect(hosts.length).toBeGreaterThan(0);
@@ -101,7 +84,7 @@ describe('kill -9 at random moments, downtime, restart from the state file', () 
         copyFileSync(stateFile, kept);
         // What Prometheus has seen is never ahead of what a restart resumes from.
         const saved = readState(kept);
-        const onDiskTotal = hosts.reduce((sum, uuid) => sum + (deltaOf(saved, uuid)?.total ?? 0), 0);
+        const onDiskTotal = hosts.reduce((sum, uuid) => sum + (deltaOfMetric(saved, uuid)?.total ?? 0), 0);
         expect(onDiskTotal, `round ${round}: /metrics showed more than the state file holds`).toBeGreaterThanOrEqual(seen);
       }
       await r.exporter?.stop();
@@ -123,13 +106,13 @@ describe('kill -9 at random moments, downtime, restart from the state file', () 
     await r.exporter?.saveState();
     const final = readState(stateFile);
     for (const uuid of hosts) {
-      const delta = deltaOf(final, uuid);
+      const delta = deltaOfMetric(final, uuid);
       if (!delta) throw new Error(`no final state for host ${uuid}`);
       const truth = r.sim.truth({ key: r.sim.keys.pro, hostUuid: uuid, metric: METRIC, fromMs: startCursor.get(uuid) ?? NaN, toMs: delta.coveredUntilMs, asOfMs: delta.lastSeenMs });
       expect(truth.points).toBeGreaterThan(60);
       expect(delta.total, `host ${uuid}`).toBe(truth.sum);
     }
-    for (const site of final.accounts.pro.sources.checks) {
+    for (const site of (final.accounts.pro?.sources.checks ?? [])) {
       const from = checksStart.get(site.id);
       const to = site.state.cursor;
       if (!from || !to) throw new Error(`website ${site.id} has no cursor`);
