@@ -75,7 +75,7 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
         // Echoes the credential, as a careless upstream might: it must not leak.
         return json(401, { error: 'unauthorized', message: `invalid key ${req.headers.authorization ?? ''}` });
       case 'plan_required':
-        return json(403, { error: 'plan_required', message: 'API access needs the Pro plan', upgrade_url: 'https://monitoring.example.com/upgrade' });
+        return json(403, { error: 'plan_required', message: `API access needs the Pro plan (key ${req.headers.authorization ?? ''})`, upgrade_url: `https://monitoring.example.com/upgrade?key=${encodeURIComponent(String(req.headers.authorization ?? '').replace(/^Bearer /, ''))}` });
       case 'reset':
         return req.socket.destroy();
       case 'drip': {
