@@ -2,8 +2,9 @@
 import { ConfigError, FlagError, loadConfig, parseFlags, summarizeConfig } from './config/index.js';
 import { createLogger } from './lib/logger.js';
 import { startExporter, type RunningExporter } from './exporter.js';
-import { startHttpServer } from './server/listen.js';
 import { withLifecycle } from './server/lifecycle.js';
+import { loadWebConfig, WebConfigError } from './server/web-config.js';
+import { startWebServer } from './server/web-server.js';
 
 /** SIGTERM/SIGINT: the whole shutdown, in-flight scrapes included, stays within this. */
 const SHUTDOWN_LIMIT_MS = 5_000;
@@ -50,14 +51,27 @@ async function main(argv: readonly string[]): Promise<number> {
     }
     throw err;
   }
+  if (flags.webConfigFile !== undefined) {
+    try {
+      loadWebConfig(flags.webConfigFile);
+    } catch (err) {
+      if (err instanceof WebConfigError) {
+        process.stderr.write(`monapi-exporter: ${err.message}\n`);
+        return 1;
+      }
+      throw err;
+    }
+  }
   if (flags.configCheck) {
-    process.stdout.write(`${summarizeConfig(config, flags.configFile)}\n`);
+    const web = flags.webConfigFile === undefined ? '' : `\nweb configuration ${flags.webConfigFile} is valid`;
+    process.stdout.write(`${summarizeConfig(config, flags.configFile)}${web}\n`);
     return 0;
   }
 
   const log = createLogger({ level: flags.logLevel, format: flags.logFormat });
   const configFile = flags.configFile;
   const enableLifecycle = flags.webEnableLifecycle;
+  const webConfigFile = flags.webConfigFile;
   const exporter = await startExporter({
     config,
     listenAddress: flags.webListenAddress,
@@ -66,7 +80,7 @@ async function main(argv: readonly string[]): Promise<number> {
     shard: flags.shard,
     stateFile: flags.stateFile,
     reloadConfig: () => loadConfig(configFile, process.env),
-    serve: (app, address, lifecycle) => startHttpServer(withLifecycle(app, lifecycle, enableLifecycle), address),
+    serve: (app, address, lifecycle) => startWebServer(withLifecycle(app, lifecycle, enableLifecycle), { listenAddress: address, webConfigFile, log }),
   });
   running.exporter = exporter;
   if (running.hupBeforeStart) exporter.reload();

@@ -531,7 +531,8 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
       await stopped;
       // The last save: a restart continues exactly from here.
       await keeper?.stop();
-      await server.close();
+      // In-flight scrapes may finish; a connection still open after 3 s is cut, so the whole stop stays within 5 s.
+      await server.close(3_000);
       await store.close();
       await Promise.all([...[...units.values()].map((u) => u.transport.close()), releases?.transport.close()]);
     },
