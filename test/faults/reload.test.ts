@@ -102,3 +102,16 @@ describe('reload', () => {
     expect(get.headers.get('allow')).toBe('POST, PUT');
   });
 });
+
+describe('stop', () => {
+  it('readiness turns false the moment the exporter starts to stop', async () => {
+    rig = await startRig({ simulator: { hosts: 1, websites: 1 } });
+    const exporter = await rig.start();
+    await rig.advance(2 * MINUTE);
+    expect(exporter.ready()).toBe(true);
+    const stopping = exporter.stop();
+    expect(exporter.ready()).toBe(false);
+    await stopping;
+    rig.exporter = undefined;
+  });
+});
