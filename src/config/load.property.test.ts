@@ -47,6 +47,11 @@ describe('config loader fuzz', () => {
     expect((result as ConfigError).issues).toEqual([{ path: '(yaml)', message: 'Merge sources must be maps or map aliases' }]);
   });
 
+  it('20 000 nested brackets (a stack overflow in older yaml releases, GHSA-48c2-rrv3-qjmp) are a ConfigError', () => {
+    const result = outcome(`accounts: ${'['.repeat(20_000)}${']'.repeat(20_000)}\n`);
+    expect(result).toBeInstanceOf(ConfigError);
+  });
+
   it('arbitrary text: a Config or a ConfigError, nothing else', () => {
     fc.assert(fc.property(fc.string({ maxLength: 400 }), (text) => checkError(outcome(text))), RUNS);
   });
