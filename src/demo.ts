@@ -27,6 +27,8 @@ export interface DemoOptions {
   logFormat: 'json' | 'pretty';
   /** Simulated seconds per real second (1: real time). */
   speed: number;
+  /** Simulated time at start, Unix ms (default: now); tests pick a moment the simulated world makes interesting. */
+  startMs?: number;
 }
 
 export interface RunningDemo {
@@ -153,7 +155,7 @@ ${account('pro', 'DEMO_PRO_KEY')}${account('business', 'DEMO_BUSINESS_KEY')}${re
 }
 
 export async function startDemo(opts: DemoOptions): Promise<RunningDemo> {
-  const clock = new ScaledClock(opts.speed);
+  const clock = new ScaledClock(opts.speed, opts.startMs);
   const simulator = await startSimulator({
     clock,
     monitoringPort: opts.simulatorPorts.monitoring,
