@@ -90,15 +90,17 @@ export function graph(title: string, description: string, unit: string, queries:
   return { kind: 'timeseries', title, description, unit, queries, w: 8, h: 8, ...extra };
 }
 
-/** Up (1) and down (0) as words and colours. */
-export function upDownMapping(up = 'up', down = 'down'): ValueMapping {
+/** Numbers shown as words in a colour: `{ 0: ['down', 'red'] }`. */
+export function valueMapping(words: Readonly<Record<number, readonly [string, string]>>): ValueMapping {
   return {
     type: MappingType.ValueToText,
-    options: {
-      '0': { text: down, color: 'red', index: 0 },
-      '1': { text: up, color: 'green', index: 1 },
-    },
+    options: Object.fromEntries(Object.entries(words).map(([value, [text, color]], index) => [value, { text, color, index }])),
   };
+}
+
+/** Up (1) and down (0) as words, green and red. */
+export function upDownMapping(up = 'up', down = 'down'): ValueMapping {
+  return valueMapping({ 0: [down, 'red'], 1: [up, 'green'] });
 }
 
 function target(query: Query, refId: string, instant: boolean, table: boolean): DataqueryBuilder {

@@ -1,5 +1,5 @@
 import type { Dashboard } from '@grafana/grafana-foundation-sdk/dashboard';
-import { board, graph, queryVariable, upDownMapping, type RowSpec } from './common.js';
+import { board, graph, queryVariable, upDownMapping, valueMapping, type RowSpec } from './common.js';
 
 /**
  * Monapi / Exporter health: what the exporter spends of each API key's budget, how fresh
@@ -44,7 +44,7 @@ const budget: RowSpec = {
       unit: 'none',
       w: 8,
       h: 6,
-      mappings: [upDownMapping('paused', 'sending')],
+      mappings: [valueMapping({ 0: ['sending', 'green'], 1: ['paused', 'orange'] })],
       steps: [
         [null, 'green'],
         [1, 'orange'],
@@ -149,16 +149,16 @@ const process: RowSpec = {
       w: 8,
       h: 8,
       queries: [
-        { expr: `monapi_exporter_build_info{${I}}` },
-        { expr: `monapi_exporter_shard_ordinal{${I}}` },
-        { expr: `monapi_exporter_total_shards{${I}}` },
+        { expr: `max by (instance, version, nodejs_version) (monapi_exporter_build_info{${I}})` },
+        { expr: `max by (instance) (monapi_exporter_shard_ordinal{${I}})` },
+        { expr: `max by (instance) (monapi_exporter_total_shards{${I}})` },
       ],
       transformations: [
         { id: 'merge', options: {} },
         {
           id: 'organize',
           options: {
-            excludeByName: { Time: true, __name__: true, job: true, 'Value #A': true },
+            excludeByName: { Time: true, 'Value #A': true },
             renameByName: { instance: 'Instance', version: 'Version', nodejs_version: 'Node.js', 'Value #B': 'Shard', 'Value #C': 'Of shards' },
           },
         },

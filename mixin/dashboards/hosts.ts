@@ -42,17 +42,17 @@ const host: RowSpec = {
       w: 24,
       h: 6,
       queries: [
-        { expr: `monapi_host_info{${H}}` },
-        { expr: `monapi_host_online{${H}}` },
-        { expr: `monapi_host_allowed{${H}}` },
-        { expr: `monapi_host_last_seen_timestamp_seconds{${H}} * 1000` },
+        { expr: `max by (account, host_uuid, hostname, host_type, agent_version) (monapi_host_info{${H}})` },
+        { expr: `max by (account, host_uuid) (monapi_host_online{${H}})` },
+        { expr: `max by (account, host_uuid) (monapi_host_allowed{${H}})` },
+        { expr: `max by (account, host_uuid) (monapi_host_last_seen_timestamp_seconds{${H}}) * 1000` },
       ],
       transformations: [
         { id: 'merge', options: {} },
         {
           id: 'organize',
           options: {
-            excludeByName: { Time: true, __name__: true, job: true, instance: true, 'Value #A': true },
+            excludeByName: { Time: true, 'Value #A': true },
             renameByName: {
               account: 'Account',
               hostname: 'Hostname',

@@ -80,19 +80,19 @@ const accounts: RowSpec = {
       w: 12,
       h: 7,
       queries: [
-        { expr: `monapi_account_info{${A}}` },
+        { expr: `max by (account, plan) (monapi_account_info{${A}})` },
         { expr: `min by (account) (monapi_up{${A}})` },
-        { expr: `monapi_account_hosts{${A}}` },
-        { expr: `monapi_account_host_limit{${A}}` },
-        { expr: `monapi_account_websites{${A}}` },
-        { expr: `monapi_account_website_limit{${A}}` },
+        { expr: `max by (account) (monapi_account_hosts{${A}})` },
+        { expr: `max by (account) (monapi_account_host_limit{${A}})` },
+        { expr: `max by (account) (monapi_account_websites{${A}})` },
+        { expr: `max by (account) (monapi_account_website_limit{${A}})` },
       ],
       transformations: [
         { id: 'merge', options: {} },
         {
           id: 'organize',
           options: {
-            excludeByName: { Time: true, __name__: true, job: true, instance: true, 'Value #A': true },
+            excludeByName: { Time: true, 'Value #A': true },
             renameByName: {
               account: 'Account',
               plan: 'Plan',

@@ -131,6 +131,16 @@ describe('dashboards', () => {
     }
   });
 
+  it('join the queries of a merged table on labels only: each aggregates to the labels it shows', () => {
+    // Grafana's merge joins rows on the fields the frames share; a __name__, job or instance
+    // column of one query would keep its rows apart from the others'.
+    const merged = dashboards.flatMap((d) => dataPanels(d).filter((p) => p.transformations?.some((t) => t.id === 'merge')).map((p) => ({ d, p })));
+    expect(merged.length).toBeGreaterThanOrEqual(3);
+    for (const { d, p } of merged) {
+      for (const target of p.targets ?? []) expect(target.expr, `${d.uid}: ${p.title}`).toMatch(/^(max|min|sum) by \([a-z_, ]+\) \(/);
+    }
+  });
+
   it('use only metric families the exporter serves', () => {
     const unknown = dashboards.flatMap((d) => panelQueries(d).flatMap((q) => undocumentedMetrics(q.expr).map((name) => `${d.uid}: ${q.panel.title}: ${name}`)));
     expect(unknown).toEqual([]);
