@@ -1,15 +1,27 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { renderRules, alertNames, alertGroups } from '../../mixin/alerts.js';
+import { alertNames, alertGroups } from '../../mixin/alerts.js';
 import { DASHBOARDS_DIR, ROOT } from '../../mixin/build.js';
-import { DEFAULT_CONFIG, scaleDurations, type MixinConfig } from '../../mixin/config.js';
-import { startDemo, type RunningDemo } from '../../src/demo.js';
-import { createWorld } from '../../src/simulator/monitoring/world.js';
-import { formatSelection, interpolate, panelQueries, parseLabelValues, queryVariables, type DashboardJson, type PanelQuery, type QueryVariable, type TimeVariables } from '../support/grafana.js';
-import { demoAccounts, findScenario, type Scenario } from '../support/mixin-scenario.js';
-import { startPrometheus, type PromSample, type RunningPrometheus } from '../support/prometheus.js';
+import { DEFAULT_CONFIG, type MixinConfig } from '../../mixin/config.js';
+import type { RunningDemo } from '../../src/demo.js';
+import type { MonitoringWorld } from '../../src/simulator/monitoring/world-types.js';
+import {
+  intervalSeconds,
+  interpolate,
+  panelQueries,
+  queryVariables,
+  resolveVariables as resolve,
+  type DashboardJson,
+  type PanelQuery,
+  type QueryVariable,
+  type ResolvedVariables,
+  type Selection,
+  type TimeVariables,
+} from '../support/grafana.js';
+import { startMixinDemo, type MixinDemo } from '../support/mixin-demo.js';
+import { demoAccounts, type Scenario } from '../support/mixin-scenario.js';
+import type { PromSample, RunningPrometheus } from '../support/prometheus.js';
 
 /**
  * The mixin against real data: the demo (simulator and exporter) on a clock 30 times
@@ -23,7 +35,6 @@ import { startPrometheus, type PromSample, type RunningPrometheus } from '../sup
  */
 
 const SPEED = 30;
-const WORLD = { seed: 'mixin', hosts: 8, websites: 3 };
 const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
 /** Real seconds of data at least, before the dashboards are evaluated (rates need a few scrapes). */
@@ -33,10 +44,10 @@ const TRIGGERED = ['MonapiHostOffline', 'MonapiWebsiteDown', 'MonapiCertificateE
 /** Fires after an hour (two real minutes here): expected pending or firing, not asserted either way. */
 const SLOW = 'MonapiHostsBeyondPlanLimit';
 
+let run: MixinDemo;
 let demo: RunningDemo;
 let prometheus: RunningPrometheus;
 let scenario: Scenario;
-let rulesDir: string;
 let config: MixinConfig;
 let expectedCertificates: { warning: string[]; critical: string[] };
 let promStartSeconds = 0;
@@ -52,7 +63,7 @@ const dashboards: DashboardJson[] = readdirSync(join(ROOT, DASHBOARDS_DIR))
  * expiry to the day (up to a day early), so a site fires for sure when its real expiry is
  * below the threshold and never when it is more than a day above.
  */
-function certificateThreshold(world: ReturnType<typeof createWorld>, startMs: number, realNowMs: number): { days: number; below: string[] } {
+function certificateThreshold(world: MonitoringWorld, startMs: number, realNowMs: number): { days: number; below: string[] } {
   const left = demoAccounts(world)
     .flatMap(([, account]) => account.websites(startMs).map((site) => ({ name: site.name, expires: account.websiteSummary(site.id, startMs)?.tls?.cert_expires_at })))
     .map(({ name, expires }) => {
@@ -67,31 +78,18 @@ function certificateThreshold(world: ReturnType<typeof createWorld>, startMs: nu
 }
 
 beforeAll(async () => {
-  const world = createWorld(WORLD);
-  const realNowMs = Date.now();
-  scenario = findScenario(world, realNowMs, { leadMs: 4 * MINUTE_MS, minOutageMs: 12 * MINUTE_MS, windowMs: 90 * MINUTE_MS, maxDays: 20 });
-  const certificates = certificateThreshold(world, scenario.startMs, realNowMs);
-  if (certificates.days <= DEFAULT_CONFIG.thresholds.certificateCriticalDays + 1.2) throw new Error(`certificate threshold ${certificates.days} days is too close to the critical one`);
-  expectedCertificates = { warning: certificates.below, critical: [] };
-  config = scaleDurations({ ...DEFAULT_CONFIG, thresholds: { ...DEFAULT_CONFIG.thresholds, certificateWarningDays: certificates.days } }, SPEED);
-  rulesDir = mkdtempSync(join(tmpdir(), 'monapi-mixin-rules-'));
-  const rulesFile = join(rulesDir, 'rules.yaml');
-  writeFileSync(rulesFile, renderRules(config));
-
-  demo = await startDemo({
-    ...WORLD,
-    rateLimitPerMinute: 120,
-    burst: 30,
-    listenAddress: '127.0.0.1:0',
-    releasesMode: 'marketplace',
-    simulatorPorts: { monitoring: 0, releases: 0, marketplace: 0 },
-    logLevel: 'error',
-    logFormat: 'json',
+  run = await startMixinDemo({
     speed: SPEED,
-    startMs: scenario.startMs,
+    scrapeIntervalSeconds: 1,
+    runMs: 3 * MINUTE_MS,
+    configure: (world, found) => {
+      const certificates = certificateThreshold(world, found.startMs, Date.now());
+      if (certificates.days <= DEFAULT_CONFIG.thresholds.certificateCriticalDays + 1.2) throw new Error(`certificate threshold ${certificates.days} days is too close to the critical one`);
+      expectedCertificates = { warning: certificates.below, critical: [] };
+      return { ...DEFAULT_CONFIG, thresholds: { ...DEFAULT_CONFIG.thresholds, certificateWarningDays: certificates.days } };
+    },
   });
-  prometheus = await startPrometheus({ targets: [new URL(demo.exporter.url).host], scrapeIntervalSeconds: 1, ruleFiles: [rulesFile], evaluationIntervalSeconds: 1 });
-  promStartSeconds = Date.now() / 1000;
+  ({ demo, prometheus, scenario, config, startedSeconds: promStartSeconds } = run);
   fired = await prometheus.waitFor(
     'max_over_time(ALERTS{alertstate="firing"}[10m])',
     (samples) => TRIGGERED.every((name) => samples.some((s) => s.metric.alertname === name)) && Date.now() / 1000 - promStartSeconds >= MIN_OBSERVE_SECONDS,
@@ -100,9 +98,7 @@ beforeAll(async () => {
 }, 240_000);
 
 afterAll(async () => {
-  await prometheus?.stop();
-  await demo?.stop();
-  if (rulesDir) rmSync(rulesDir, { recursive: true, force: true });
+  await run?.stop();
 }, 30_000);
 
 function simNow(): number {
@@ -168,32 +164,14 @@ function timeRange(): { start: number; end: number; time: TimeVariables } {
   return { start, end, time: { rangeSeconds: end - start, scrapeIntervalSeconds: 1, maxDataPoints: 200 } };
 }
 
-type Selection = readonly string[] | 'all';
-
-interface ResolvedVariables {
-  /** The value each variable stands for in a query. */
-  readonly values: Record<string, string>;
-  readonly options: Record<string, string[]>;
-}
-
-/** Each query variable's options (its label_values() query through the HTTP API) and value, in dashboard order, as Grafana resolves them. */
-async function resolveVariables(dashboard: DashboardJson, selections: Readonly<Record<string, Selection>>, time: TimeVariables): Promise<ResolvedVariables> {
-  const values: Record<string, string> = {};
-  const options: Record<string, string[]> = {};
-  for (const variable of queryVariables(dashboard)) {
-    const { label, match } = parseLabelValues(interpolate(variable.query, values, time));
-    options[variable.name] = (await prometheus.labelValues(label, match)).sort();
-    values[variable.name] = options[variable.name]!.length === 0 ? '' : formatSelection(variable, selections[variable.name] ?? 'all', options[variable.name]!);
-  }
-  return { values, options };
-}
+const resolveVariables = (dashboard: DashboardJson, selections: Readonly<Record<string, Selection>>, time: TimeVariables): Promise<ResolvedVariables> =>
+  resolve(dashboard, selections, time, (label, match) => prometheus.labelValues(label, match));
 
 /** Whether the query, as Grafana sends it, returns at least one finite value. Query errors throw. */
 async function hasData(query: PanelQuery, values: Record<string, string>, range: ReturnType<typeof timeRange>): Promise<boolean> {
   const expr = interpolate(query.expr, values, range.time);
   if (query.instant) return (await prometheus.query(expr, range.end)).some((s) => Number.isFinite(s.value));
-  const step = Math.max(1, Math.ceil(range.time.rangeSeconds / range.time.maxDataPoints));
-  return (await prometheus.queryRange(expr, range.start, range.end, step)).some((s) => s.values.some(([, v]) => Number.isFinite(v)));
+  return (await prometheus.queryRange(expr, range.start, range.end, intervalSeconds(range.time))).some((s) => s.values.some(([, v]) => Number.isFinite(v)));
 }
 
 const label = (d: DashboardJson, q: PanelQuery): string => `${d.uid} / ${q.panel.title} / ${q.target.refId}`;
@@ -288,4 +266,22 @@ describe('the dashboards against the same Prometheus', () => {
     expect(checked).toBeGreaterThan(70);
     expect(noData).toEqual([]);
   }, 180_000);
+});
+
+describe('the alert rules when the simulator sends a 429 storm', () => {
+  it('fire for the rate limiting and, once every poll fails, for the upstream being unreachable, per account', async () => {
+    const storm = await fetch(`${demo.simulator.adminUrl}/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ target: 'monitoring', storm_seconds: 86_400, storm_retry_after: 5 }),
+    });
+    expect(storm.status).toBe(200);
+    const both = ['business', 'pro'];
+    const firing = (name: string) => (samples: PromSample[]) => both.every((account) => samples.some((s) => s.metric.alertname === name && s.metric.account === account));
+    await prometheus.waitFor('ALERTS{alertstate="firing", alertname="MonapiRateLimited"}', firing('MonapiRateLimited'), 120_000);
+    const unreachable = await prometheus.waitFor('ALERTS{alertstate="firing", alertname="MonapiUpstreamUnreachable"}', firing('MonapiUpstreamUnreachable'), 120_000);
+    // One series per account whatever monapi_up's reason says.
+    expect(unreachable.map((s) => Object.keys(s.metric).sort())).toEqual(both.map(() => ['__name__', 'account', 'alertname', 'alertstate', 'severity']));
+    expect((await prometheus.query('monapi_up{reason="unreachable"}')).map((s) => s.metric.account).sort()).toEqual(both);
+  }, 260_000);
 });

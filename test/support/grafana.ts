@@ -155,3 +155,34 @@ export function interpolate(expr: string, variables: Readonly<Record<string, str
     return value;
   });
 }
+
+export type Selection = readonly string[] | 'all';
+
+export interface ResolvedVariables {
+  /** What each variable stands for in a query. */
+  readonly values: Record<string, string>;
+  /** Each variable's options, as its query returned them (sorted). */
+  readonly options: Record<string, string[]>;
+}
+
+/**
+ * Each query variable's options (its label_values() query, asked through `labelValues`) and
+ * its value in queries, in dashboard order, as Grafana resolves them: a variable's query
+ * sees the values of the variables before it. Unselected variables are at All.
+ */
+export async function resolveVariables(
+  dashboard: DashboardJson,
+  selections: Readonly<Record<string, Selection>>,
+  time: TimeVariables,
+  labelValues: (label: string, match?: string) => Promise<string[]>,
+): Promise<ResolvedVariables> {
+  const values: Record<string, string> = {};
+  const options: Record<string, string[]> = {};
+  for (const variable of queryVariables(dashboard)) {
+    const { label, match } = parseLabelValues(interpolate(variable.query, values, time));
+    const found = (await labelValues(label, match)).sort();
+    options[variable.name] = found;
+    values[variable.name] = found.length === 0 ? '' : formatSelection(variable, selections[variable.name] ?? 'all', found);
+  }
+  return { values, options };
+}

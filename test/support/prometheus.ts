@@ -88,7 +88,7 @@ export async function startPrometheus(options: PrometheusOptions): Promise<Runni
   const port = await freePort();
   const config = `global:
   scrape_interval: ${options.scrapeIntervalSeconds}s
-  scrape_timeout: ${Math.max(1, options.scrapeIntervalSeconds - 0.5)}s
+  scrape_timeout: ${Math.max(1, Math.floor(options.scrapeIntervalSeconds * 0.9))}s
   evaluation_interval: ${options.evaluationIntervalSeconds ?? options.scrapeIntervalSeconds}s
 rule_files: [${(options.ruleFiles ?? []).map((f) => JSON.stringify(f)).join(', ')}]
 scrape_configs:
