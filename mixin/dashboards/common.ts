@@ -62,6 +62,8 @@ interface CommonSpec {
   /** Colour steps, lowest first; the first step's value is ignored (it starts at -Infinity). */
   readonly steps?: readonly (readonly [number | null, string])[];
   readonly mappings?: readonly ValueMapping[];
+  /** Grafana's "Min interval": $__interval and $__rate_interval never shorter (data that changes once a minute). */
+  readonly minInterval?: string;
   /** Field options of single columns or series, by display name. */
   readonly overrides?: readonly { readonly name: string; readonly properties: readonly DynamicConfigValue[] }[];
 }
@@ -131,6 +133,7 @@ function applyCommon<B extends AnyPanelBuilder>(builder: B, spec: PanelSpec, id:
     .gridPos(gridPos)
     .unit(spec.unit)
     .thresholds(thresholds(spec));
+  if (spec.minInterval !== undefined) builder.interval(spec.minInterval);
   if (spec.min !== undefined) builder.min(spec.min);
   if (spec.max !== undefined) builder.max(spec.max);
   if (spec.decimals !== undefined) builder.decimals(spec.decimals);
@@ -198,6 +201,8 @@ export interface BoardSpec {
   readonly description: string;
   /** Variables after `datasource` and `account`, in order. */
   readonly variables: readonly QueryVariableBuilder[];
+  /** Min interval of every panel that sets none. */
+  readonly minInterval?: string;
   readonly rows: readonly RowSpec[];
 }
 
@@ -258,7 +263,8 @@ export function board(spec: BoardSpec): Dashboard {
         x = 0;
         lineHeight = 0;
       }
-      builder.withPanel(buildPanel(panel, id++, { x, y, w: panel.w, h: panel.h }));
+      const withInterval = panel.minInterval === undefined && spec.minInterval !== undefined ? { ...panel, minInterval: spec.minInterval } : panel;
+      builder.withPanel(buildPanel(withInterval, id++, { x, y, w: panel.w, h: panel.h }));
       x += panel.w;
       lineHeight = Math.max(lineHeight, panel.h);
     }

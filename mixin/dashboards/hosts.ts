@@ -214,6 +214,8 @@ export function hostsDashboard(): Dashboard {
       queryVariable('hostname', 'Host', 'label_values(monapi_host_info{account=~"$account"}, hostname)'),
       hidden(queryVariable('host', 'Host UUID', 'label_values(monapi_host_info{account=~"$account", hostname=~"$hostname"}, host_uuid)')),
     ],
+    // The agents report once a minute: shorter rate windows would hold no new point half the time.
+    minInterval: '1m',
     rows: [host, system, nginx, phpfpm, mysql, varnish],
   });
 }

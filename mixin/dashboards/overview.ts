@@ -198,6 +198,8 @@ export function overviewDashboard(): Dashboard {
     title: 'Monapi / Overview',
     description: 'Accounts, hosts, websites, alerts and releases seen through monapi-exporter.',
     variables: [],
+    // Host, website and account data are polled once a minute.
+    minInterval: '1m',
     rows: [estate, accounts, alerts, releases],
   });
 }

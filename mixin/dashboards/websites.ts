@@ -249,6 +249,8 @@ export function websitesDashboard(): Dashboard {
     title: 'Monapi / Websites',
     description: 'Uptime, time to first byte, status codes, certificates and security headers of the websites the Monitoring API checks.',
     variables: [queryVariable('website', 'Website', 'label_values(monapi_website_info{account=~"$account"}, website)')],
+    // Checks run once a minute at most, and /websites is polled once a minute.
+    minInterval: '1m',
     rows: [availability, speed, responses, security],
   });
 }

@@ -6,7 +6,7 @@ import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DASHBOARDS_DIR, ROOT } from '../../mixin/build.js';
 import { dashboardValidators, describeErrors, isPanelType, type DashboardValidators } from '../support/grafana-schema.js';
-import { dataPanels, interpolate, panelQueries, queryVariables, type DashboardJson } from '../support/grafana.js';
+import { dataPanels, interpolate, panelQueries, panelTime, queryVariables, rateIntervalSeconds, type DashboardJson } from '../support/grafana.js';
 import { undocumentedMetrics } from '../support/metric-names.js';
 import { requireBinary } from '../support/prometheus.js';
 
@@ -100,6 +100,7 @@ describe('dashboards', () => {
       expect(account, dashboard.uid).toMatchObject({ type: 'query', name: 'account', query: 'label_values(monapi_up, account)', multi: true, includeAll: true });
       for (const panel of dataPanels(dashboard)) {
         expect(panel.datasource, `${dashboard.uid}: ${panel.title}`).toEqual({ type: 'prometheus', uid: '${datasource}' });
+        expect(() => panelTime(TIME, panel)).not.toThrow();
         expect(panel.targets?.length, `${dashboard.uid}: ${panel.title}`).toBeGreaterThan(0);
         for (const target of panel.targets ?? []) {
           expect(target.datasource).toEqual({ type: 'prometheus', uid: '${datasource}' });
@@ -120,6 +121,17 @@ describe('dashboards', () => {
     ]);
     const unselected = panelQueries(hosts).filter((q) => !q.expr.includes('host_uuid=~"$host"'));
     expect(unselected.map((q) => `${q.panel.title}: ${q.expr}`)).toEqual([]);
+  });
+
+  it('never compute rates of once-a-minute data over less than a minute', () => {
+    // Agent series, website checks and the account's lists change once a minute; a shorter
+    // window would hold no new point in some steps and draw a rate of 0 between spikes.
+    for (const uid of ['monapi-hosts', 'monapi-websites', 'monapi-overview']) {
+      for (const panel of dataPanels(byUid(uid))) {
+        expect(panelTime(TIME, panel).minIntervalSeconds, `${uid}: ${panel.title}`).toBe(60);
+        expect(rateIntervalSeconds(panelTime({ ...TIME, scrapeIntervalSeconds: 1, rangeSeconds: 300 }, panel))).toBeGreaterThan(60);
+      }
+    }
   });
 
   it('filter every query of an account-scoped family by the account variable', () => {

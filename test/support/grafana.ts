@@ -30,6 +30,8 @@ export interface PanelJson {
   readonly datasource?: { type?: string; uid?: string };
   readonly fieldConfig?: { defaults?: { unit?: string; [key: string]: unknown }; overrides?: unknown[] };
   readonly targets?: readonly TargetJson[];
+  /** Min interval ("1m"): $__interval is never shorter. */
+  readonly interval?: string;
   readonly transformations?: readonly { id: string; options: Record<string, unknown> }[];
   readonly options?: Record<string, unknown>;
 }
@@ -121,11 +123,26 @@ export interface TimeVariables {
   readonly scrapeIntervalSeconds: number;
   /** Grafana's maxDataPoints: about the panel's width in pixels. */
   readonly maxDataPoints: number;
+  /** The panel's min interval, seconds. */
+  readonly minIntervalSeconds?: number;
 }
 
-/** Grafana's $__interval in seconds: range / max data points, rounded, never below the scrape interval. */
+/** Grafana's $__interval in seconds: range / max data points, rounded, never below the scrape interval or the panel's min interval. */
 export function intervalSeconds(time: TimeVariables): number {
-  return Math.max(time.scrapeIntervalSeconds, Math.ceil(time.rangeSeconds / time.maxDataPoints));
+  return Math.max(time.scrapeIntervalSeconds, time.minIntervalSeconds ?? 0, Math.ceil(time.rangeSeconds / time.maxDataPoints));
+}
+
+/**
+ * The time variables of one panel: the dashboard's, with the panel's min interval ("30s",
+ * "1m", "1h"). The min interval says how often the data changes; against a demo whose clock
+ * runs `speed` times faster it shrinks by as much, as the alert rules' durations do.
+ */
+export function panelTime(time: TimeVariables, panel: PanelJson, speed = 1): TimeVariables {
+  if (panel.interval === undefined) return time;
+  const match = /^(\d+)(s|m|h)$/.exec(panel.interval);
+  if (!match) throw new Error(`panel ${panel.id}: min interval ${panel.interval} is not a duration Grafana reads`);
+  const seconds = Number(match[1]) * { s: 1, m: 60, h: 3600 }[match[2] as 's' | 'm' | 'h'];
+  return { ...time, minIntervalSeconds: Math.max(1, Math.round(seconds / speed)) };
 }
 
 /** Grafana's $__rate_interval: max($__interval + scrape interval, 4 x scrape interval). */
