@@ -7,7 +7,6 @@ import { fileURLToPath } from 'node:url';
  * measured in the same run. Extra arguments go to every benchmark.
  */
 const BENCHES = [
-  { name: 'exposition: MetricStore vs prom-client at 100k series', file: 'exposition.bench.ts', nodeArgs: ['--expose-gc'] },
   { name: 'request budget vs naive clients against the simulator', file: 'budget.bench.ts', nodeArgs: [] },
 ];
 

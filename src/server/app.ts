@@ -3,7 +3,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import type { Logger } from 'pino';
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { VARY, negotiate } from '../exposition/negotiate.js';
-import { buildScrapeBody } from '../exposition/scrape.js';
+import { DEFAULT_SELF_METRICS_MAX_AGE_MS, SelfMetricsCache, buildScrapeBody } from '../exposition/scrape.js';
 import type { MetricStore } from '../exposition/store.js';
 import { EXPORTER_VERSION } from '../version.js';
 import { landingPage } from './landing.js';
@@ -22,7 +22,19 @@ export interface ServerOptions {
   readonly log?: Logger;
   /** Shown on the landing page; defaults to the version in package.json. */
   readonly version?: string;
+  /**
+   * Scrapes of the telemetry path served at once; more get 503 with Retry-After. Each one
+   * in flight keeps the snapshot it started with in memory until its last byte is sent.
+   * 0 means no limit. Default 10.
+   */
+  readonly maxConcurrentScrapes?: number;
+  /** Scrapes within this long share one rendering of the self-metrics. Default 1000 ms. */
+  readonly selfMetricsMaxAgeMs?: number;
 }
+
+export const DEFAULT_MAX_CONCURRENT_SCRAPES = 10;
+/** A scrape whose socket accepts no byte for this long is cut off, freeing the snapshot it holds. */
+const STALLED_SCRAPE_MS = 60_000;
 
 export const DEFAULT_TELEMETRY_PATH = '/metrics';
 const FIXED_PATHS = ['/', '/-/healthy', '/-/ready', '/status'];
@@ -45,6 +57,7 @@ interface ScrapeMetrics {
   readonly duration: Histogram<'format' | 'encoding'>;
   readonly scrapes: Counter<'format' | 'encoding'>;
   readonly bytes: Counter<'format' | 'encoding'>;
+  readonly rejected: Counter;
 }
 
 function scrapeMetrics(registry: Registry): ScrapeMetrics {
@@ -77,6 +90,13 @@ function scrapeMetrics(registry: Registry): ScrapeMetrics {
         labelNames,
         registers: [registry],
       }),
+    rejected:
+      (existing('monapi_exporter_scrapes_rejected_total') as Counter | undefined) ??
+      new Counter({
+        name: 'monapi_exporter_scrapes_rejected_total',
+        help: 'Scrapes of the telemetry path answered 503 because the maximum of concurrent scrapes was being served.',
+        registers: [registry],
+      }),
   };
 }
 
@@ -106,12 +126,25 @@ export function createServer(options: ServerOptions): express.Express {
 
   const notReadyReason = (): string => status.notReadyReason?.() ?? 'no data collected yet';
 
+  const maxScrapes = options.maxConcurrentScrapes ?? DEFAULT_MAX_CONCURRENT_SCRAPES;
+  if (!Number.isInteger(maxScrapes) || maxScrapes < 0) throw new RangeError(`maxConcurrentScrapes must be a whole number >= 0, got ${maxScrapes}`);
+  const selfMetrics = new SelfMetricsCache(store, selfRegistry, options.selfMetricsMaxAgeMs ?? DEFAULT_SELF_METRICS_MAX_AGE_MS);
+  let scrapesInFlight = 0;
+
   app.get(telemetryPath, async (req: Request, res: Response) => {
+    if (maxScrapes > 0 && scrapesInFlight >= maxScrapes) {
+      metrics.rejected.inc();
+      res.setHeader('Retry-After', '1');
+      text(res, 503, `Too many concurrent scrapes (at most ${maxScrapes}); retry in a second\n`);
+      return;
+    }
+    scrapesInFlight++;
+    res.once('close', () => scrapesInFlight--);
     const started = performance.now();
     const negotiated = negotiate(req.get('accept'), req.get('accept-encoding'));
     const labels = { format: negotiated.format, encoding: negotiated.gzip ? 'gzip' : 'identity' };
     metrics.scrapes.inc(labels);
-    const body = await buildScrapeBody(store, selfRegistry, negotiated);
+    const body = await buildScrapeBody(store, selfMetrics, negotiated);
     res.status(200);
     res.setHeader('Content-Type', negotiated.contentType);
     res.setHeader('Vary', VARY);
@@ -121,13 +154,19 @@ export function createServer(options: ServerOptions): express.Express {
     res.once('finish', () => {
       metrics.duration.observe(labels, (performance.now() - started) / 1000);
       if (req.method !== 'HEAD') metrics.bytes.inc(labels, body.length);
+      res.socket?.setTimeout(0);
     });
     if (req.method === 'HEAD') {
       res.end();
       return;
     }
-    const last = body.chunks.length - 1;
-    body.chunks.forEach((chunk, i) => (i === last ? res.end(chunk) : res.write(chunk)));
+    res.setTimeout(STALLED_SCRAPE_MS, () => res.destroy());
+    // The buffers are queued as they are, never copied: a slow scraper holds references to the
+    // snapshot it started with, not a copy of it. Corked, they leave in as few writes as possible.
+    res.cork();
+    for (const chunk of body.chunks) res.write(chunk);
+    res.end();
+    res.uncork();
   });
   app.all(telemetryPath, methodNotAllowed);
 
