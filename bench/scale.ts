@@ -30,7 +30,7 @@ import { measureDecode } from './scale/decode.js';
 import { startNginx, type RunningNginx } from './scale/nginx.js';
 import { UpstreamPacer, type PacerRoute } from './scale/pacer.js';
 import { nodeArgs, REPO_ROOT, requireProgram, stopProcess, waitForLine } from './scale/processes.js';
-import type { ExporterMessage, ExporterRequest, ExporterStats, PromClientReady } from './scale/protocol.js';
+import type { ExporterMessage, ExporterRequest, ExporterStats, LoopDelay, PromClientReady } from './scale/protocol.js';
 import { renderReport, renderPlot } from './scale/report.js';
 import type { LatencyFigures, PromClientResult, RunResult, StepResult, VariantResult } from './scale/results.js';
 import { fullLengthProblem, runWrk, type WrkResult } from './scale/wrk.js';
@@ -71,6 +71,7 @@ interface Options {
   readonly accounts: number[] | undefined;
   readonly websites: number;
   readonly scrapeSeconds: number;
+  readonly rounds: number;
   readonly pollingSeconds: number;
   readonly connections: number;
   readonly promClientMaxSeries: number;
@@ -86,7 +87,8 @@ const HELP = `Usage: npm run bench -- [flags]
   --series LIST              target series per step (default 10000,100000,1000000)
   --accounts LIST            accounts per step (default: about sqrt(series)/40, at least 1)
   --websites N               websites per account (default 5)
-  --scrape-seconds S         each wrk run (default 10)
+  --scrape-seconds S         wrk time per variant and server (default 12), split into rounds
+  --rounds N                 alternating exporter/nginx rounds per variant (default 3; the median round counts)
   --polling-seconds S        the polling-only window (default 20)
   --connections N            concurrent scrapers (default 8)
   --prom-client-max-series N above this, prom-client is scraped by one client (default 200000)
@@ -105,6 +107,7 @@ function parseOptions(argv: readonly string[]): Options | 'help' {
       accounts: { type: 'string' },
       websites: { type: 'string' },
       'scrape-seconds': { type: 'string' },
+      rounds: { type: 'string' },
       'polling-seconds': { type: 'string' },
       connections: { type: 'string' },
       'prom-client-max-series': { type: 'string' },
@@ -132,7 +135,8 @@ function parseOptions(argv: readonly string[]): Options | 'help' {
     series,
     accounts,
     websites: positive('websites', values.websites, tiny ? 2 : 5),
-    scrapeSeconds: positive('scrape-seconds', values['scrape-seconds'], tiny ? 2 : 10),
+    scrapeSeconds: positive('scrape-seconds', values['scrape-seconds'], tiny ? 2 : 12),
+    rounds: Math.round(positive('rounds', values.rounds, tiny ? 1 : 3)),
     pollingSeconds: positive('polling-seconds', values['polling-seconds'], tiny ? 3 : 20),
     connections: positive('connections', values.connections, 8),
     promClientMaxSeries: positive('prom-client-max-series', values['prom-client-max-series'], 200_000),
@@ -261,6 +265,31 @@ function latency(result: WrkResult, bodyBytes: number, connections: number, what
     requests: result.requests,
     perSecond: result.requests / result.seconds,
     fullLength200: problem === undefined,
+  };
+}
+
+/** The round with the median p99 (its p50 with it), the worst maximum, every request counted. */
+function medianRound(rounds: readonly LatencyFigures[]): LatencyFigures {
+  const sorted = [...rounds].sort((a, b) => a.p99Ms - b.p99Ms);
+  const middle = sorted[Math.floor((sorted.length - 1) / 2)] as LatencyFigures;
+  const requests = rounds.reduce((n, r) => n + r.requests, 0);
+  return {
+    p50Ms: middle.p50Ms,
+    p99Ms: middle.p99Ms,
+    maxMs: Math.max(...rounds.map((r) => r.maxMs)),
+    requests,
+    perSecond: requests / rounds.reduce((t, r) => t + r.requests / r.perSecond, 0),
+    fullLength200: rounds.every((r) => r.fullLength200),
+  };
+}
+
+/** Event-loop delay over several windows: the worst of each figure. */
+function worstLoop(loops: readonly LoopDelay[]): LoopDelay {
+  return {
+    p50Ms: Math.max(...loops.map((l) => l.p50Ms)),
+    p99Ms: Math.max(...loops.map((l) => l.p99Ms)),
+    maxMs: Math.max(...loops.map((l) => l.maxMs)),
+    samples: loops.reduce((n, l) => n + l.samples, 0),
   };
 }
 
@@ -400,24 +429,39 @@ async function runStep(targetSeries: number, accountsOverride: number | undefine
     for (const variant of VARIANTS) {
       const body = bodies[variant.nginxPath][variant.gzip ? 'gzip' : 'identity'];
       await verifyFloor(nginx, variant, body);
-      const wrk = { connections: options.connections, threads: 2, seconds: options.scrapeSeconds, timeoutSeconds: 60, dir };
-      await exporter.reset();
-      const exporterRun = await runWrk({ ...wrk, url: metricsUrl, headers: variant.headers });
-      const scraped = await exporter.stats();
-      underLoad ??= scraped;
-      const nginxRun = await runWrk({ ...wrk, url: `${nginx.origin}${variant.nginxPath}`, headers: variant.headers });
+      // Alternating rounds, exporter then nginx, so that a burst of load from elsewhere on the
+      // machine spoils one round of each rather than one server's whole figure.
+      const wrk = { connections: options.connections, threads: 2, seconds: options.scrapeSeconds / options.rounds, timeoutSeconds: 60, dir };
+      const exporterRounds: LatencyFigures[] = [];
+      const nginxRounds: LatencyFigures[] = [];
+      const loops: LoopDelay[] = [];
+      let cpuSeconds = 0;
+      let wallSeconds = 0;
+      for (let round = 0; round < options.rounds; round++) {
+        await exporter.reset();
+        const exporterRun = await runWrk({ ...wrk, url: metricsUrl, headers: variant.headers });
+        const scraped = await exporter.stats();
+        underLoad ??= scraped;
+        loops.push(scraped.loop);
+        cpuSeconds += scraped.cpuSeconds;
+        wallSeconds += scraped.wallSeconds;
+        exporterRounds.push(latency(exporterRun, body.length, options.connections, `exporter ${variant.label}`, true));
+        const nginxRun = await runWrk({ ...wrk, url: `${nginx.origin}${variant.nginxPath}`, headers: variant.headers });
+        nginxRounds.push(latency(nginxRun, body.length, options.connections, `nginx ${variant.label}`, false));
+      }
+      const loop = worstLoop(loops);
       const result: VariantResult = {
         id: variant.id,
         label: variant.label,
         bodyBytes: body.length,
-        exporter: latency(exporterRun, body.length, options.connections, `exporter ${variant.label}`, true),
-        nginx: latency(nginxRun, body.length, options.connections, `nginx ${variant.label}`, false),
-        loop: scraped.loop,
-        exporterCpuShare: scraped.cpuSeconds / scraped.wallSeconds,
+        exporter: medianRound(exporterRounds),
+        nginx: medianRound(nginxRounds),
+        loop,
+        exporterCpuShare: cpuSeconds / wallSeconds,
       };
       variants.push(result);
       log(
-        `${variant.label}: exporter p50 ${result.exporter.p50Ms.toFixed(2)} / p99 ${result.exporter.p99Ms.toFixed(2)} ms, nginx p50 ${result.nginx.p50Ms.toFixed(2)} / p99 ${result.nginx.p99Ms.toFixed(2)} ms; loop p99 ${scraped.loop.p99Ms.toFixed(1)} max ${scraped.loop.maxMs.toFixed(1)} ms`,
+        `${variant.label}: exporter p50 ${result.exporter.p50Ms.toFixed(2)} / p99 ${result.exporter.p99Ms.toFixed(2)} ms, nginx p50 ${result.nginx.p50Ms.toFixed(2)} / p99 ${result.nginx.p99Ms.toFixed(2)} ms; loop p99 ${loop.p99Ms.toFixed(1)} max ${loop.maxMs.toFixed(1)} ms`,
       );
     }
 
@@ -509,6 +553,7 @@ async function main(): Promise<void> {
     settings: {
       connections: options.connections,
       scrapeSeconds: options.scrapeSeconds,
+      rounds: options.rounds,
       pollingSeconds: options.pollingSeconds,
       pacePerMinute: PACE.perMinute,
       paceBurst: PACE.burst,

@@ -86,7 +86,7 @@ export function renderReport(run: RunResult): string {
   line(`- Machine: ${run.machine.cpu}, ${run.machine.cores} cores, ${mb(run.machine.memoryBytes)} memory; load average ${run.machine.loadAtStart.map((l) => l.toFixed(2)).join(' ')} at the start, ${run.machine.loadAtEnd.map((l) => l.toFixed(2)).join(' ')} at the end.`);
   line(`- Node ${run.node}; ${run.tools.nginx}; ${run.tools.wrk}.`);
   line(
-    `- Scrapes: ${run.settings.connections} concurrent wrk connections for ${run.settings.scrapeSeconds} s per variant and server; the polling-only window lasts ${run.settings.pollingSeconds} s. While measuring, every account polls at the real per-key pace (${run.settings.pacePerMinute} requests per minute, burst ${run.settings.paceBurst}).`,
+    `- Scrapes: ${run.settings.connections} concurrent wrk connections for ${run.settings.scrapeSeconds} s per variant and server, in ${run.settings.rounds} alternating rounds (exporter, nginx, exporter, ...); p50 and p99 are those of the round with the median p99, max the worst round's, event-loop figures the worst round's. The polling-only window lasts ${run.settings.pollingSeconds} s. While measuring, every account polls at the real per-key pace (${run.settings.pacePerMinute} requests per minute, burst ${run.settings.paceBurst}).`,
   );
   line('- The simulators, nginx, wrk and the exporter share the machine; every ratio compares two figures taken in this run, one after the other, under the same conditions. On a shared machine the absolute figures are noisy; the ratios are the result.');
   line();

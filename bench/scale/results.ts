@@ -19,7 +19,7 @@ export interface VariantResult {
   readonly bodyBytes: number;
   readonly exporter: LatencyFigures;
   readonly nginx: LatencyFigures;
-  /** Event-loop delay of the exporter while it was scraped (and kept polling). */
+  /** Event-loop delay of the exporter while it was scraped (and kept polling): the worst round. */
   readonly loop: LoopDelay;
   readonly exporterCpuShare: number;
 }
@@ -70,6 +70,7 @@ export interface RunResult {
   readonly settings: {
     readonly connections: number;
     readonly scrapeSeconds: number;
+    readonly rounds: number;
     readonly pollingSeconds: number;
     readonly pacePerMinute: number;
     readonly paceBurst: number;

@@ -27,6 +27,7 @@ describe('parseFlags', () => {
       webListenAddress: ':9866',
       listen: { host: undefined, port: 9866 },
       webTelemetryPath: '/metrics',
+      webMaxRequests: 10,
       logLevel: 'info',
       logFormat: 'json',
     });
@@ -44,6 +45,7 @@ describe('parseFlags', () => {
         '--web.listen-address',
         '127.0.0.1:9100',
         '--web.telemetry-path=/probe/metrics',
+        '--web.max-requests=3',
         '--log.level=debug',
         '--log.format',
         'pretty',
@@ -54,6 +56,7 @@ describe('parseFlags', () => {
       webListenAddress: '127.0.0.1:9100',
       listen: { host: '127.0.0.1', port: 9100 },
       webTelemetryPath: '/probe/metrics',
+      webMaxRequests: 3,
       logLevel: 'debug',
       logFormat: 'pretty',
     });
@@ -63,6 +66,7 @@ describe('parseFlags', () => {
     ['MONAPI_CONFIG_FILE', '/srv/a.yaml', 'configFile', '/srv/a.yaml'],
     ['MONAPI_WEB_LISTEN_ADDRESS', '[::1]:9866', 'webListenAddress', '[::1]:9866'],
     ['MONAPI_WEB_TELEMETRY_PATH', '/m', 'webTelemetryPath', '/m'],
+    ['MONAPI_WEB_MAX_REQUESTS', '0', 'webMaxRequests', 0],
     ['MONAPI_LOG_LEVEL', 'warn', 'logLevel', 'warn'],
     ['MONAPI_LOG_FORMAT', 'pretty', 'logFormat', 'pretty'],
   ] as const)('takes %s from the environment', (envName, value, field, expected) => {
@@ -113,6 +117,8 @@ describe('parseFlags refuses bad input with the flag and the allowed values', ()
     ],
     [['--web.telemetry-path=metrics'], {}, '--web.telemetry-path must start with / and name a path other than / itself, without spaces, ? or # (got "metrics")'],
     [['--web.telemetry-path=/'], {}, '--web.telemetry-path must start with / and name a path other than / itself, without spaces, ? or # (got "/")'],
+    [['--web.max-requests=-1'], {}, '--web.max-requests must be a whole number, 0 for no limit (got "-1")'],
+    [[], { MONAPI_WEB_MAX_REQUESTS: 'many' }, 'MONAPI_WEB_MAX_REQUESTS must be a whole number, 0 for no limit (got "many")'],
     [['--log.levle=debug'], {}, 'unknown flag --log.levle (did you mean --log.level?)'],
     [['--verbose'], {}, 'unknown flag --verbose'],
     [['-v'], {}, 'unknown flag -v'],

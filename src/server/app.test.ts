@@ -230,6 +230,11 @@ describe('telemetry path', () => {
     expect(received.toString().startsWith(joinBody(store.snapshot().text).toString())).toBe(true);
   });
 
+  it.each(['/metrics/', '/METRICS', '/metrics?debug=1'])('serves the telemetry path also as %s, as express routes would', async (path) => {
+    const { url } = await serve();
+    expect((await rawRequest(`${url}${path}`)).status).toBe(200);
+  });
+
   it('serves a custom telemetry path and not /metrics', async () => {
     const { url } = await serve({ telemetryPath: '/custom/metrics' });
     expect((await rawRequest(`${url}/custom/metrics`)).status).toBe(200);
