@@ -370,6 +370,12 @@ async function runStep(targetSeries: number, accountsOverride: number | undefine
   const simulators: Simulator[] = [];
   let pacer: UpstreamPacer | undefined;
   let exporter: ExporterProcess | undefined;
+  const cleanup = async (): Promise<void> => {
+    await exporter?.stop();
+    await pacer?.close();
+    await Promise.all(simulators.map((s) => stopProcess(s.child)));
+  };
+  cleanups.add(cleanup);
   try {
     for (let i = 0; i < simulatorCount; i++) simulators.push(await startSimulatorProcess(i, hostsPerAccount, options.websites));
     const routes = new Map<string, PacerRoute>();
@@ -500,9 +506,8 @@ async function runStep(targetSeries: number, accountsOverride: number | undefine
       ...(promClientSkipped ? { promClientSkipped } : {}),
     };
   } finally {
-    await exporter?.stop();
-    await pacer?.close();
-    await Promise.all(simulators.map((s) => stopProcess(s.child)));
+    cleanups.delete(cleanup);
+    await cleanup();
   }
 }
 
@@ -511,6 +516,15 @@ async function runStep(targetSeries: number, accountsOverride: number | undefine
 function toolVersion(command: string, args: string[]): string {
   const result = spawnSync(command, args, { encoding: 'utf8' });
   return `${result.stdout}${result.stderr}`.split('\n')[0]?.trim() ?? '';
+}
+
+/** Stops whatever the harness started when it is interrupted, so no simulator or nginx outlives it. */
+const cleanups = new Set<() => Promise<void>>();
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    log(`${signal}: stopping the processes started by this run`);
+    void Promise.allSettled([...cleanups].map((cleanup) => cleanup())).then(() => process.exit(130));
+  });
 }
 
 async function main(): Promise<void> {
@@ -538,11 +552,14 @@ async function main(): Promise<void> {
   log(`decode + map ${decode.decodeMapMs.toFixed(1)} ms vs JSON.parse ${decode.jsonParseMs.toFixed(1)} ms for ${(decode.bytes / 1e6).toFixed(2)} MB`);
 
   const nginx = await startNginx(join(runDir, 'nginx'), Object.entries(CONTENT_TYPES).map(([path, contentType]) => ({ path, contentType })));
+  const stopNginx = (): Promise<void> => nginx.stop();
+  cleanups.add(stopNginx);
   const steps: StepResult[] = [];
   try {
     for (const [i, series] of options.series.entries()) steps.push(await runStep(series, options.accounts?.[i], options, nginx, runDir));
   } finally {
-    await nginx.stop();
+    cleanups.delete(stopNginx);
+    await stopNginx();
   }
 
   const result: RunResult = {

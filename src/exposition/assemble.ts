@@ -1,12 +1,13 @@
-import { DEFLATE_WINDOW, crc32Combine, crc32Of, deflateUnit, type PreparedBody } from './gzip.js';
+import { DEFLATE_WINDOW, crc32Combine, crc32Of, deflateUnit } from './gzip.js';
 
 /**
- * Builds the two bodies (text and OpenMetrics) from the groups' pre-rendered lines.
+ * Builds the two bodies (text and OpenMetrics) from the groups' pre-rendered lines, on the
+ * builder thread.
  *
  * Layout: families by name; each family is its header (different per format) followed by its
  * lines L, the groups' lines in group order (the same bytes in both formats unless samples
- * carry timestamps). L is laid out only for families whose lines changed; the others reuse
- * the last build's.
+ * carry timestamps). L is laid out only for families whose lines changed; the serving thread
+ * keeps the last L of the others.
  *
  * Compression, the expensive part, is split into units compressed independently on the
  * libuv thread pool, each with the 32 KiB of body before it as a preset dictionary, so the
@@ -30,18 +31,26 @@ const UNIT_TARGET = 64 * 1024;
 const COMPRESS_CONCURRENCY = 4;
 
 export interface CompressedUnit {
-  /** Raw bytes (a view into the family's lines for shared units). */
-  readonly raw: Buffer;
+  readonly length: number;
   readonly crc32: number;
   readonly deflated: Buffer;
 }
 
-/** What a build made of one family's lines; reused by the next build while they stay the same. */
+/**
+ * What the builder keeps of a family's lines between builds, while they stay the same: what
+ * the per-format units are made from again each build, and the shared units. The whole lines
+ * go to the serving thread; they are kept here only where the per-format units need them all.
+ */
 export interface BuiltFamily {
-  readonly lines: Buffer;
-  /** Only when the lines differ in OpenMetrics (timestamps). */
+  readonly length: number;
+  readonly openMetricsLength: number;
+  /** All of the lines: for small families and for families whose OpenMetrics lines differ. */
+  readonly lines: Buffer | undefined;
   readonly openMetricsLines: Buffer | undefined;
-  /** Units of `lines` from FIRST on, when the family is large and the same in both formats. */
+  /** Of a large family: its first FIRST bytes and its last DEFLATE_WINDOW bytes. */
+  readonly head: Buffer | undefined;
+  readonly tail: Buffer | undefined;
+  /** Units of the lines from FIRST on, when the family is large and the same in both formats. */
   readonly shared: readonly CompressedUnit[];
 }
 
@@ -71,21 +80,40 @@ export interface BuildInput {
   readonly gzipLevel: number;
 }
 
+/** One format's data part: its DEFLATE units in order, the CRC-32 and length of the raw body. */
+export interface BuiltBody {
+  readonly deflated: readonly Buffer[];
+  readonly deflatedLength: number;
+  readonly crc32: number;
+  readonly length: number;
+}
+
 export interface BuildOutput {
-  readonly text: PreparedBody;
-  readonly openMetrics: PreparedBody;
-  /** Per family, in input order. */
+  readonly text: BuiltBody;
+  readonly openMetrics: BuiltBody;
+  /** Per family, in input order: what to keep for the next build. */
   readonly built: readonly BuiltFamily[];
+  /** Per family: the lines laid out in this build (undefined where `previous` was reused). */
+  readonly lines: readonly (Buffer | undefined)[];
+  readonly openMetricsLines: readonly (Buffer | undefined)[];
 }
 
 function segmentStart(ends: Uint32Array, i: number): number {
   return i === 0 ? 0 : (ends[i - 1] as number);
 }
 
-/**
- * Copies every changed family's lines out of the groups, in group order, into shared memory
- * (the event loop that serves scrapes reads them from there).
- */
+/** A buffer of its own (not a slice of a pool), so that it can be handed to another thread. */
+function ownBuffer(size: number): Buffer {
+  return Buffer.from(new ArrayBuffer(size));
+}
+
+function copyOf(buffer: Buffer): Buffer {
+  const copy = ownBuffer(buffer.length);
+  buffer.copy(copy);
+  return copy;
+}
+
+/** Copies every changed family's lines out of the groups, in group order. */
 function layOutLines(input: BuildInput): { lines: (Buffer | undefined)[]; openMetricsLines: (Buffer | undefined)[] } {
   const { families, groups, indexOfId } = input;
   const n = families.length;
@@ -110,17 +138,16 @@ function layOutLines(input: BuildInput): { lines: (Buffer | undefined)[]; openMe
   const openMetricsAt = new Float64Array(n);
   for (let f = 0; f < n; f++) {
     if (!changed[f]) continue;
-    lines[f] = sharedBuffer(textSize[f] as number);
-    if (differs[f]) openMetricsLines[f] = sharedBuffer(openMetricsSize[f] as number);
+    lines[f] = ownBuffer(textSize[f] as number);
+    if (differs[f]) openMetricsLines[f] = ownBuffer(openMetricsSize[f] as number);
   }
   for (const group of groups) {
     const { familyIds, ends } = group;
     for (let s = 0; s < familyIds.length; s++) {
       const f = indexOfId[familyIds[s] as number] as number;
       if (!changed[f]) continue;
-      const target = lines[f] as Buffer;
       const start = segmentStart(ends, s);
-      textAt[f] = (textAt[f] as number) + group.lines.copy(target, textAt[f], start, ends[s]);
+      textAt[f] = (textAt[f] as number) + group.lines.copy(lines[f] as Buffer, textAt[f], start, ends[s]);
       const openMetricsTarget = openMetricsLines[f];
       if (openMetricsTarget) {
         const source = group.openMetricsLines ?? group.lines;
@@ -130,10 +157,6 @@ function layOutLines(input: BuildInput): { lines: (Buffer | undefined)[]; openMe
     }
   }
   return { lines, openMetricsLines };
-}
-
-export function sharedBuffer(size: number): Buffer {
-  return Buffer.from(new SharedArrayBuffer(size));
 }
 
 /** Runs the tasks with at most `limit` in flight; resolves with their results in order. */
@@ -167,22 +190,15 @@ class CompressionQueue {
   }
 }
 
-/** Plans one format's body: identity pieces, and units in order (new ones queued for compression). */
+/** Plans one format's body as units in order, queueing the new ones for compression. */
 class BodyPlan {
-  readonly pieces: Buffer[] = [];
   readonly units: PlannedUnit[] = [];
-  private length = 0;
   /** Raw bytes already covered by units, in order (views, no copies), for dictionaries. */
   private readonly emitted: Buffer[] = [];
   private open: Buffer[] = [];
   private openLength = 0;
 
   constructor(private readonly queue: CompressionQueue) {}
-
-  piece(buffer: Buffer): void {
-    this.pieces.push(buffer);
-    this.length += buffer.length;
-  }
 
   /** Adds raw bytes to the per-format unit being filled. */
   add(part: Buffer): void {
@@ -197,17 +213,20 @@ class BodyPlan {
   close(): void {
     if (this.openLength === 0) return;
     const raw = this.open.length === 1 ? (this.open[0] as Buffer) : Buffer.concat(this.open, this.openLength);
-    const crc = crc32Of(raw);
-    this.units.push({ length: raw.length, crc32: crc, deflated: this.queue.add(raw, this.window()) });
+    this.units.push({ length: raw.length, crc32: crc32Of(raw), deflated: this.queue.add(raw, this.window()) });
     this.emitted.push(...this.open);
     this.open = [];
     this.openLength = 0;
   }
 
-  /** A unit compressed once for both formats (queued in this build, or kept from the last). */
-  reuse(raw: Buffer, crc32: number, deflated: number | Buffer): void {
-    this.units.push({ length: raw.length, crc32, deflated });
-    this.emitted.push(raw);
+  /**
+   * Units compressed once for both formats (queued in this build, or kept from the last),
+   * followed by the last bytes they cover, which later dictionaries may need.
+   */
+  reuse(units: readonly { length: number; crc32: number; deflated: number | Buffer }[], tail: Buffer): void {
+    this.close();
+    this.units.push(...units);
+    this.emitted.push(tail);
   }
 
   /** The last DEFLATE_WINDOW bytes emitted so far. */
@@ -226,78 +245,83 @@ class BodyPlan {
     return Buffer.concat(parts, size);
   }
 
-  finish(results: readonly Buffer[]): PreparedBody {
+  finish(results: readonly Buffer[]): BuiltBody {
     const deflated: Buffer[] = [];
     let deflatedLength = 0;
     let crc = 0;
-    let covered = 0;
+    let length = 0;
     for (const unit of this.units) {
       const data = typeof unit.deflated === 'number' ? (results[unit.deflated] as Buffer) : unit.deflated;
       deflated.push(data);
       deflatedLength += data.length;
       crc = crc32Combine(crc, unit.crc32, unit.length);
-      covered += unit.length;
+      length += unit.length;
     }
-    if (covered !== this.length) throw new Error(`exposition build: compressed units cover ${covered} bytes of a ${this.length}-byte body`);
-    return { pieces: this.pieces, length: this.length, crc32: crc, deflated, deflatedLength };
+    return { deflated, deflatedLength, crc32: crc, length };
   }
 }
 
-/** A shared unit planned in this build: compressed with the others, filled in at the end. */
-interface PlannedShared {
-  readonly raw: Buffer;
-  readonly crc32: number;
-  readonly task: number;
+/** A family as this build sees it: kept from the last build, or laid out now. */
+interface FamilyNow {
+  readonly length: number;
+  readonly openMetricsLength: number;
+  readonly lines: Buffer | undefined;
+  readonly openMetricsLines: Buffer | undefined;
+  readonly head: Buffer | undefined;
+  readonly tail: Buffer | undefined;
+  readonly shared: readonly { length: number; crc32: number; deflated: number | Buffer }[];
 }
 
-/** Queues the shared units of a family's lines from FIRST on, each with the lines before it as dictionary. */
-function planShared(lines: Buffer, queue: CompressionQueue): PlannedShared[] {
-  const units: PlannedShared[] = [];
+/** Whether the family's lines beyond FIRST go into units shared by both formats. */
+function isShared(length: number, differs: boolean): boolean {
+  return !differs && length > SHARED_MIN;
+}
+
+/** Lays out the changed families and queues their shared units, each with the lines before it as dictionary. */
+function layOutFamily(lines: Buffer, openMetricsLines: Buffer | undefined, queue: CompressionQueue): FamilyNow {
+  if (!isShared(lines.length, openMetricsLines !== undefined)) {
+    return { length: lines.length, openMetricsLength: (openMetricsLines ?? lines).length, lines, openMetricsLines, head: undefined, tail: undefined, shared: [] };
+  }
+  const shared: { length: number; crc32: number; deflated: number }[] = [];
   for (let at = FIRST; at < lines.length; at += SHARED_UNIT) {
     const raw = lines.subarray(at, at + SHARED_UNIT);
-    units.push({ raw, crc32: crc32Of(raw), task: queue.add(raw, lines.subarray(Math.max(0, at - DEFLATE_WINDOW), at)) });
+    shared.push({ length: raw.length, crc32: crc32Of(raw), deflated: queue.add(raw, lines.subarray(Math.max(0, at - DEFLATE_WINDOW), at)) });
   }
-  return units;
+  return {
+    length: lines.length,
+    openMetricsLength: lines.length,
+    lines: undefined,
+    openMetricsLines: undefined,
+    head: lines.subarray(0, FIRST),
+    tail: lines.subarray(lines.length - DEFLATE_WINDOW),
+    shared,
+  };
 }
 
 /**
- * Everything up to the compression runs synchronously, so the input may change as soon as the
- * returned promise is pending: the lines are copied by then.
+ * Everything up to the compression runs synchronously, so the groups may be replaced as soon
+ * as the returned promise is pending: the lines are copied by then.
  */
 export async function buildBodies(input: BuildInput): Promise<BuildOutput> {
   const laidOut = layOutLines(input);
   const queue = new CompressionQueue(input.gzipLevel);
-
-  // Families whose lines changed: new shared units, queued first (they are most of the work).
-  const fresh = new Map<number, { lines: Buffer; openMetricsLines: Buffer | undefined; shared: PlannedShared[] }>();
-  for (const [f, family] of input.families.entries()) {
-    if (family.previous) continue;
-    const lines = laidOut.lines[f] as Buffer;
-    const openMetricsLines = laidOut.openMetricsLines[f];
-    const shared = !openMetricsLines && lines.length > SHARED_MIN ? planShared(lines, queue) : [];
-    fresh.set(f, { lines, openMetricsLines, shared });
-  }
+  const now: FamilyNow[] = input.families.map((family, f) => {
+    if (family.previous) return family.previous;
+    return layOutFamily(laidOut.lines[f] as Buffer, laidOut.openMetricsLines[f], queue);
+  });
 
   const plan = (format: 'text' | 'openmetrics'): BodyPlan => {
     const body = new BodyPlan(queue);
-    for (const [f, family] of input.families.entries()) {
-      const previous = family.previous;
-      const now = fresh.get(f);
-      const base = previous ?? (now as { lines: Buffer; openMetricsLines: Buffer | undefined });
-      const header = format === 'text' ? family.textHeader : family.openMetricsHeader;
-      const lines = format === 'openmetrics' ? (base.openMetricsLines ?? base.lines) : base.lines;
-      body.piece(header);
-      if (lines.length > 0) body.piece(lines);
-      body.add(header);
-      if (!base.openMetricsLines && lines.length > SHARED_MIN) {
-        body.add(lines.subarray(0, FIRST));
-        body.close();
-        if (previous) for (const unit of previous.shared) body.reuse(unit.raw, unit.crc32, unit.deflated);
-        else for (const unit of (now as { shared: PlannedShared[] }).shared) body.reuse(unit.raw, unit.crc32, unit.task);
+    input.families.forEach((family, f) => {
+      const current = now[f] as FamilyNow;
+      body.add(format === 'text' ? family.textHeader : family.openMetricsHeader);
+      if (current.head && current.tail) {
+        body.add(current.head);
+        body.reuse(current.shared, current.tail);
       } else {
-        body.add(lines);
+        body.add((format === 'openmetrics' ? current.openMetricsLines : undefined) ?? (current.lines as Buffer));
       }
-    }
+    });
     body.close();
     return body;
   };
@@ -305,14 +329,22 @@ export async function buildBodies(input: BuildInput): Promise<BuildOutput> {
   const openMetrics = plan('openmetrics');
   const results = await runLimited(queue.tasks, COMPRESS_CONCURRENCY);
 
-  const built: BuiltFamily[] = input.families.map((family, f) => {
-    if (family.previous) return family.previous;
-    const now = fresh.get(f) as { lines: Buffer; openMetricsLines: Buffer | undefined; shared: PlannedShared[] };
+  // Keep copies of what later builds need: the laid-out lines themselves go to the serving thread.
+  const built: BuiltFamily[] = now.map((current, f) => {
+    if (input.families[f]?.previous) return current as BuiltFamily;
     return {
-      lines: now.lines,
-      openMetricsLines: now.openMetricsLines,
-      shared: now.shared.map((unit) => ({ raw: unit.raw, crc32: unit.crc32, deflated: results[unit.task] as Buffer })),
+      length: current.length,
+      openMetricsLength: current.openMetricsLength,
+      lines: current.lines && copyOf(current.lines),
+      openMetricsLines: current.openMetricsLines && copyOf(current.openMetricsLines),
+      head: current.head && copyOf(current.head),
+      tail: current.tail && copyOf(current.tail),
+      shared: current.shared.map((unit) => ({
+        length: unit.length,
+        crc32: unit.crc32,
+        deflated: typeof unit.deflated === 'number' ? (results[unit.deflated] as Buffer) : unit.deflated,
+      })),
     };
   });
-  return { text: text.finish(results), openMetrics: openMetrics.finish(results), built };
+  return { text: text.finish(results), openMetrics: openMetrics.finish(results), built, lines: laidOut.lines, openMetricsLines: laidOut.openMetricsLines };
 }

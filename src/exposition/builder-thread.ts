@@ -1,6 +1,6 @@
 import { getHeapStatistics } from 'node:v8';
 import { parentPort } from 'node:worker_threads';
-import { BodyBuilder, type BuilderMessage, type BuilderReply } from './builder.js';
+import { BodyBuilder, transferList, type BuilderMessage, type BuilderReply } from './builder.js';
 
 /**
  * The builder thread: lays out and compresses the exposition bodies of every MetricStore of
@@ -22,7 +22,7 @@ function storeOf(id: number): BodyBuilder {
 }
 
 function reply(message: BuilderReply): void {
-  port?.postMessage(message);
+  port?.postMessage(message, transferList(message));
 }
 
 port.on('message', (message: BuilderMessage) => {

@@ -1,4 +1,4 @@
-import { buildBodies, sharedBuffer, type BuiltFamily, type GroupToBuild } from './assemble.js';
+import { buildBodies, type BuiltBody, type BuiltFamily, type GroupToBuild } from './assemble.js';
 
 /**
  * The builder thread's side of one MetricStore: the groups' encoded lines (handed over at
@@ -65,8 +65,8 @@ export type BuilderMessage = FamilyMessage | DropFamilyMessage | GroupMessage | 
 export interface BuiltFormat {
   readonly crc32: number;
   readonly length: number;
-  /** All DEFLATE units of the body, one after the other, in shared memory. */
-  readonly deflated: SharedArrayBuffer;
+  /** All DEFLATE units of the body, one after the other (handed over, not copied). */
+  readonly deflated: ArrayBuffer;
 }
 
 export type BuilderReply =
@@ -77,9 +77,13 @@ export type BuilderReply =
       readonly changed: true;
       /** Family ids in body order, so the serving thread can check it pairs the right headers. */
       readonly familyIds: Int32Array;
-      readonly lines: readonly SharedArrayBuffer[];
-      /** Per family: its OpenMetrics lines when they differ from the text lines. */
-      readonly openMetricsLines: readonly (SharedArrayBuffer | null)[];
+      /**
+       * Per family, its lines laid out in this build (handed over), or null where they did not
+       * change: the serving thread keeps the ones it was given last.
+       */
+      readonly lines: readonly (ArrayBuffer | null)[];
+      /** Per family laid out in this build: its OpenMetrics lines when they differ from the text lines. */
+      readonly openMetricsLines: readonly (ArrayBuffer | null)[];
       readonly text: BuiltFormat;
       readonly openMetrics: BuiltFormat;
     }
@@ -98,6 +102,14 @@ interface Family {
 interface Group extends GroupToBuild {
   readonly name: string;
   readonly lines: Buffer;
+}
+
+/** The buffers of a reply that move to the serving thread instead of being copied. */
+export function transferList(reply: BuilderReply): ArrayBuffer[] {
+  if (reply.type !== 'built' || !reply.changed) return [];
+  const list = [reply.text.deflated, reply.openMetrics.deflated];
+  for (const lines of [...reply.lines, ...reply.openMetricsLines]) if (lines) list.push(lines);
+  return list;
 }
 
 function compareStrings(a: string, b: string): number {
@@ -169,7 +181,10 @@ export class BodyBuilder {
     for (const id of old.familyIds) this.markDirty(id);
   }
 
-  /** Builds both bodies from the current state, or says nothing changed since the last build. */
+  /**
+   * Builds both bodies from the current state, or says nothing changed since the last build.
+   * The reply's buffers are to be transferred, not copied: see `transferList`.
+   */
   async build(request: number, gzipLevel: number): Promise<BuilderReply> {
     if (!this.changed) return { type: 'built', request, changed: false };
     this.changed = false;
@@ -197,21 +212,21 @@ export class BodyBuilder {
       const family = families[i] as Family;
       if (!family.dirty) family.built = built;
     });
-    const shared = (body: typeof output.text): BuiltFormat => {
-      const packed = sharedBuffer(body.deflatedLength);
+    const pack = (body: BuiltBody): BuiltFormat => {
+      const packed = Buffer.from(new ArrayBuffer(body.deflatedLength));
       let at = 0;
       for (const unit of body.deflated) at += unit.copy(packed, at);
-      return { crc32: body.crc32, length: body.length, deflated: packed.buffer as SharedArrayBuffer };
+      return { crc32: body.crc32, length: body.length, deflated: packed.buffer as ArrayBuffer };
     };
     return {
       type: 'built',
       request,
       changed: true,
       familyIds: Int32Array.from(families, (family) => family.id),
-      lines: output.built.map((built) => built.lines.buffer as SharedArrayBuffer),
-      openMetricsLines: output.built.map((built) => (built.openMetricsLines ? (built.openMetricsLines.buffer as SharedArrayBuffer) : null)),
-      text: shared(output.text),
-      openMetrics: shared(output.openMetrics),
+      lines: output.lines.map((lines) => (lines ? (lines.buffer as ArrayBuffer) : null)),
+      openMetricsLines: output.openMetricsLines.map((lines) => (lines ? (lines.buffer as ArrayBuffer) : null)),
+      text: pack(output.text),
+      openMetrics: pack(output.openMetrics),
     };
   }
 

@@ -121,6 +121,16 @@ const MAX_REPORTED_KEYS = 10_000;
 
 let nextStoreId = 1;
 
+interface KeptLines {
+  readonly text: Buffer;
+  /** Only when they differ from the text lines (timestamps). */
+  readonly openMetrics: Buffer | undefined;
+}
+
+function toBuffer(buffer: ArrayBuffer | null | undefined): Buffer | undefined {
+  return buffer ? Buffer.from(buffer) : undefined;
+}
+
 function compareStrings(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
@@ -169,6 +179,8 @@ export class MetricStore implements MetricSink {
   private readonly ownerNames = new Map<number, string>();
   private nextOwner = 1;
   private readonly freeFamilyIds: number[] = [];
+  /** Each family's lines as the builder last laid them out, by family id. */
+  private readonly familyLines = new Map<number, KeptLines>();
   private nextFamilyId = 0;
   private sortedFamilies: FamilyEntry[] | undefined;
 
@@ -434,6 +446,7 @@ export class MetricStore implements MetricSink {
       if (family.holders === 0 && this.families.get(family.name) === family) {
         this.families.delete(family.name);
         this.freeFamilyIds.push(family.id);
+        this.familyLines.delete(family.id);
         this.sortedFamilies = undefined;
         builderClient.post({ type: 'drop-family', store: this.id, id: family.id });
       }
@@ -519,21 +532,28 @@ export class MetricStore implements MetricSink {
     if (reply.familyIds.length !== families.length || families.some((family, i) => family.id !== reply.familyIds[i])) {
       throw new Error('the exposition builder built other families than this store holds');
     }
-    const body = (format: BuiltFormat, header: (family: FamilyEntry) => Buffer, lines: (i: number) => SharedArrayBuffer): PreparedBody => {
+    // Lines of families that did not change are the ones the last reply gave.
+    families.forEach((family, i) => {
+      const lines = reply.lines[i];
+      if (lines) this.familyLines.set(family.id, { text: Buffer.from(lines), openMetrics: toBuffer(reply.openMetricsLines[i]) });
+    });
+    const body = (format: BuiltFormat, header: (family: FamilyEntry) => Buffer, lines: (kept: KeptLines) => Buffer): PreparedBody => {
       const pieces: Buffer[] = [];
-      families.forEach((family, i) => {
+      for (const family of families) {
         pieces.push(header(family));
-        const familyLines = Buffer.from(lines(i));
+        const kept = this.familyLines.get(family.id);
+        if (!kept) throw new Error(`the exposition builder never laid out family ${family.name}`);
+        const familyLines = lines(kept);
         if (familyLines.length > 0) pieces.push(familyLines);
-      });
+      }
       let length = 0;
       for (const piece of pieces) length += piece.length;
       if (length !== format.length) throw new Error(`the exposition builder built ${format.length} bytes where ${length} were expected`);
       const deflated = Buffer.from(format.deflated);
       return { pieces, length, crc32: format.crc32, deflated: deflated.length > 0 ? [deflated] : [], deflatedLength: deflated.length };
     };
-    const text = body(reply.text, (f) => f.textHeader, (i) => reply.lines[i] as SharedArrayBuffer);
-    const openMetrics = body(reply.openMetrics, (f) => f.openMetricsHeader, (i) => reply.openMetricsLines[i] ?? (reply.lines[i] as SharedArrayBuffer));
+    const text = body(reply.text, (f) => f.textHeader, (kept) => kept.text);
+    const openMetrics = body(reply.openMetrics, (f) => f.openMetricsHeader, (kept) => kept.openMetrics ?? kept.text);
 
     const renderSeconds = (performance.now() - started) / 1000;
     this.current = {
