@@ -86,7 +86,7 @@ export function renderReport(run: RunResult): string {
   line(`Produced by \`${run.settings.command}\` (bench/scale.ts) on ${run.date}.`);
   line();
   line(`- Machine: ${run.machine.cpu}, ${run.machine.cores} cores, ${mb(run.machine.memoryBytes)} memory; load average ${run.machine.loadAtStart.map((l) => l.toFixed(2)).join(' ')} at the start, ${run.machine.loadAtEnd.map((l) => l.toFixed(2)).join(' ')} at the end.`);
-  line(`- Node ${run.node}; ${run.tools.nginx}; ${run.tools.wrk}.`);
+  line(`- Node ${run.node}; ${run.tools.nginx}; ${run.tools.wrk}.${run.settings.exporterNodeOptions.length > 0 ? ` Exporter started with \`${run.settings.exporterNodeOptions.join(' ')}\`.` : ''}`);
   line(
     `- Scrapes: ${run.settings.connections} concurrent wrk connections for ${run.settings.scrapeSeconds} s per variant and server, in ${run.settings.rounds} alternating rounds (exporter, nginx, exporter, ...); p50 and p99 are those of the round with the median p99, max the worst round's, event-loop figures the worst round's. The polling-only window lasts ${run.settings.pollingSeconds} s. While measuring, every account polls at the real per-key pace (${run.settings.pacePerMinute} requests per minute, burst ${run.settings.paceBurst}).`,
   );

@@ -75,6 +75,8 @@ export interface RunResult {
     readonly pacePerMinute: number;
     readonly paceBurst: number;
     readonly command: string;
+    /** Node options given to the exporter's process besides the harness's own. */
+    readonly exporterNodeOptions: readonly string[];
   };
   readonly decode: DecodeResult;
   readonly steps: readonly StepResult[];

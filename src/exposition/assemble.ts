@@ -30,10 +30,11 @@ const UNIT_TARGET = 64 * 1024;
 /** Compressions in flight at once: the libuv thread pool has 4 threads by default. */
 const COMPRESS_CONCURRENCY = 4;
 
-export interface CompressedUnit {
+/** A compressed unit; `Deflated` is a queued compression's index until it is done. */
+export interface CompressedUnit<Deflated = Buffer> {
   readonly length: number;
   readonly crc32: number;
-  readonly deflated: Buffer;
+  readonly deflated: Deflated;
 }
 
 /**
@@ -41,7 +42,7 @@ export interface CompressedUnit {
  * the per-format units are made from again each build, and the shared units. The whole lines
  * go to the serving thread; they are kept here only where the per-format units need them all.
  */
-export interface BuiltFamily {
+export interface BuiltFamily<Deflated = Buffer> {
   readonly length: number;
   readonly openMetricsLength: number;
   /** All of the lines: for small families and for families whose OpenMetrics lines differ. */
@@ -51,7 +52,7 @@ export interface BuiltFamily {
   readonly head: Buffer | undefined;
   readonly tail: Buffer | undefined;
   /** Units of the lines from FIRST on, when the family is large and the same in both formats. */
-  readonly shared: readonly CompressedUnit[];
+  readonly shared: readonly CompressedUnit<Deflated>[];
 }
 
 export interface FamilyToBuild {
@@ -173,12 +174,8 @@ async function runLimited<T>(tasks: readonly (() => Promise<T>)[], limit: number
   return results;
 }
 
-interface PlannedUnit {
-  readonly length: number;
-  readonly crc32: number;
-  /** Index into the build's compression results, or the finished unit when reused. */
-  readonly deflated: number | Buffer;
-}
+/** Deflated data: an index into the build's compression results, or the finished unit when reused. */
+type PlannedUnit = CompressedUnit<number | Buffer>;
 
 /** Everything compressions need, queued while planning and run together. */
 class CompressionQueue {
@@ -223,7 +220,7 @@ class BodyPlan {
    * Units compressed once for both formats (queued in this build, or kept from the last),
    * followed by the last bytes they cover, which later dictionaries may need.
    */
-  reuse(units: readonly { length: number; crc32: number; deflated: number | Buffer }[], tail: Buffer): void {
+  reuse(units: readonly PlannedUnit[], tail: Buffer): void {
     this.close();
     this.units.push(...units);
     this.emitted.push(tail);
@@ -262,15 +259,7 @@ class BodyPlan {
 }
 
 /** A family as this build sees it: kept from the last build, or laid out now. */
-interface FamilyNow {
-  readonly length: number;
-  readonly openMetricsLength: number;
-  readonly lines: Buffer | undefined;
-  readonly openMetricsLines: Buffer | undefined;
-  readonly head: Buffer | undefined;
-  readonly tail: Buffer | undefined;
-  readonly shared: readonly { length: number; crc32: number; deflated: number | Buffer }[];
-}
+type FamilyNow = BuiltFamily<number | Buffer>;
 
 /** Whether the family's lines beyond FIRST go into units shared by both formats. */
 function isShared(length: number, differs: boolean): boolean {
@@ -282,7 +271,7 @@ function layOutFamily(lines: Buffer, openMetricsLines: Buffer | undefined, queue
   if (!isShared(lines.length, openMetricsLines !== undefined)) {
     return { length: lines.length, openMetricsLength: (openMetricsLines ?? lines).length, lines, openMetricsLines, head: undefined, tail: undefined, shared: [] };
   }
-  const shared: { length: number; crc32: number; deflated: number }[] = [];
+  const shared: CompressedUnit<number>[] = [];
   for (let at = FIRST; at < lines.length; at += SHARED_UNIT) {
     const raw = lines.subarray(at, at + SHARED_UNIT);
     shared.push({ length: raw.length, crc32: crc32Of(raw), deflated: queue.add(raw, lines.subarray(Math.max(0, at - DEFLATE_WINDOW), at)) });

@@ -39,9 +39,6 @@ port.on('message', (message: BuilderMessage) => {
     case 'retract':
       storeOf(message.store).removeGroup(message.name);
       return;
-    case 'close':
-      stores.delete(message.store);
-      return;
     case 'memory':
       reply({ type: 'memory', request: message.request, heapUsed: getHeapStatistics().used_heap_size });
       return;

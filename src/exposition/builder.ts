@@ -49,17 +49,12 @@ export interface BuildRequest {
   readonly gzipLevel: number;
 }
 
-export interface CloseMessage {
-  readonly type: 'close';
-  readonly store: number;
-}
-
 export interface MemoryRequest {
   readonly type: 'memory';
   readonly request: number;
 }
 
-export type BuilderMessage = FamilyMessage | DropFamilyMessage | GroupMessage | RetractMessage | BuildRequest | CloseMessage | MemoryRequest;
+export type BuilderMessage = FamilyMessage | DropFamilyMessage | GroupMessage | RetractMessage | BuildRequest | MemoryRequest;
 
 /** One format's compressed data part, as the serving thread needs it. */
 export interface BuiltFormat {
@@ -207,7 +202,15 @@ export class BodyBuilder {
     };
     // buildBodies reads the groups synchronously before its first await: later messages may
     // replace them meanwhile.
-    const output = await buildBodies(input);
+    let output;
+    try {
+      output = await buildBodies(input);
+    } catch (error) {
+      // Nothing of this build is kept: the next one starts from scratch.
+      for (const family of families) family.dirty = true;
+      this.changed = true;
+      throw error;
+    }
     output.built.forEach((built, i) => {
       const family = families[i] as Family;
       if (!family.dirty) family.built = built;
@@ -216,7 +219,7 @@ export class BodyBuilder {
       const packed = Buffer.from(new ArrayBuffer(body.deflatedLength));
       let at = 0;
       for (const unit of body.deflated) at += unit.copy(packed, at);
-      return { crc32: body.crc32, length: body.length, deflated: packed.buffer as ArrayBuffer };
+      return { crc32: body.crc32, length: body.length, deflated: packed.buffer };
     };
     return {
       type: 'built',

@@ -150,13 +150,13 @@ interface PendingFamily {
 /**
  * Holds what sources publish and keeps the exposition bodies ready, so a scrape only
  * writes bytes it already has (the approach of kube-state-metrics). Work happens when data
- * changes, not when Prometheus scrapes:
+ * changes, not when Prometheus scrapes, and not on this thread:
  *
- * - `publish` validates, renders and encodes that group's sample lines, and marks only the
- *   families whose bytes changed;
- * - a debounced rebuild (`assemble.ts`) lays out the changed families' lines, reuses what it
- *   made of the unchanged ones, and compresses on the libuv thread pool, sharing the
- *   compressed sample lines between the text and the OpenMetrics body;
+ * - `publish` validates, deduplicates, renders and encodes that group's sample lines, and
+ *   hands them to the builder thread (builder.ts), which marks the families whose bytes changed;
+ * - a debounced rebuild asks it to lay out the changed families' lines and compress them
+ *   (assemble.ts), reusing what it made of the unchanged ones and sharing the compressed
+ *   sample lines between the text and the OpenMetrics body;
  * - the finished snapshot replaces the previous one atomically (`generation` counts them).
  *
  * Order is deterministic: families by name, then groups by name, then the source's sample
@@ -179,9 +179,9 @@ export class MetricStore implements MetricSink {
   private readonly ownerNames = new Map<number, string>();
   private nextOwner = 1;
   private readonly freeFamilyIds: number[] = [];
+  private nextFamilyId = 0;
   /** Each family's lines as the builder last laid them out, by family id. */
   private readonly familyLines = new Map<number, KeptLines>();
-  private nextFamilyId = 0;
   private sortedFamilies: FamilyEntry[] | undefined;
 
   private current: ExpositionSnapshot;
@@ -306,12 +306,6 @@ export class MetricStore implements MetricSink {
     this.closed = true;
     this.cancelTimer();
     await this.whenIdle();
-  }
-
-  /** Frees this store's state on the builder thread; the store cannot build afterwards. */
-  async dispose(): Promise<void> {
-    await this.close();
-    builderClient.post({ type: 'close', store: this.id });
   }
 
   private render(group: string, owner: number, families: readonly FamilySamples[]): { content: GroupContent; message: GroupMessage } {
