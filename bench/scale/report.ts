@@ -239,7 +239,7 @@ export function renderPlot(run: RunResult): string {
         exporterLine('openmetrics-gzip', 'exporter OpenMetrics gzip', COLORS.openmetrics),
         nginxLine('text-gzip', 'nginx gzip', false),
         nginxLine('text-identity', 'nginx identity', true),
-        { label: 'prom-client', color: COLORS.prom, points: steps.flatMap((s) => (s.promClient ? [[s.series, s.promClient.latency.p99Ms] as const] : [])) },
+        { label: 'prom-client (1 scraper above 200k)', color: COLORS.prom, points: steps.flatMap((s) => (s.promClient ? [[s.series, s.promClient.latency.p99Ms] as const] : [])) },
       ],
     },
     {
