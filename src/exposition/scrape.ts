@@ -43,7 +43,9 @@ export class SelfMetricsCache {
     const tail = renderSelfMetrics(this.store, this.registry, format);
     this.cached.set(format, { at: now, tail });
     // A failed rendering must not be served to the next scrapes.
-    tail.catch(() => this.cached.delete(format));
+    tail.catch(() => {
+      if (this.cached.get(format)?.tail === tail) this.cached.delete(format);
+    });
     return tail;
   }
 }
