@@ -380,13 +380,20 @@ describe('MetricStore snapshot', () => {
     expect(openMetrics(store)).toContain(`demo_memory_bytes{host="m7000-0"} 0 1795000000.003\n`);
   });
 
-  it('builds nothing when a republish changes no byte', async () => {
-    const { store } = newStore();
+  it('builds nothing when a republish changes no byte, and says the snapshot holds it', async () => {
+    const { store, clock } = newStore();
+    const seen: [number, number][] = [];
+    store.onSnapshot((snapshot) => seen.push([snapshot.generation, snapshot.capturedAtMs]));
     store.publish('a', [gauge(cpu, { a: 1 })]);
     await store.flush();
+    clock.advance(5_000);
     store.publish('a', [gauge(cpu, { a: 1 })]);
     await store.flush();
     expect(store.generation).toBe(1);
+    expect(seen).toEqual([
+      [1, clock.now() - 5_000],
+      [1, clock.now()],
+    ]);
     store.publish('a', [gauge(cpu, { a: 2 })]);
     await store.flush();
     expect(store.generation).toBe(2);

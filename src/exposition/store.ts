@@ -230,7 +230,11 @@ export class MetricStore implements MetricSink {
     return this.current;
   }
 
-  /** Calls `listener` with every new snapshot, once it is the one scrapes get. */
+  /**
+   * Calls `listener` whenever the snapshot scrapes get is known to hold more publishes: with
+   * every new snapshot, and with the same bodies (same `generation`, later `capturedAtMs`) when a
+   * rebuild found that no byte changed.
+   */
   onSnapshot(listener: (snapshot: ExpositionSnapshot) => void): void {
     this.snapshotListeners.push(listener);
   }
@@ -522,7 +526,12 @@ export class MetricStore implements MetricSink {
     const reply = await builderClient.request({ type: 'build', store: this.id, gzipLevel: this.gzipLevel });
     if (reply.type === 'failed') throw new Error(`building the exposition failed: ${reply.message}`);
     if (reply.type !== 'built') throw new Error(`the exposition builder answered ${reply.type} to a build`);
-    if (!reply.changed) return;
+    if (!reply.changed) {
+      // Nothing to show: the snapshot already holds every publish made before the request.
+      this.current = { ...this.current, capturedAtMs };
+      for (const listener of this.snapshotListeners) listener(this.current);
+      return;
+    }
     if (reply.familyIds.length !== families.length || families.some((family, i) => family.id !== reply.familyIds[i])) {
       throw new Error('the exposition builder built other families than this store holds');
     }
