@@ -2,12 +2,12 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 /**
- * `npm run bench`: every benchmark, one after the other (they measure throughput and must
- * not share the two cores). Each prints its figures and its ratio against a baseline
- * measured in the same run. Extra arguments go to every benchmark.
+ * `npm run bench:micro`: the micro-benchmarks, one after the other (they measure throughput
+ * and must not share the two cores). Each prints its figures and its ratio against a baseline
+ * measured in the same run. Extra arguments go to every benchmark. (`npm run bench` is the
+ * scale harness, bench/scale.ts.)
  */
 const BENCHES = [
-  { name: 'exposition: MetricStore vs prom-client at 100k series', file: 'exposition.bench.ts', nodeArgs: ['--expose-gc'] },
   { name: 'request budget vs naive clients against the simulator', file: 'budget.bench.ts', nodeArgs: [] },
   { name: 'series late-data state: hole bitmaps vs lists of open minutes', file: 'series-state.bench.ts', nodeArgs: ['--expose-gc'] },
   { name: 'tolerant decoding of a whole-catalogue series body vs JSON.parse alone', file: 'decode.bench.ts', nodeArgs: [] },

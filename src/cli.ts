@@ -76,6 +76,7 @@ async function main(argv: readonly string[]): Promise<number> {
     config,
     listenAddress: flags.webListenAddress,
     telemetryPath: flags.webTelemetryPath,
+    maxConcurrentScrapes: flags.webMaxRequests,
     log,
     shard: flags.shard,
     stateFile: flags.stateFile,

@@ -31,6 +31,8 @@ export interface DemoOptions {
   shapes?: ShapeSet;
   /** Agent points arrive up to 2 hours late, some never (the simulator's late-data mode). */
   lateData?: boolean;
+  /** Simulated time at start, Unix ms (default: now); tests pick a moment the simulated world makes interesting. */
+  startMs?: number;
 }
 
 export interface RunningDemo {
@@ -166,7 +168,7 @@ ${account('pro', 'DEMO_PRO_KEY')}${account('business', 'DEMO_BUSINESS_KEY')}${re
 }
 
 export async function startDemo(opts: DemoOptions): Promise<RunningDemo> {
-  const clock = new ScaledClock(opts.speed);
+  const clock = new ScaledClock(opts.speed, opts.startMs);
   const simulator = await startSimulator({
     clock,
     monitoringPort: opts.simulatorPorts.monitoring,

@@ -27,6 +27,8 @@ export interface ExporterOptions {
   /** `host:port`, `:port` or `[::1]:port`. */
   listenAddress: string;
   telemetryPath: string;
+  /** Scrapes served at once (`--web.max-requests`); 0: no limit. Default 10. */
+  maxConcurrentScrapes?: number;
   log: Logger;
   clock?: Clock;
   /** Process metrics (CPU, memory, event loop lag) of the exporter itself. Default on. */
@@ -464,6 +466,8 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
     store,
     selfRegistry: registry,
     telemetryPath: options.telemetryPath,
+    maxConcurrentScrapes: options.maxConcurrentScrapes,
+    clock,
     log,
     version: EXPORTER_VERSION,
     status: {

@@ -17,6 +17,8 @@ export type LogFormat = (typeof LOG_FORMATS)[number];
 /** Chosen for this exporter; see docs/configuration.md. */
 export const DEFAULT_LISTEN_ADDRESS = ':9866';
 export const DEFAULT_CONFIG_FILE = 'monapi-exporter.yaml';
+/** Each scrape in flight holds the body it started with; see docs/exposition.md. */
+export const DEFAULT_MAX_REQUESTS = 10;
 
 export interface Flags {
   readonly configFile: string;
@@ -27,6 +29,8 @@ export interface Flags {
   /** `host` undefined means every interface; IPv6 hosts come without brackets. */
   readonly listen: { readonly host: string | undefined; readonly port: number };
   readonly webTelemetryPath: string;
+  /** Scrapes of the telemetry path served at once; 0 means no limit. */
+  readonly webMaxRequests: number;
   readonly logLevel: LogLevel;
   readonly logFormat: LogFormat;
   /** Which accounts this process polls; `{ordinal: 0, total: 1}` (all of them) without sharding. */
@@ -76,6 +80,12 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
     type: 'string',
     env: 'MONAPI_STATE_FILE',
     help: 'Keep check and alert cursors, late-data holes and counter totals in this file, so a restart neither loses nor counts twice.',
+  },
+  'web.max-requests': {
+    type: 'string',
+    env: 'MONAPI_WEB_MAX_REQUESTS',
+    default: String(DEFAULT_MAX_REQUESTS),
+    help: 'Scrapes of the metrics endpoint served at once; more are answered 503 with Retry-After. 0 means no limit.',
   },
   'log.level': { type: 'string', env: 'MONAPI_LOG_LEVEL', default: 'info', help: `Log level: ${LOG_LEVELS.join(', ')}.` },
   'log.format': { type: 'string', env: 'MONAPI_LOG_FORMAT', help: `Log format: ${LOG_FORMATS.join(', ')}. Default: pretty when stdout is a terminal, else json.` },
@@ -198,6 +208,10 @@ export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv, opti
   if (lifecycle !== undefined && lifecycle !== '' && !['true', 'false'].includes(lifecycle)) {
     throw new FlagError(`MONAPI_WEB_ENABLE_LIFECYCLE must be true or false (got ${JSON.stringify(lifecycle)})`);
   }
+  const maxGiven = pick('web.max-requests') ?? { value: String(DEFAULT_MAX_REQUESTS), from: '--web.max-requests' };
+  if (!/^\d{1,6}$/.test(maxGiven.value)) {
+    throw new FlagError(`${maxGiven.from} must be a whole number, 0 for no limit (got ${JSON.stringify(maxGiven.value)})`);
+  }
 
   return {
     configFile,
@@ -208,6 +222,7 @@ export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv, opti
     webListenAddress: listenGiven.value,
     listen,
     webTelemetryPath: pathGiven.value,
+    webMaxRequests: Number(maxGiven.value),
     logLevel: oneOf('log.level', LOG_LEVELS, 'info'),
     logFormat: oneOf('log.format', LOG_FORMATS, (options.stdoutIsTTY ?? process.stdout.isTTY === true) ? 'pretty' : 'json'),
     shard,

@@ -34,11 +34,17 @@ function histogramSamples(metric: JsonMetric): HistogramSample[] {
   }
   const byLabels = new Map<string, Building>();
   for (const value of metric.values) {
-    const labels = stringLabels(value.labels, 'le');
-    const key = JSON.stringify(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    // prom-client gives one series' buckets, sum and count the same labels in the same order
+    // (plus `le` on buckets), so the values in order make the key: this runs for every bucket
+    // of every self-metric on a scrape, and sorting entries there cost more than the rest.
+    let key = '';
+    for (const name in value.labels) {
+      const label = value.labels[name];
+      if (name !== 'le' && label !== undefined) key += `${name}\u0000${String(label)}\u0001`;
+    }
     let building = byLabels.get(key);
     if (!building) {
-      building = { labels, buckets: [], sum: 0, count: 0 };
+      building = { labels: stringLabels(value.labels, 'le'), buckets: [], sum: 0, count: 0 };
       byLabels.set(key, building);
     }
     const metricName = value.metricName ?? '';

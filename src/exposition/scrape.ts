@@ -1,8 +1,9 @@
 import type { Registry } from 'prom-client';
+import { systemClock, type Clock } from '../lib/clock.js';
 import { validateFamily } from './format.js';
-import { gzipWithTail } from './gzip.js';
+import { compressTail, gzipMember, type CompressedTail } from './gzip.js';
 import type { FamilySamples } from './model.js';
-import type { Negotiated } from './negotiate.js';
+import type { ExpositionFormat, Negotiated } from './negotiate.js';
 import { familiesFromRegistry } from './prom-client-bridge.js';
 import { renderOpenMetrics } from './render-openmetrics.js';
 import { renderText } from './render-text.js';
@@ -16,6 +17,41 @@ export interface ScrapeBody {
   readonly generation: number;
 }
 
+/** How long scrapes share one rendering of the self-metrics, by default. */
+export const DEFAULT_SELF_METRICS_MAX_AGE_MS = 1000;
+
+/**
+ * The self-metrics that follow the data in every body, rendered (and compressed) at most
+ * once per `maxAgeMs` and format, and shared by the scrapes in between. Rendering them is
+ * the only per-scrape work besides writing: a prom-client registry read, a few hundred
+ * lines per polled account. Under a burst of scrapes that would be most of the CPU; a
+ * Prometheus scraping every 15 s or more always gets a fresh rendering.
+ */
+export class SelfMetricsCache {
+  private readonly cached = new Map<ExpositionFormat, { at: number; tail: Promise<CompressedTail> }>();
+
+  constructor(
+    private readonly store: MetricStore,
+    private readonly registry: Registry | undefined,
+    private readonly maxAgeMs = DEFAULT_SELF_METRICS_MAX_AGE_MS,
+    /** The exporter's clock, so a fake or sped-up clock ages the cache as it ages the data. */
+    private readonly clock: Clock = systemClock,
+  ) {}
+
+  tail(format: ExpositionFormat): Promise<CompressedTail> {
+    const now = this.clock.now();
+    const entry = this.cached.get(format);
+    if (entry && now - entry.at < this.maxAgeMs) return entry.tail;
+    const tail = renderSelfMetrics(this.store, this.registry, format);
+    this.cached.set(format, { at: now, tail });
+    // A failed rendering must not be served to the next scrapes.
+    tail.catch(() => {
+      if (this.cached.get(format)?.tail === tail) this.cached.delete(format);
+    });
+    return tail;
+  }
+}
+
 /**
  * Self-metrics that can go into the body: valid, and not clashing with a family the store
  * holds (two families of one name would make the whole scrape fail).
@@ -26,17 +62,22 @@ async function selfFamilies(store: MetricStore, registry: Registry | undefined):
   return families.filter((family) => validateFamily(family) === undefined && !store.hasFamily(family.spec.name));
 }
 
+/** The tail of a body: self-metrics, and for OpenMetrics `# EOF` last. */
+async function renderSelfMetrics(store: MetricStore, registry: Registry | undefined, format: ExpositionFormat): Promise<CompressedTail> {
+  const self = await selfFamilies(store, registry);
+  return compressTail(Buffer.from(format === 'openmetrics' ? renderOpenMetrics(self) : renderText(self), 'utf8'));
+}
+
 /**
  * The body of one scrape: the store's pre-rendered (and pre-compressed) data part, followed
- * by the self-metrics rendered now (few, and they change on every scrape), and for
- * OpenMetrics `# EOF` last. With gzip, only the small tail is compressed per scrape.
+ * by the self-metrics. With gzip, nothing is compressed per scrape: the data part's DEFLATE
+ * data and the tail's are written one after the other inside one gzip member.
  */
-export async function buildScrapeBody(store: MetricStore, registry: Registry | undefined, negotiated: Negotiated): Promise<ScrapeBody> {
+export async function buildScrapeBody(store: MetricStore, self: SelfMetricsCache | Registry | undefined, negotiated: Negotiated): Promise<ScrapeBody> {
   const snapshot = store.snapshot();
-  const self = await selfFamilies(store, registry);
+  const tail = self instanceof SelfMetricsCache ? await self.tail(negotiated.format) : await renderSelfMetrics(store, self, negotiated.format);
   const prefix = negotiated.format === 'openmetrics' ? snapshot.openMetrics : snapshot.text;
-  const tail = Buffer.from(negotiated.format === 'openmetrics' ? renderOpenMetrics(self) : renderText(self), 'utf8');
-  const chunks = negotiated.gzip ? await gzipWithTail(prefix, tail) : [prefix.raw, tail];
+  const chunks = negotiated.gzip ? gzipMember(prefix, tail) : [...prefix.pieces, tail.raw];
   let length = 0;
   for (const chunk of chunks) length += chunk.length;
   return { chunks, length, generation: snapshot.generation };

@@ -1,8 +1,8 @@
 import { performance } from 'node:perf_hooks';
-import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { constants, crc32, deflateRawSync } from 'node:zlib';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { systemClock, type Clock, type TimerHandle } from '../lib/clock.js';
+import { builderClient } from './builder-client.js';
+import type { BuiltFormat, GroupMessage } from './builder.js';
 import {
   renderHistogramLines,
   renderLabelPairs,
@@ -11,10 +11,11 @@ import {
   seriesKey,
   validateFamily,
 } from './format.js';
-import { DEFAULT_GZIP_LEVEL, compressPrefix, type CompressedPrefix } from './gzip.js';
+import { DEFAULT_GZIP_LEVEL, EMPTY_BODY, type PreparedBody } from './gzip.js';
 import type { FamilySamples, FamilySpec, HistogramSample, MetricSink, ScalarSample, SummarySample } from './model.js';
 import { openMetricsFamilyHeader } from './render-openmetrics.js';
 import { textFamilyHeader } from './render-text.js';
+import { SeriesIndex, familySeed, hashString, type SeriesHash } from './series-index.js';
 
 export interface FamilyConflict {
   readonly family: string;
@@ -40,13 +41,12 @@ export interface DuplicateSeries {
 
 export interface MetricStoreOptions {
   readonly clock?: Clock;
-  /** Quiet time after the last change before rebuilding. Default 200 ms. */
+  /** Quiet time after the last change before rebuilding. Default 100 ms. */
   readonly debounceMs?: number;
-  /** Upper bound on how long a change waits for a rebuild under constant churn. Default 1000 ms. */
+  /** Upper bound on how long a change waits for a rebuild to start under constant churn. Default 500 ms. */
   readonly maxDelayMs?: number;
+  /** gzip level of the compressed bodies, 1 (fastest) to 9. Default 1: see docs/exposition.md. */
   readonly gzipLevel?: number;
-  /** Bytes copied per slice of a rebuild before yielding to the event loop. Default 256 KiB. */
-  readonly sliceBytes?: number;
   /** Where the store registers its own metrics (conflicts, duplicates, render time, series). */
   readonly registry?: Registry;
   /** Called once per family, group and kind of problem; every occurrence is still counted. */
@@ -60,17 +60,17 @@ export interface MetricStoreOptions {
 /** What a scrape writes: the data part of each format, raw and DEFLATE-compressed. */
 export interface ExpositionSnapshot {
   readonly generation: number;
-  readonly text: CompressedPrefix;
+  readonly text: PreparedBody;
   /** OpenMetrics without `# EOF`: the scrape appends self-metrics and then `# EOF`. */
-  readonly openMetrics: CompressedPrefix;
+  readonly openMetrics: PreparedBody;
   /** Exposition lines (a histogram sample counts its buckets, `_sum` and `_count`). */
   readonly series: number;
   readonly families: number;
   readonly groups: number;
-  /** Wall time of the rebuild that produced this snapshot, yields included. */
+  /** Wall time of the rebuild that produced this snapshot, on the builder thread and waiting for it. */
   readonly renderSeconds: number;
-  /** Longest stretch the rebuild held the event loop without yielding. */
-  readonly longestSliceSeconds: number;
+  /** Clock time at which the rebuild took the published content: every publish before it is in this snapshot. */
+  readonly capturedAtMs: number;
 }
 
 export interface StoreStats {
@@ -81,24 +81,30 @@ export interface StoreStats {
 }
 
 interface FamilyEntry {
-  readonly spec: FamilySpec;
-  readonly textHeader: Buffer;
-  readonly openMetricsHeader: Buffer;
-  readonly owners: Set<string>;
-  /** Series key -> the group holding it; the first publisher keeps a duplicated series. */
-  readonly seriesOwners: Map<string, string>;
+  /** Small number, reused after the family goes: indexes the family in a rebuild. */
+  readonly id: number;
+  readonly name: string;
+  spec: FamilySpec;
+  textHeader: Buffer;
+  openMetricsHeader: Buffer;
+  readonly seed: SeriesHash;
+  /** Groups publishing this family; the entry goes when none is left. */
+  holders: number;
 }
 
 /**
- * One family's sample lines within one group, rendered and UTF-8 encoded at publish time,
- * so a rebuild only copies bytes.
+ * What this thread keeps of a group: which series and families it holds. Its lines, rendered
+ * and UTF-8 encoded at publish time, family after family in one buffer, go to the builder
+ * thread (no object per family or per series stays here: at a million series, objects are
+ * what the heap is made of).
  */
-interface GroupFamily {
-  lines: Buffer;
-  /** Set only when samples carry timestamps, which the two formats write differently. */
-  openMetricsLines: Buffer | undefined;
-  readonly keys: string[];
-  series: number;
+interface GroupContent {
+  /** Its number in the series index. */
+  readonly owner: number;
+  readonly families: readonly FamilyEntry[];
+  /** Hash halves of every series the group holds, for releasing them. */
+  readonly hashes: Int32Array;
+  readonly series: number;
 }
 
 interface SelfMetrics {
@@ -113,7 +119,17 @@ interface SelfMetrics {
 /** Bounds the memory of the "report once" bookkeeping when groups churn. */
 const MAX_REPORTED_KEYS = 10_000;
 
-const EMPTY = Buffer.alloc(0);
+let nextStoreId = 1;
+
+interface KeptLines {
+  readonly text: Buffer;
+  /** Only when they differ from the text lines (timestamps). */
+  readonly openMetrics: Buffer | undefined;
+}
+
+function toBuffer(buffer: ArrayBuffer | null | undefined): Buffer | undefined {
+  return buffer ? Buffer.from(buffer) : undefined;
+}
 
 function compareStrings(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
@@ -123,21 +139,24 @@ function sameSpec(a: FamilySpec, b: FamilySpec): boolean {
   return a.type === b.type && a.help === b.help && a.unit === b.unit;
 }
 
-function emptyPrefix(): CompressedPrefix {
-  const raw = Buffer.alloc(0);
-  return { raw, crc32: 0, deflated: deflateRawSync(raw, { finishFlush: constants.Z_SYNC_FLUSH }) };
+/** Lines of one family within one publish, as strings until the group's buffer is written. */
+interface PendingFamily {
+  readonly entry: FamilyEntry;
+  readonly text: string[];
+  /** Created at the first timestamped sample, holding the text lines rendered before it. */
+  openMetrics: string[] | undefined;
 }
 
 /**
  * Holds what sources publish and keeps the exposition bodies ready, so a scrape only
  * writes bytes it already has (the approach of kube-state-metrics). Work happens when data
- * changes, not when Prometheus scrapes:
+ * changes, not when Prometheus scrapes, and not on this thread:
  *
- * - `publish` validates, renders and encodes that group's sample lines (nothing else is
- *   touched);
- * - a debounced rebuild copies the pre-encoded pieces into a text and an OpenMetrics body
- *   (the sample lines are the same bytes in both; only family headers differ), yielding to
- *   the event loop between slices, and compresses both on the libuv thread pool;
+ * - `publish` validates, deduplicates, renders and encodes that group's sample lines, and
+ *   hands them to the builder thread (builder.ts), which marks the families whose bytes changed;
+ * - a debounced rebuild asks it to lay out the changed families' lines and compress them
+ *   (assemble.ts), reusing what it made of the unchanged ones and sharing the compressed
+ *   sample lines between the text and the OpenMetrics body;
  * - the finished snapshot replaces the previous one atomically (`generation` counts them).
  *
  * Order is deterministic: families by name, then groups by name, then the source's sample
@@ -149,12 +168,21 @@ export class MetricStore implements MetricSink {
   private readonly debounceMs: number;
   private readonly maxDelayMs: number;
   private readonly gzipLevel: number;
-  private readonly sliceBytes: number;
   private readonly options: MetricStoreOptions;
+  /** This store's number on the builder thread. */
+  private readonly id = nextStoreId++;
   private readonly metrics: SelfMetrics | undefined;
 
-  private readonly groupContent = new Map<string, Map<string, GroupFamily>>();
+  private readonly groupContent = new Map<string, GroupContent>();
   private readonly families = new Map<string, FamilyEntry>();
+  private readonly series = new SeriesIndex();
+  private readonly ownerNames = new Map<number, string>();
+  private nextOwner = 1;
+  private readonly freeFamilyIds: number[] = [];
+  private nextFamilyId = 0;
+  /** Each family's lines as the builder last laid them out, by family id. */
+  private readonly familyLines = new Map<number, KeptLines>();
+  private sortedFamilies: FamilyEntry[] | undefined;
 
   private current: ExpositionSnapshot;
   private dirty = false;
@@ -168,25 +196,27 @@ export class MetricStore implements MetricSink {
   private invalidCount = 0;
   private rebuildCount = 0;
   private readonly reported = new Set<string>();
+  private readonly snapshotListeners: ((snapshot: ExpositionSnapshot) => void)[] = [];
 
   constructor(options: MetricStoreOptions = {}) {
     this.options = options;
     this.clock = options.clock ?? systemClock;
-    this.debounceMs = nonNegative('debounceMs', options.debounceMs ?? 200);
-    this.maxDelayMs = nonNegative('maxDelayMs', options.maxDelayMs ?? 1000);
+    this.debounceMs = nonNegative('debounceMs', options.debounceMs ?? 100);
+    this.maxDelayMs = nonNegative('maxDelayMs', options.maxDelayMs ?? 500);
     this.gzipLevel = options.gzipLevel ?? DEFAULT_GZIP_LEVEL;
-    this.sliceBytes = Math.max(1, options.sliceBytes ?? 256 * 1024);
+    if (!Number.isInteger(this.gzipLevel) || this.gzipLevel < 1 || this.gzipLevel > 9) {
+      throw new RangeError(`MetricStore: gzipLevel must be an integer from 1 to 9, got ${this.gzipLevel}`);
+    }
     this.metrics = options.registry ? createSelfMetrics(options.registry) : undefined;
-    const empty = emptyPrefix();
     this.current = {
       generation: 0,
-      text: empty,
-      openMetrics: empty,
+      text: EMPTY_BODY,
+      openMetrics: EMPTY_BODY,
       series: 0,
       families: 0,
       groups: 0,
       renderSeconds: 0,
-      longestSliceSeconds: 0,
+      capturedAtMs: this.clock.now(),
     };
   }
 
@@ -200,6 +230,15 @@ export class MetricStore implements MetricSink {
     return this.current;
   }
 
+  /**
+   * Calls `listener` whenever the snapshot scrapes get is known to hold more publishes: with
+   * every new snapshot, and with the same bodies (same `generation`, later `capturedAtMs`) when a
+   * rebuild found that no byte changed.
+   */
+  onSnapshot(listener: (snapshot: ExpositionSnapshot) => void): void {
+    this.snapshotListeners.push(listener);
+  }
+
   stats(): StoreStats {
     return {
       familyConflicts: this.conflictCount,
@@ -211,7 +250,7 @@ export class MetricStore implements MetricSink {
 
   /** True when a family of this (text-format) name is held, e.g. to keep self-metrics from clashing. */
   hasFamily(name: string): boolean {
-    return this.families.has(name);
+    return (this.families.get(name)?.holders ?? 0) > 0;
   }
 
   groups(prefix: string): string[] {
@@ -222,15 +261,36 @@ export class MetricStore implements MetricSink {
 
   publish(group: string, families: readonly FamilySamples[]): void {
     if (typeof group !== 'string' || group === '') throw new TypeError('MetricStore.publish: group must be a non-empty string');
-    this.release(group);
-    const content = new Map<string, GroupFamily>();
-    for (const family of families) this.add(group, family, content);
+    const old = this.groupContent.get(group);
+    // Release first: the group's own earlier series and definitions must not count against it.
+    if (old) this.releaseHoldings(old);
+    const owner = old?.owner ?? this.nextOwner++;
+    const { content, message } = this.render(group, owner, families);
     this.groupContent.set(group, content);
-    this.markDirty();
+    this.ownerNames.set(owner, group);
+    const transfer = [message.lines.buffer as ArrayBuffer];
+    if (message.openMetricsLines) transfer.push(message.openMetricsLines.buffer as ArrayBuffer);
+    builderClient.post(message, transfer);
+    if (old) this.dropUnheld(old.families);
+    // The builder thread compares the bytes and skips the build when nothing changed.
+    if (content.families.length > 0 || (old?.families.length ?? 0) > 0) this.markDirty();
   }
 
   retract(group: string): void {
-    if (this.release(group)) this.markDirty();
+    const old = this.groupContent.get(group);
+    if (!old) return;
+    this.releaseHoldings(old);
+    this.groupContent.delete(group);
+    this.ownerNames.delete(old.owner);
+    builderClient.post({ type: 'retract', store: this.id, name: group });
+    this.dropUnheld(old.families);
+    if (old.families.length > 0) this.markDirty();
+  }
+
+  /** V8 heap used by the builder thread (all stores of the process), for memory accounting. */
+  async builderHeapUsed(): Promise<number> {
+    const reply = await builderClient.request({ type: 'memory' });
+    return reply.type === 'memory' ? reply.heapUsed : 0;
   }
 
   /** Rebuilds now (waiting for one in flight) so the snapshot reflects every change made before the call. */
@@ -252,102 +312,143 @@ export class MetricStore implements MetricSink {
     await this.whenIdle();
   }
 
-  private add(group: string, family: FamilySamples, content: Map<string, GroupFamily>): void {
-    const name = String((family as { spec?: { name?: unknown } }).spec?.name);
-    const problem = validateFamily(family);
-    if (problem) {
-      this.invalidCount++;
-      this.metrics?.invalid.inc();
-      if (this.firstReport(`invalid\0${name}\0${group}`)) this.options.onInvalidFamily?.({ family: name, group, reason: problem });
-      return;
-    }
-    let entry = this.families.get(name);
-    if (entry && !sameSpec(entry.spec, family.spec)) {
-      this.conflictCount++;
-      this.metrics?.conflicts.inc();
-      if (this.firstReport(`conflict\0${name}\0${group}`)) {
-        this.options.onConflict?.({ family: name, group, kept: entry.spec, dropped: family.spec });
+  private render(group: string, owner: number, families: readonly FamilySamples[]): { content: GroupContent; message: GroupMessage } {
+    const pending = new Map<FamilyEntry, PendingFamily>();
+    const hashes: number[] = [];
+    const hash: SeriesHash = { hi: 0, lo: 0 };
+    let series = 0;
+    for (const family of families) {
+      const name = String((family as { spec?: { name?: unknown } }).spec?.name);
+      const problem = validateFamily(family);
+      if (problem) {
+        this.invalidCount++;
+        this.metrics?.invalid.inc();
+        if (this.firstReport(`invalid\0${name}\0${group}`)) this.options.onInvalidFamily?.({ family: name, group, reason: problem });
+        continue;
       }
-      return;
+      let entry = this.families.get(name);
+      if (entry && entry.holders > 0 && !pending.has(entry) && !sameSpec(entry.spec, family.spec)) {
+        this.conflictCount++;
+        this.metrics?.conflicts.inc();
+        if (this.firstReport(`conflict\0${name}\0${group}`)) this.options.onConflict?.({ family: name, group, kept: entry.spec, dropped: family.spec });
+        continue;
+      }
+      if (entry && pending.has(entry) && !sameSpec(entry.spec, family.spec)) {
+        // The same name twice in one publish with two definitions: the first stays.
+        this.conflictCount++;
+        this.metrics?.conflicts.inc();
+        if (this.firstReport(`conflict\0${name}\0${group}`)) this.options.onConflict?.({ family: name, group, kept: entry.spec, dropped: family.spec });
+        continue;
+      }
+      if (!entry) {
+        entry = {
+          id: this.freeFamilyIds.pop() ?? this.nextFamilyId++,
+          name,
+          spec: family.spec,
+          textHeader: Buffer.from(textFamilyHeader(family.spec), 'utf8'),
+          openMetricsHeader: Buffer.from(openMetricsFamilyHeader(family.spec), 'utf8'),
+          seed: familySeed(name),
+          holders: 0,
+        };
+        this.families.set(name, entry);
+        this.sortedFamilies = undefined;
+        this.postFamily(entry);
+      } else if (entry.holders === 0 && !sameSpec(entry.spec, family.spec)) {
+        // Its only holder was this group, which now defines it differently.
+        entry.spec = family.spec;
+        entry.textHeader = Buffer.from(textFamilyHeader(family.spec), 'utf8');
+        entry.openMetricsHeader = Buffer.from(openMetricsFamilyHeader(family.spec), 'utf8');
+        this.postFamily(entry);
+      }
+      let lines = pending.get(entry);
+      if (!lines) {
+        lines = { entry, text: [], openMetrics: undefined };
+        pending.set(entry, lines);
+        entry.holders++;
+      }
+      series += this.renderSamples(group, owner, entry, family, lines, hashes, hash);
     }
-    if (!entry) {
-      entry = {
-        spec: family.spec,
-        textHeader: Buffer.from(textFamilyHeader(family.spec), 'utf8'),
-        openMetricsHeader: Buffer.from(openMetricsFamilyHeader(family.spec), 'utf8'),
-        owners: new Set(),
-        seriesOwners: new Map(),
-      };
-      this.families.set(name, entry);
-    }
-    entry.owners.add(group);
-    let rendered = content.get(name);
-    if (!rendered) {
-      rendered = { lines: EMPTY, openMetricsLines: undefined, keys: [], series: 0 };
-      content.set(name, rendered);
-    }
-    const lines: string[] = [];
-    const openMetricsLines: string[] = [];
-    let timestamped = false;
+    return encodeGroup(this.id, group, owner, pending, hashes, series);
+  }
+
+  private postFamily(entry: FamilyEntry): void {
+    builderClient.post({
+      type: 'family',
+      store: this.id,
+      id: entry.id,
+      name: entry.name,
+      textHeader: entry.textHeader.toString('utf8'),
+      openMetricsHeader: entry.openMetricsHeader.toString('utf8'),
+    });
+  }
+
+  /** Renders one family's samples into `lines`, claiming each series; returns the exposition lines added. */
+  private renderSamples(
+    group: string,
+    owner: number,
+    entry: FamilyEntry,
+    family: FamilySamples,
+    lines: PendingFamily,
+    hashes: number[],
+    hash: SeriesHash,
+  ): number {
+    const name = entry.name;
     const type = family.spec.type;
+    let series = 0;
     for (const sample of family.samples) {
       const pairs = renderLabelPairs(sample.labels);
       const key = seriesKey(sample.labels, pairs);
-      const owner = entry.seriesOwners.get(key);
-      if (owner !== undefined) {
+      hashString(key, entry.seed.hi, entry.seed.lo, hash);
+      const holder = this.series.claim(hash.hi, hash.lo, owner);
+      if (holder !== 0) {
         this.duplicateCount++;
         this.metrics?.duplicates.inc();
         if (this.firstReport(`duplicate\0${name}\0${group}`)) {
-          this.options.onDuplicateSeries?.({ family: name, group, owner, labels: key });
+          this.options.onDuplicateSeries?.({ family: name, group, owner: this.ownerNames.get(holder) ?? group, labels: key });
         }
         continue;
       }
-      entry.seriesOwners.set(key, group);
-      rendered.keys.push(key);
+      hashes.push(hash.hi, hash.lo);
+      let line: string;
+      let openMetricsLine: string | undefined;
       if (type === 'histogram') {
         const histogram = sample as HistogramSample;
-        const line = renderHistogramLines(name, histogram, pairs);
-        lines.push(line);
-        openMetricsLines.push(line);
-        rendered.series += histogram.buckets.length + 3;
+        line = renderHistogramLines(name, histogram, pairs);
+        series += histogram.buckets.length + 3;
       } else if (type === 'summary') {
         const summary = sample as SummarySample;
-        const line = renderSummaryLines(name, summary, pairs);
-        lines.push(line);
-        openMetricsLines.push(line);
-        rendered.series += summary.quantiles.length + 2;
+        line = renderSummaryLines(name, summary, pairs);
+        series += summary.quantiles.length + 2;
       } else {
         const scalar = sample as ScalarSample;
-        lines.push(renderScalarLine(family.spec, scalar, pairs));
-        if (scalar.timestampMs !== undefined) timestamped = true;
-        openMetricsLines.push(timestamped ? renderScalarLine(family.spec, scalar, pairs, 'openmetrics') : '');
-        rendered.series += 1;
+        line = renderScalarLine(family.spec, scalar, pairs);
+        if (scalar.timestampMs !== undefined) openMetricsLine = renderScalarLine(family.spec, scalar, pairs, 'openmetrics');
+        series += 1;
       }
+      if (openMetricsLine !== undefined && lines.openMetrics === undefined) lines.openMetrics = [...lines.text];
+      lines.text.push(line);
+      lines.openMetrics?.push(openMetricsLine ?? line);
     }
-    const encoded = Buffer.from(lines.join(''), 'utf8');
-    const previousOpenMetrics = rendered.openMetricsLines ?? rendered.lines;
-    rendered.lines = rendered.lines.length === 0 ? encoded : Buffer.concat([rendered.lines, encoded]);
-    if (timestamped || rendered.openMetricsLines !== undefined) {
-      // Lines rendered before the first timestamped sample are the same in both formats.
-      const openMetricsText = openMetricsLines.map((line, i) => (line === '' ? (lines[i] ?? '') : line)).join('');
-      const encodedOpenMetrics = Buffer.from(openMetricsText, 'utf8');
-      rendered.openMetricsLines = previousOpenMetrics.length === 0 ? encodedOpenMetrics : Buffer.concat([previousOpenMetrics, encodedOpenMetrics]);
-    }
+    return series;
   }
 
-  /** Drops a group's content and its claims on families and series. False if it held nothing. */
-  private release(group: string): boolean {
-    const content = this.groupContent.get(group);
-    if (!content) return false;
-    for (const [name, rendered] of content) {
-      const entry = this.families.get(name);
-      if (!entry) continue;
-      for (const key of rendered.keys) if (entry.seriesOwners.get(key) === group) entry.seriesOwners.delete(key);
-      entry.owners.delete(group);
-      if (entry.owners.size === 0) this.families.delete(name);
+  /** Gives up a group's series and its hold on its families (the entries stay until `dropUnheld`). */
+  private releaseHoldings(content: GroupContent): void {
+    const { hashes, owner } = content;
+    for (let i = 0; i < hashes.length; i += 2) this.series.release(hashes[i] as number, hashes[i + 1] as number, owner);
+    for (const family of content.families) family.holders--;
+  }
+
+  private dropUnheld(families: readonly FamilyEntry[]): void {
+    for (const family of families) {
+      if (family.holders === 0 && this.families.get(family.name) === family) {
+        this.families.delete(family.name);
+        this.freeFamilyIds.push(family.id);
+        this.familyLines.delete(family.id);
+        this.sortedFamilies = undefined;
+        builderClient.post({ type: 'drop-family', store: this.id, id: family.id });
+      }
     }
-    this.groupContent.delete(group);
-    return true;
   }
 
   private firstReport(key: string): boolean {
@@ -383,7 +484,7 @@ export class MetricStore implements MetricSink {
   }
 
   /**
-   * Starts a rebuild synchronously when nothing is building, so the pieces are captured at
+   * Starts a rebuild synchronously when nothing is building, so the content is captured at
    * call time; otherwise waits for the running one and then checks again.
    */
   private rebuildIfDirty(): Promise<void> {
@@ -410,99 +511,116 @@ export class MetricStore implements MetricSink {
     return build;
   }
 
+  /**
+   * Asks the builder thread for the bodies as of now (it has every publish made before this
+   * call), then swaps in the snapshot. Nothing is built when no byte changed.
+   */
   private async rebuild(): Promise<void> {
     const started = performance.now();
-    let sliceStart = started;
-    let longestSlice = 0;
-    const endSlice = async (): Promise<void> => {
-      longestSlice = Math.max(longestSlice, performance.now() - sliceStart);
-      await yieldToEventLoop();
-      sliceStart = performance.now();
-    };
-
-    // Capture references to the immutable pieces synchronously: publishes that arrive
-    // while the bodies are encoded change the maps, not these strings.
-    const piecesByFamily = new Map<string, { text: Buffer; openMetrics: Buffer }[]>();
+    const capturedAtMs = this.clock.now();
+    this.sortedFamilies ??= [...this.families.values()].sort((a, b) => compareStrings(a.name, b.name));
+    const families = this.sortedFamilies;
     let series = 0;
-    const groupNames = [...this.groupContent.keys()].sort(compareStrings);
-    for (const group of groupNames) {
-      for (const [name, rendered] of this.groupContent.get(group) ?? []) {
-        series += rendered.series;
-        if (rendered.lines.length === 0) continue;
-        let pieces = piecesByFamily.get(name);
-        if (!pieces) {
-          pieces = [];
-          piecesByFamily.set(name, pieces);
-        }
-        pieces.push({ text: rendered.lines, openMetrics: rendered.openMetricsLines ?? rendered.lines });
-      }
+    for (const content of this.groupContent.values()) series += content.series;
+    const groups = this.groupContent.size;
+    const reply = await builderClient.request({ type: 'build', store: this.id, gzipLevel: this.gzipLevel });
+    if (reply.type === 'failed') throw new Error(`building the exposition failed: ${reply.message}`);
+    if (reply.type !== 'built') throw new Error(`the exposition builder answered ${reply.type} to a build`);
+    if (!reply.changed) {
+      // Nothing to show: the snapshot already holds every publish made before the request.
+      this.current = { ...this.current, capturedAtMs };
+      for (const listener of this.snapshotListeners) listener(this.current);
+      return;
     }
-    const familyNames = [...this.families.keys()].sort(compareStrings);
-    const textPieces: Buffer[] = [];
-    const openMetricsPieces: Buffer[] = [];
-    for (const name of familyNames) {
-      const entry = this.families.get(name) as FamilyEntry;
-      textPieces.push(entry.textHeader);
-      openMetricsPieces.push(entry.openMetricsHeader);
-      for (const piece of piecesByFamily.get(name) ?? []) {
-        textPieces.push(piece.text);
-        openMetricsPieces.push(piece.openMetrics);
-      }
+    if (reply.familyIds.length !== families.length || families.some((family, i) => family.id !== reply.familyIds[i])) {
+      throw new Error('the exposition builder built other families than this store holds');
     }
-
-    const text = await this.encode(textPieces, endSlice);
-    const openMetrics = await this.encode(openMetricsPieces, endSlice);
-    longestSlice = Math.max(longestSlice, performance.now() - sliceStart);
-    const [textCompressed, openMetricsCompressed] = await Promise.all([
-      compressPrefix(text.raw, text.crc, this.gzipLevel),
-      compressPrefix(openMetrics.raw, openMetrics.crc, this.gzipLevel),
-    ]);
+    // Lines of families that did not change are the ones the last reply gave.
+    families.forEach((family, i) => {
+      const lines = reply.lines[i];
+      if (lines) this.familyLines.set(family.id, { text: Buffer.from(lines), openMetrics: toBuffer(reply.openMetricsLines[i]) });
+    });
+    const body = (format: BuiltFormat, header: (family: FamilyEntry) => Buffer, lines: (kept: KeptLines) => Buffer): PreparedBody => {
+      const pieces: Buffer[] = [];
+      for (const family of families) {
+        pieces.push(header(family));
+        const kept = this.familyLines.get(family.id);
+        if (!kept) throw new Error(`the exposition builder never laid out family ${family.name}`);
+        const familyLines = lines(kept);
+        if (familyLines.length > 0) pieces.push(familyLines);
+      }
+      let length = 0;
+      for (const piece of pieces) length += piece.length;
+      if (length !== format.length) throw new Error(`the exposition builder built ${format.length} bytes where ${length} were expected`);
+      const deflated = Buffer.from(format.deflated);
+      return { pieces, length, crc32: format.crc32, deflated: deflated.length > 0 ? [deflated] : [], deflatedLength: deflated.length };
+    };
+    const text = body(reply.text, (f) => f.textHeader, (kept) => kept.text);
+    const openMetrics = body(reply.openMetrics, (f) => f.openMetricsHeader, (kept) => kept.openMetrics ?? kept.text);
 
     const renderSeconds = (performance.now() - started) / 1000;
     this.current = {
       generation: this.current.generation + 1,
-      text: textCompressed,
-      openMetrics: openMetricsCompressed,
+      text,
+      openMetrics,
       series,
-      families: familyNames.length,
-      groups: groupNames.length,
+      families: families.length,
+      groups,
       renderSeconds,
-      longestSliceSeconds: longestSlice / 1000,
+      capturedAtMs,
     };
     this.rebuildCount++;
     if (this.metrics) {
       this.metrics.renderSeconds.set(renderSeconds);
       this.metrics.series.set(series);
-      this.metrics.bodyBytes.set({ format: 'text', encoding: 'identity' }, textCompressed.raw.length);
-      this.metrics.bodyBytes.set({ format: 'text', encoding: 'deflate' }, textCompressed.deflated.length);
-      this.metrics.bodyBytes.set({ format: 'openmetrics', encoding: 'identity' }, openMetricsCompressed.raw.length);
-      this.metrics.bodyBytes.set({ format: 'openmetrics', encoding: 'deflate' }, openMetricsCompressed.deflated.length);
+      this.metrics.bodyBytes.set({ format: 'text', encoding: 'identity' }, text.length);
+      this.metrics.bodyBytes.set({ format: 'text', encoding: 'deflate' }, text.deflatedLength);
+      this.metrics.bodyBytes.set({ format: 'openmetrics', encoding: 'identity' }, openMetrics.length);
+      this.metrics.bodyBytes.set({ format: 'openmetrics', encoding: 'deflate' }, openMetrics.deflatedLength);
     }
+    for (const listener of this.snapshotListeners) listener(this.current);
   }
+}
 
-  /**
-   * Copies the pieces into one buffer and computes its CRC-32, yielding to the event loop
-   * after every `sliceBytes`, so a 10 MB body never holds the loop for long.
-   */
-  private async encode(pieces: readonly Buffer[], endSlice: () => Promise<void>): Promise<{ raw: Buffer; crc: number }> {
+/** Writes a publish's lines into one buffer per format, family after family, for the builder thread. */
+function encodeGroup(
+  store: number,
+  name: string,
+  owner: number,
+  pending: Map<FamilyEntry, PendingFamily>,
+  hashes: number[],
+  series: number,
+): { content: GroupContent; message: GroupMessage } {
+  const families = [...pending.keys()];
+  const texts = [...pending.values()].map((p) => p.text.join(''));
+  const encode = (segments: string[]): { lines: Buffer; ends: Uint32Array } => {
+    const ends = new Uint32Array(segments.length);
     let total = 0;
-    for (const piece of pieces) total += piece.length;
-    const raw = Buffer.allocUnsafe(total);
-    let offset = 0;
-    let checked = 0;
-    let crc = 0;
-    for (const piece of pieces) {
-      offset += piece.copy(raw, offset);
-      if (offset - checked >= this.sliceBytes) {
-        crc = crc32(raw.subarray(checked, offset), crc);
-        checked = offset;
-        await endSlice();
-      }
-    }
-    // zlib's crc32 answers 0 for a NULL (empty) buffer instead of the running value.
-    if (offset > checked) crc = crc32(raw.subarray(checked, offset), crc);
-    return { raw, crc };
-  }
+    segments.forEach((segment, i) => {
+      total += Buffer.byteLength(segment, 'utf8');
+      ends[i] = total;
+    });
+    // Its own ArrayBuffer (not Buffer's shared pool), since it is handed over to the builder thread.
+    const lines = Buffer.from(new ArrayBuffer(total));
+    segments.forEach((segment, i) => lines.write(segment, i === 0 ? 0 : (ends[i - 1] as number), 'utf8'));
+    return { lines, ends };
+  };
+  const text = encode(texts);
+  const withTimestamps = [...pending.values()].some((p) => p.openMetrics !== undefined);
+  const openMetrics = withTimestamps ? encode([...pending.values()].map((p, i) => (p.openMetrics ? p.openMetrics.join('') : (texts[i] as string)))) : undefined;
+  return {
+    content: { owner, families, hashes: Int32Array.from(hashes), series },
+    message: {
+      type: 'group',
+      store,
+      name,
+      familyIds: Int32Array.from(families, (family) => family.id),
+      lines: text.lines,
+      ends: text.ends,
+      openMetricsLines: openMetrics?.lines,
+      openMetricsEnds: openMetrics?.ends,
+    },
+  };
 }
 
 function nonNegative(name: string, value: number): number {

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { request } from 'node:http';
 import { promisify } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import { Gauge, Registry } from 'prom-client';
@@ -6,6 +7,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Logger } from 'pino';
 import { everyType } from '../../test/exposition/fixtures.js';
 import { rawRequest } from '../../test/server/http.js';
+import { joinBody } from '../exposition/gzip.js';
 import { MetricStore } from '../exposition/store.js';
 import { createServer, startHttpServer, type FailingSource, type RunningServer, type ServerOptions, type StatusProvider } from './app.js';
 
@@ -64,7 +66,7 @@ describe('telemetry path', () => {
     expect(res.headers.vary).toBe('Accept, Accept-Encoding');
     expect(Number(res.headers['content-length'])).toBe(res.body.length);
     const body = res.body.toString();
-    expect(body.startsWith(store.snapshot().text.raw.toString())).toBe(true);
+    expect(body.startsWith(joinBody(store.snapshot().text).toString())).toBe(true);
     expect(body).toContain('monapi_exporter_scrapes_total{format="text",encoding="identity"} 1');
     expect(body).toContain('# TYPE monapi_exporter_series gauge');
     expect(body).not.toContain('# EOF');
@@ -78,7 +80,7 @@ describe('telemetry path', () => {
     expect(res.headers['content-encoding']).toBe('gzip');
     expect(Number(res.headers['content-length'])).toBe(res.body.length);
     const body = gunzipSync(res.body).toString();
-    expect(body.startsWith(store.snapshot().openMetrics.raw.toString())).toBe(true);
+    expect(body.startsWith(joinBody(store.snapshot().openMetrics).toString())).toBe(true);
     expect(body).toContain('# TYPE monapi_exporter_scrapes counter\n');
     expect(body).toContain('monapi_exporter_scrapes_total{format="openmetrics",encoding="gzip"} 1');
     expect(body.endsWith('\n# EOF\n')).toBe(true);
@@ -88,7 +90,7 @@ describe('telemetry path', () => {
   it('sends a gzip body that curl --compressed decodes completely', async () => {
     const { url, store } = await serve();
     const { stdout } = await execFileAsync('curl', ['-sS', '--compressed', '-H', `Accept: ${PROMETHEUS_3_ACCEPT}`, `${url}/metrics`]);
-    expect(stdout.startsWith(store.snapshot().openMetrics.raw.toString())).toBe(true);
+    expect(stdout.startsWith(joinBody(store.snapshot().openMetrics).toString())).toBe(true);
     expect(stdout.endsWith('\n# EOF\n')).toBe(true);
   });
 
@@ -151,6 +153,90 @@ describe('telemetry path', () => {
     const res = await rawRequest(`${url}/metrics`);
     expect(res.status).toBe(500);
     expect(error).toHaveBeenCalledTimes(1);
+  });
+
+  it('answers 503 with Retry-After beyond the maximum of concurrent scrapes, and counts it', async () => {
+    const registry = new Registry();
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    new Gauge({
+      name: 'slow_self_metric',
+      help: 'Collected slowly.',
+      registers: [registry],
+      async collect() {
+        await held;
+        this.set(1);
+      },
+    });
+    const { url } = await serve({ selfRegistry: registry, maxConcurrentScrapes: 1, selfMetricsMaxAgeMs: 0 });
+    const first = rawRequest(`${url}/metrics`);
+    await vi.waitFor(async () => expect(await registry.getSingleMetricAsString('monapi_exporter_scrapes_total')).toContain('} 1'));
+    const second = await rawRequest(`${url}/metrics`);
+    expect(second.status).toBe(503);
+    expect(second.headers['retry-after']).toBe('1');
+    expect(second.body.toString()).toContain('at most 1');
+    release();
+    expect((await first).status).toBe(200);
+    expect((await rawRequest(`${url}/metrics`)).status).toBe(200);
+    expect(await registry.metrics()).toContain('monapi_exporter_scrapes_rejected_total 1');
+  });
+
+  it('shares one rendering of the self-metrics between scrapes within its maximum age', async () => {
+    const registry = new Registry();
+    let collected = 0;
+    new Gauge({
+      name: 'counted_self_metric',
+      help: 'Counts its collections.',
+      registers: [registry],
+      collect() {
+        this.set(++collected);
+      },
+    });
+    const { url } = await serve({ selfRegistry: registry, selfMetricsMaxAgeMs: 60_000 });
+    const bodies = await Promise.all([1, 2, 3].map(() => rawRequest(`${url}/metrics`)));
+    for (const res of bodies) expect(res.body.toString()).toContain('counted_self_metric 1\n');
+    expect(collected).toBe(1);
+    // Another format is rendered on its own.
+    await rawRequest(`${url}/metrics`, { headers: { accept: PROMETHEUS_3_ACCEPT } });
+    expect(collected).toBe(2);
+  });
+
+  it('renders the self-metrics for every scrape when their maximum age is 0', async () => {
+    const { url } = await serve({ selfMetricsMaxAgeMs: 0 });
+    await rawRequest(`${url}/metrics`);
+    const second = await rawRequest(`${url}/metrics`);
+    expect(second.body.toString()).toContain('monapi_exporter_scrapes_total{format="text",encoding="identity"} 2');
+  });
+
+  it('sends a large body whole to a client that reads slowly', async () => {
+    const registry = new Registry();
+    const store = new MetricStore({ registry });
+    const samples = Array.from({ length: 40_000 }, (_, i) => ({ labels: { host: `host-${i}.example.com`, device: `sd${i % 9}` }, value: i }));
+    store.publish('big', [{ spec: { name: 'demo_big_bytes', type: 'gauge', help: 'Big.' }, samples }]);
+    await store.flush();
+    const server = await startHttpServer(createServer({ store, selfRegistry: registry, status: new FlippableStatus() }), '127.0.0.1:0');
+    running.push(server);
+    const received = await new Promise<Buffer>((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      const req = request(`${server.url}/metrics`, (res) => {
+        res.on('data', (chunk: Buffer) => {
+          chunks.push(chunk);
+          res.pause();
+          setTimeout(() => res.resume(), 1);
+        });
+        res.on('end', () => resolve(Buffer.concat(chunks)));
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(received.length).toBeGreaterThan(2_000_000);
+    expect(received.toString().startsWith(joinBody(store.snapshot().text).toString())).toBe(true);
+  });
+
+  it.each(['/metrics/', '/METRICS', '/metrics?debug=1'])('serves the telemetry path also as %s, as express routes would', async (path) => {
+    const { url } = await serve();
+    expect((await rawRequest(`${url}${path}`)).status).toBe(200);
   });
 
   it('serves a custom telemetry path and not /metrics', async () => {

@@ -1,20 +1,21 @@
-import { performance } from 'node:perf_hooks';
+import type { RequestListener } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
-import { Counter, Histogram, type Registry } from 'prom-client';
-import { VARY, negotiate } from '../exposition/negotiate.js';
-import { buildScrapeBody } from '../exposition/scrape.js';
+import type { Registry } from 'prom-client';
 import type { MetricStore } from '../exposition/store.js';
+import type { Clock } from '../lib/clock.js';
 import { EXPORTER_VERSION } from '../version.js';
 import { landingPage } from './landing.js';
 import type { StatusProvider } from './status.js';
+import { DEFAULT_MAX_CONCURRENT_SCRAPES, telemetryHandler } from './telemetry.js';
 
+export { DEFAULT_MAX_CONCURRENT_SCRAPES } from './telemetry.js';
 export { parseListenAddress, startHttpServer, type ListenAddress, type RunningServer } from './listen.js';
 export type { FailingSource, StatusProvider } from './status.js';
 
 export interface ServerOptions {
   readonly store: MetricStore;
-  /** Self-metrics (prom-client); rendered on each scrape after the store's data. */
+  /** Self-metrics (prom-client); rendered after the store's data, shared by scrapes within `selfMetricsMaxAgeMs`. */
   readonly selfRegistry: Registry;
   /** Default `/metrics`. */
   readonly telemetryPath?: string;
@@ -22,13 +23,21 @@ export interface ServerOptions {
   readonly log?: Logger;
   /** Shown on the landing page; defaults to the version in package.json. */
   readonly version?: string;
+  /**
+   * Scrapes of the telemetry path served at once; more get 503 with Retry-After. Each one
+   * in flight keeps the snapshot it started with in memory until its last byte is sent.
+   * 0 means no limit. Default 10.
+   */
+  readonly maxConcurrentScrapes?: number;
+  /** Scrapes within this long share one rendering of the self-metrics. Default 1000 ms. */
+  readonly selfMetricsMaxAgeMs?: number;
+  /** The exporter's clock (a fake one in tests); ages the self-metrics cache. */
+  readonly clock?: Clock;
 }
 
 export const DEFAULT_TELEMETRY_PATH = '/metrics';
 const FIXED_PATHS = ['/', '/-/healthy', '/-/ready', '/status'];
 const SAFE_PATH = /^\/[A-Za-z0-9._~/-]*$/;
-const SCRAPE_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
-
 
 function validateTelemetryPath(path: string): string {
   if (!SAFE_PATH.test(path) || path.length < 2) {
@@ -39,45 +48,6 @@ function validateTelemetryPath(path: string): string {
     throw new RangeError(`invalid telemetry path ${JSON.stringify(path)}: clashes with a built-in route`);
   }
   return normalised;
-}
-
-interface ScrapeMetrics {
-  readonly duration: Histogram<'format' | 'encoding'>;
-  readonly scrapes: Counter<'format' | 'encoding'>;
-  readonly bytes: Counter<'format' | 'encoding'>;
-}
-
-function scrapeMetrics(registry: Registry): ScrapeMetrics {
-  // Reuse what an earlier createServer on the same registry registered: prom-client throws on a second registration.
-  const existing = (name: string): unknown => registry.getSingleMetric(name);
-  const labelNames = ['format', 'encoding'] as const;
-  return {
-    duration:
-      (existing('monapi_exporter_scrape_duration_seconds') as Histogram<'format' | 'encoding'> | undefined) ??
-      new Histogram({
-        name: 'monapi_exporter_scrape_duration_seconds',
-        help: 'Time to answer a scrape of the telemetry path, from request to the last byte handed to the socket.',
-        labelNames,
-        buckets: SCRAPE_BUCKETS,
-        registers: [registry],
-      }),
-    scrapes:
-      (existing('monapi_exporter_scrapes_total') as Counter<'format' | 'encoding'> | undefined) ??
-      new Counter({
-        name: 'monapi_exporter_scrapes_total',
-        help: 'Scrapes of the telemetry path, by negotiated format and content encoding.',
-        labelNames,
-        registers: [registry],
-      }),
-    bytes:
-      (existing('monapi_exporter_scrape_sent_bytes_total') as Counter<'format' | 'encoding'> | undefined) ??
-      new Counter({
-        name: 'monapi_exporter_scrape_sent_bytes_total',
-        help: 'Body bytes sent in answer to scrapes, after compression, by format and content encoding.',
-        labelNames,
-        registers: [registry],
-      }),
-  };
 }
 
 function text(res: Response, status: number, body: string): void {
@@ -94,42 +64,25 @@ function methodNotAllowed(_req: Request, res: Response): void {
  * landing page, health and readiness probes and a JSON status. Scrapes only write bytes
  * the store already rendered and compressed, plus the few self-metrics.
  */
-export function createServer(options: ServerOptions): express.Express {
+export function createServer(options: ServerOptions): RequestListener {
   const { store, selfRegistry, status, log } = options;
   const telemetryPath = validateTelemetryPath(options.telemetryPath ?? DEFAULT_TELEMETRY_PATH);
   const version = options.version ?? EXPORTER_VERSION;
-  const metrics = scrapeMetrics(selfRegistry);
+  const serveTelemetry = telemetryHandler({
+    store,
+    selfRegistry,
+    log,
+    maxConcurrentScrapes: options.maxConcurrentScrapes ?? DEFAULT_MAX_CONCURRENT_SCRAPES,
+    selfMetricsMaxAgeMs: options.selfMetricsMaxAgeMs,
+    clock: options.clock,
+  });
+  const isTelemetryPath = telemetryPathMatcher(telemetryPath);
 
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
 
   const notReadyReason = (): string => status.notReadyReason?.() ?? 'no data collected yet';
-
-  app.get(telemetryPath, async (req: Request, res: Response) => {
-    const started = performance.now();
-    const negotiated = negotiate(req.get('accept'), req.get('accept-encoding'));
-    const labels = { format: negotiated.format, encoding: negotiated.gzip ? 'gzip' : 'identity' };
-    metrics.scrapes.inc(labels);
-    const body = await buildScrapeBody(store, selfRegistry, negotiated);
-    res.status(200);
-    res.setHeader('Content-Type', negotiated.contentType);
-    res.setHeader('Vary', VARY);
-    res.setHeader('Cache-Control', 'no-store');
-    if (negotiated.gzip) res.setHeader('Content-Encoding', 'gzip');
-    res.setHeader('Content-Length', body.length);
-    res.once('finish', () => {
-      metrics.duration.observe(labels, (performance.now() - started) / 1000);
-      if (req.method !== 'HEAD') metrics.bytes.inc(labels, body.length);
-    });
-    if (req.method === 'HEAD') {
-      res.end();
-      return;
-    }
-    const last = body.chunks.length - 1;
-    body.chunks.forEach((chunk, i) => (i === last ? res.end(chunk) : res.write(chunk)));
-  });
-  app.all(telemetryPath, methodNotAllowed);
 
   app.get('/', (_req: Request, res: Response) => {
     res
@@ -176,5 +129,20 @@ export function createServer(options: ServerOptions): express.Express {
     text(res, 500, 'Internal Server Error\n');
   });
 
-  return app;
+  return (req, res) => {
+    if (isTelemetryPath(req.url)) serveTelemetry(req, res);
+    else app(req, res);
+  };
+}
+
+/** Matches a request URL to the telemetry path the way express routes do: any case, an optional trailing slash, any query. */
+function telemetryPathMatcher(telemetryPath: string): (url: string | undefined) => boolean {
+  const wanted = telemetryPath.toLowerCase();
+  return (url) => {
+    if (!url) return false;
+    const query = url.indexOf('?');
+    let path = (query < 0 ? url : url.slice(0, query)).toLowerCase();
+    if (path.length > 1 && path.endsWith('/')) path = path.slice(0, -1);
+    return path === wanted;
+  };
 }

@@ -6,6 +6,7 @@ import type { IPrometheusRule, IServiceMonitor } from '@kubernetes-models/promet
 import type { IDeployment, IStatefulSet } from 'kubernetes-models/apps/v1';
 import type { IConfigMap, IPodTemplateSpec, ISecret, IService } from 'kubernetes-models/v1';
 import { afterAll, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
 import { parseConfig, parseFlags } from '../../src/config/index.js';
 import { CHART, CI_VALUES, HELMS, find, helm, render, ROOT, validateObject, type K8sObject } from './chart-harness.js';
 
@@ -245,11 +246,19 @@ describe('the chart (helm 4 unless said)', () => {
     const copy = mkdtempSync(join(tmpdir(), 'monapi-chart-'));
     afterAll(() => rmSync(copy, { recursive: true, force: true }));
 
-    it('renders no PrometheusRule group and no dashboards ConfigMap from files the chart does not have', () => {
-      const objects = render(4, { values: ['full-values.yaml'] });
-      const rule = find<IPrometheusRule>(objects, 'PrometheusRule');
-      expect(rule.spec.groups?.map((g) => g.name)).toEqual(['monapi-monapi-exporter-custom']);
-      expect(objects.filter((o) => o.metadata.name.endsWith('-dashboards'))).toEqual([]);
+    it('renders the mixin\'s alert rules and dashboards (alerts/, grafana-dashboards/) from its files', () => {
+      for (const major of HELMS) {
+        const objects = render(major, { values: ['full-values.yaml'] });
+        const rule = find<IPrometheusRule>(objects, 'PrometheusRule');
+        const mixinGroups = (parseYaml(readFileSync(`${ROOT}alerts/monapi-exporter.rules.yaml`, 'utf8')) as { groups: unknown[] }).groups;
+        expect(rule.spec.groups, `helm ${major}`).toEqual([...mixinGroups, expect.objectContaining({ name: 'monapi-monapi-exporter-custom' })]);
+        const dashboards = objects.find((o) => o.metadata.name.endsWith('-dashboards')) as IConfigMap;
+        const names = Object.keys(dashboards.data ?? {}).sort();
+        expect(names).toEqual(['monapi-exporter.json', 'monapi-hosts.json', 'monapi-overview.json', 'monapi-websites.json']);
+        for (const name of names) expect(JSON.parse(dashboards.data![name]!)).toEqual(JSON.parse(readFileSync(`${ROOT}grafana-dashboards/${name}`, 'utf8')));
+        // A ConfigMap holds at most 1 MiB.
+        expect(JSON.stringify(dashboards).length).toBeLessThan(1024 * 1024);
+      }
     });
 
     it('turns files/rules/*.yaml into PrometheusRule groups and files/dashboards/*.json into a sidecar ConfigMap', () => {
@@ -263,7 +272,7 @@ describe('the chart (helm 4 unless said)', () => {
       const objects = render(4, { values: [`${CHART}/ci/full-values.yaml`], chart });
       for (const obj of objects) validateObject(obj);
       const rule = find<IPrometheusRule>(objects, 'PrometheusRule');
-      expect(rule.spec.groups?.map((g) => g.name)).toEqual(['example', 'monapi-monapi-exporter-custom']);
+      expect(rule.spec.groups?.map((g) => g.name)).toEqual(['example', 'monapi-exporter.estate', 'monapi-exporter.upstream', 'monapi-exporter.exporter', 'monapi-monapi-exporter-custom']);
       const dashboards = objects.find((o) => o.metadata.name.endsWith('-dashboards')) as IConfigMap;
       expect(dashboards.metadata?.labels?.grafana_dashboard).toBe('1');
       expect(dashboards.metadata?.annotations?.grafana_folder).toBe('Monitoring');

@@ -41,32 +41,65 @@ export interface PromSample {
   readonly value: number;
 }
 
+export interface RangeSeries {
+  readonly metric: Record<string, string>;
+  readonly values: [number, number][];
+}
+
+export interface RuleState {
+  readonly name: string;
+  readonly health: string;
+  readonly lastError?: string;
+}
+
 export interface RunningPrometheus {
   readonly url: string;
-  /** Instant query; returns vector samples. */
-  query(promql: string): Promise<PromSample[]>;
+  /** Instant query; returns vector samples (a scalar answer as one sample without labels). */
+  query(promql: string, timeSeconds?: number): Promise<PromSample[]>;
+  /** Range query (/api/v1/query_range). */
+  queryRange(promql: string, startSeconds: number, endSeconds: number, stepSeconds: number): Promise<RangeSeries[]>;
+  /** Values of a label, optionally of the series matching a selector (/api/v1/label/<name>/values). */
+  labelValues(label: string, match?: string): Promise<string[]>;
+  /** Every loaded rule with its evaluation health (/api/v1/rules). */
+  rules(): Promise<RuleState[]>;
   /** Raw samples of a range selector such as `foo[1m]`: [timestamp seconds, value][] per series. */
   rangeSamples(selector: string): Promise<{ metric: Record<string, string>; values: [number, number][] }[]>;
   waitFor(promql: string, predicate: (samples: PromSample[]) => boolean, timeoutMs: number): Promise<PromSample[]>;
   stop(): Promise<void>;
 }
 
-interface ApiAnswer {
+interface ApiAnswer<T> {
   status: string;
   error?: string;
-  data?: { resultType: string; result: { metric: Record<string, string>; value?: [number, string]; values?: [number, string][] }[] };
+  data?: T;
 }
 
 /** A scrape target: `host:port`, optionally with labels Prometheus attaches to everything scraped from it. */
 export type PromTarget = string | { readonly address: string; readonly labels: Readonly<Record<string, string>> };
 
-export async function startPrometheus(options: { targets: readonly PromTarget[]; scrapeIntervalSeconds: number; metricsPath?: string }): Promise<RunningPrometheus> {
+interface QueryData {
+  resultType: string;
+  result: { metric: Record<string, string>; value?: [number, string]; values?: [number, string][] }[] | [number, string];
+}
+
+export interface PrometheusOptions {
+  targets: readonly PromTarget[];
+  scrapeIntervalSeconds: number;
+  metricsPath?: string;
+  /** Rule files to load, evaluated every `evaluationIntervalSeconds` (default: the scrape interval). */
+  ruleFiles?: string[];
+  evaluationIntervalSeconds?: number;
+}
+
+export async function startPrometheus(options: PrometheusOptions): Promise<RunningPrometheus> {
   const binary = requireBinary('prometheus');
   const dir = mkdtempSync(join(tmpdir(), 'monapi-prom-'));
   const port = await freePort();
   const config = `global:
   scrape_interval: ${options.scrapeIntervalSeconds}s
-  scrape_timeout: ${Math.max(1, options.scrapeIntervalSeconds - 0.5)}s
+  scrape_timeout: ${Math.max(1, Math.floor(options.scrapeIntervalSeconds * 0.9))}s
+  evaluation_interval: ${options.evaluationIntervalSeconds ?? options.scrapeIntervalSeconds}s
+rule_files: [${(options.ruleFiles ?? []).map((f) => JSON.stringify(f)).join(', ')}]
 scrape_configs:
   - job_name: monapi
     metrics_path: ${options.metricsPath ?? '/metrics'}
@@ -89,11 +122,15 @@ ${options.targets.map(staticConfig).join('')}`;
   });
   const url = `http://127.0.0.1:${port}`;
 
-  const api = async (path: string): Promise<NonNullable<ApiAnswer['data']>> => {
+  const api = async <T = QueryData>(path: string): Promise<T> => {
     const response = await fetch(`${url}${path}`);
-    const body = (await response.json()) as ApiAnswer;
-    if (body.status !== 'success' || !body.data) throw new Error(`prometheus ${path}: ${body.error ?? response.status}`);
+    const body = (await response.json()) as ApiAnswer<T>;
+    if (body.status !== 'success' || !body.data) throw new Error(`prometheus ${decodeURIComponent(path)}: ${body.error ?? response.status}`);
     return body.data;
+  };
+  const vector = (data: QueryData) => {
+    if (data.resultType === 'scalar') return [{ metric: {}, value: Number((data.result as [number, string])[1]) }];
+    return (data.result as Exclude<QueryData['result'], [number, string]>).map((r) => ({ metric: r.metric, value: Number(r.value?.[1]) }));
   };
 
   const deadline = Date.now() + 30_000;
@@ -109,17 +146,29 @@ ${options.targets.map(staticConfig).join('')}`;
     await new Promise((r) => setTimeout(r, 200));
   }
 
-  const query = async (promql: string): Promise<PromSample[]> => {
-    const data = await api(`/api/v1/query?query=${encodeURIComponent(promql)}`);
-    return data.result.map((r) => ({ metric: r.metric, value: Number(r.value?.[1]) }));
-  };
+  const query = async (promql: string, timeSeconds?: number): Promise<PromSample[]> =>
+    vector(await api(`/api/v1/query?query=${encodeURIComponent(promql)}${timeSeconds === undefined ? '' : `&time=${timeSeconds}`}`));
+  const matrix = (data: QueryData): RangeSeries[] =>
+    (data.result as Exclude<QueryData['result'], [number, string]>).map((r) => ({
+      metric: r.metric,
+      values: (r.values ?? []).map(([t, v]) => [t, Number(v)] as [number, number]),
+    }));
 
   return {
     url,
     query,
+    async queryRange(promql, startSeconds, endSeconds, stepSeconds) {
+      return matrix(await api(`/api/v1/query_range?query=${encodeURIComponent(promql)}&start=${startSeconds}&end=${endSeconds}&step=${stepSeconds}`));
+    },
+    async labelValues(label, match) {
+      return api<string[]>(`/api/v1/label/${encodeURIComponent(label)}/values${match === undefined ? '' : `?match[]=${encodeURIComponent(match)}`}`);
+    },
+    async rules() {
+      const data = await api<{ groups: { rules: { name: string; health: string; lastError?: string }[] }[] }>('/api/v1/rules');
+      return data.groups.flatMap((g) => g.rules.map((r) => ({ name: r.name, health: r.health, ...(r.lastError ? { lastError: r.lastError } : {}) })));
+    },
     async rangeSamples(selector) {
-      const data = await api(`/api/v1/query?query=${encodeURIComponent(selector)}`);
-      return data.result.map((r) => ({ metric: r.metric, values: (r.values ?? []).map(([t, v]) => [t, Number(v)] as [number, number]) }));
+      return matrix(await api(`/api/v1/query?query=${encodeURIComponent(selector)}`));
     },
     async waitFor(promql, predicate, timeoutMs) {
       const end = Date.now() + timeoutMs;

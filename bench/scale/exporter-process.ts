@@ -1,0 +1,122 @@
+/**
+ * The exporter under test, in its own process: the same `loadConfig` and `startExporter`
+ * as the command line, plus what the harness reads over IPC (event-loop delay at 1 ms
+ * resolution, memory, CPU, and how long each publish takes to reach a snapshot). Started by
+ * bench/scale.ts with `--expose-gc`; not meant to be run by hand.
+ *
+ *   node --expose-gc --import tsx bench/scale/exporter-process.ts <config.yaml> <log file>
+ */
+import { createWriteStream } from 'node:fs';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { writeHeapSnapshot } from 'node:v8';
+import pino from 'pino';
+import { loadConfig } from '../../src/config/index.js';
+import { startExporter } from '../../src/exporter.js';
+import type { ExpositionSnapshot } from '../../src/exposition/store.js';
+import type { ExporterRequest, ExporterStats, LoopDelay } from './protocol.js';
+
+const [configFile, logFile] = process.argv.slice(2);
+if (!configFile || !logFile || !process.send) {
+  process.stderr.write('exporter-process: run by bench/scale.ts with <config.yaml> <log file> and an IPC channel\n');
+  process.exit(2);
+}
+const send = process.send.bind(process);
+
+const gc = (globalThis as { gc?: () => void }).gc;
+function collectGarbage(): void {
+  gc?.();
+  gc?.();
+}
+
+collectGarbage();
+const bootMemory = process.memoryUsage();
+
+const loop = monitorEventLoopDelay({ resolution: 1 });
+loop.enable();
+
+const log = pino({ level: 'warn' }, createWriteStream(logFile));
+const config = loadConfig(configFile, process.env);
+const exporter = await startExporter({ config, listenAddress: '127.0.0.1:0', telemetryPath: '/metrics', log });
+
+/**
+ * Publish times (ms since epoch, the store's clock) waiting for the snapshot that holds them,
+ * and the publish-to-visible delays measured since the last reset.
+ */
+let waiting: number[] = [];
+let visibleDelaysMs: number[] = [];
+const store = exporter.store;
+const publish = store.publish.bind(store);
+store.publish = (group, families) => {
+  waiting.push(Date.now());
+  publish(group, families);
+};
+store.onSnapshot((snapshot: ExpositionSnapshot) => {
+  const now = Date.now();
+  const still: number[] = [];
+  for (const at of waiting) {
+    if (at <= snapshot.capturedAtMs) visibleDelaysMs.push(now - at);
+    else still.push(at);
+  }
+  waiting = still;
+});
+
+let cpuAtReset = process.cpuUsage();
+let wallAtReset = performance.now();
+
+function loopDelay(): LoopDelay {
+  const ms = (ns: number): number => ns / 1e6;
+  return { p50Ms: ms(loop.percentile(50)), p99Ms: ms(loop.percentile(99)), maxMs: ms(loop.max), samples: loop.count };
+}
+
+async function stats(): Promise<ExporterStats> {
+  const snapshot = store.snapshot();
+  const builderHeapUsed = await store.builderHeapUsed();
+  const cpu = process.cpuUsage(cpuAtReset);
+  const sorted = [...visibleDelaysMs].sort((a, b) => a - b);
+  const at = (p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? NaN;
+  return {
+    series: snapshot.series,
+    generation: snapshot.generation,
+    renderSeconds: snapshot.renderSeconds,
+    ready: exporter.ready(),
+    loop: loopDelay(),
+    cpuSeconds: (cpu.user + cpu.system) / 1e6,
+    wallSeconds: (performance.now() - wallAtReset) / 1000,
+    memory: process.memoryUsage(),
+    builderHeapUsed,
+    bootMemory,
+    visible: { count: sorted.length, p50Ms: at(50), p99Ms: at(99), maxMs: sorted.at(-1) ?? NaN },
+  };
+}
+
+process.on('message', (message: ExporterRequest) => {
+  switch (message.type) {
+    case 'reset':
+      loop.reset();
+      visibleDelaysMs = [];
+      cpuAtReset = process.cpuUsage();
+      wallAtReset = performance.now();
+      send({ type: 'reset' });
+      return;
+    case 'stats':
+      void stats().then((s) => send({ type: 'stats', stats: s }));
+      return;
+    case 'gc':
+      collectGarbage();
+      // ArrayBuffer backing stores are freed after GC on a background thread: give it a moment.
+      setTimeout(() => {
+        collectGarbage();
+        void stats().then((s) => send({ type: 'stats', stats: s }));
+      }, 300);
+      return;
+    case 'heap-snapshot':
+      send({ type: 'heap-snapshot', path: writeHeapSnapshot(message.path) });
+      return;
+    case 'stop':
+      void exporter.stop().then(() => process.exit(0));
+      return;
+  }
+});
+
+process.on('SIGTERM', () => void exporter.stop().then(() => process.exit(0)));
+send({ type: 'ready', url: exporter.url });

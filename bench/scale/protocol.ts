@@ -1,0 +1,50 @@
+/** Messages between bench/scale.ts and the processes it starts. */
+
+export interface LoopDelay {
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly maxMs: number;
+  /** Delay samples taken (one per millisecond of the event loop's life, at most). */
+  readonly samples: number;
+}
+
+export interface ExporterStats {
+  readonly series: number;
+  readonly generation: number;
+  readonly renderSeconds: number;
+  readonly ready: boolean;
+  readonly loop: LoopDelay;
+  /** CPU time of the exporter's process since the last reset. */
+  readonly cpuSeconds: number;
+  readonly wallSeconds: number;
+  /** Of this (serving) thread. */
+  readonly memory: NodeJS.MemoryUsage;
+  /** V8 heap of the exposition builder thread (not in `memory.heapUsed`). */
+  readonly builderHeapUsed: number;
+  /** After loading the modules, before starting the exporter. */
+  readonly bootMemory: NodeJS.MemoryUsage;
+  /** Publish to the snapshot that serves it, over the publishes since the last reset. */
+  readonly visible: { readonly count: number; readonly p50Ms: number; readonly p99Ms: number; readonly maxMs: number };
+}
+
+export type ExporterRequest =
+  | { readonly type: 'reset' }
+  | { readonly type: 'stats' }
+  | { readonly type: 'gc' }
+  | { readonly type: 'heap-snapshot'; readonly path: string }
+  | { readonly type: 'stop' };
+
+export type ExporterMessage =
+  | { readonly type: 'ready'; readonly url: string }
+  | { readonly type: 'reset' }
+  | { readonly type: 'stats'; readonly stats: ExporterStats }
+  | { readonly type: 'heap-snapshot'; readonly path: string };
+
+export interface PromClientReady {
+  readonly type: 'ready';
+  readonly url: string;
+  readonly series: number;
+  /** V8 heap the registry added, after garbage collection. */
+  readonly heapBytes: number;
+  readonly loadSeconds: number;
+}

@@ -1,0 +1,83 @@
+import type { DecodeResult } from './decode.js';
+import type { ExporterStats, LoopDelay } from './protocol.js';
+
+/** Everything one harness run measured; written as JSON next to the Markdown report. */
+
+export interface LatencyFigures {
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly maxMs: number;
+  readonly requests: number;
+  readonly perSecond: number;
+  /** Every counted answer was a 200 of the full length (see `fullLengthProblem`). */
+  readonly fullLength200: boolean;
+}
+
+export interface VariantResult {
+  readonly id: string;
+  readonly label: string;
+  readonly bodyBytes: number;
+  readonly exporter: LatencyFigures;
+  readonly nginx: LatencyFigures;
+  /** Event-loop delay of the exporter while it was scraped (and kept polling): the worst round. */
+  readonly loop: LoopDelay;
+  readonly exporterCpuShare: number;
+}
+
+export interface PromClientResult {
+  readonly series: number;
+  readonly heapBytes: number;
+  readonly loadSeconds: number;
+  /** Scraped like the exporter (8 connections) when small enough; otherwise one scraper. */
+  readonly scrapers: number;
+  readonly latency: LatencyFigures;
+}
+
+export interface StepResult {
+  readonly targetSeries: number;
+  readonly accounts: number;
+  readonly hostsPerAccount: number;
+  readonly websitesPerAccount: number;
+  readonly simulators: number;
+  readonly series: number;
+  readonly fillSeconds: number;
+  /** Upstream traffic at the real per-key pace while measuring. */
+  readonly upstream: { readonly requestsPerSecond: number; readonly bytesPerSecond: number };
+  readonly polling: { readonly loop: LoopDelay; readonly cpuShare: number; readonly seconds: number };
+  /** `heapUsed` counts both threads' V8 heaps: the serving thread's and the builder thread's. */
+  readonly memory: {
+    readonly heapUsed: number;
+    readonly builderHeapUsed: number;
+    readonly bootHeapUsed: number;
+    readonly external: number;
+    readonly arrayBuffers: number;
+    readonly rss: number;
+  };
+  /** Publish to snapshot while filling (everything open), polling at the real pace, and scraped meanwhile. */
+  readonly visibility: { readonly fill: ExporterStats['visible']; readonly polling: ExporterStats['visible']; readonly underLoad: ExporterStats['visible'] };
+  readonly renderSeconds: number;
+  readonly variants: readonly VariantResult[];
+  readonly promClient: PromClientResult | undefined;
+  /** Why prom-client was not measured at this step, when it was not. */
+  readonly promClientSkipped?: string;
+}
+
+export interface RunResult {
+  readonly date: string;
+  readonly machine: { readonly cpu: string; readonly cores: number; readonly memoryBytes: number; readonly loadAtStart: readonly number[]; readonly loadAtEnd: readonly number[] };
+  readonly node: string;
+  readonly tools: { readonly nginx: string; readonly wrk: string };
+  readonly settings: {
+    readonly connections: number;
+    readonly scrapeSeconds: number;
+    readonly rounds: number;
+    readonly pollingSeconds: number;
+    readonly pacePerMinute: number;
+    readonly paceBurst: number;
+    readonly command: string;
+    /** Node options given to the exporter's process besides the harness's own. */
+    readonly exporterNodeOptions: readonly string[];
+  };
+  readonly decode: DecodeResult;
+  readonly steps: readonly StepResult[];
+}

@@ -1,0 +1,240 @@
+import { stringify } from 'yaml';
+import { promDuration, type MixinConfig } from './config.js';
+
+/**
+ * The alert rules, as data. `renderRules` turns them into a Prometheus rules file; the
+ * checked-in `alerts/monapi-exporter.rules.yaml` and the Helm chart's copy are its output
+ * with DEFAULT_CONFIG (`npm run mixin`). Every alert has a section in docs/runbooks.md
+ * and promtool unit tests in alerts/monapi-exporter.rules.test.yaml.
+ *
+ * Alerts on a series with a changing label (`monapi_up{reason}`) aggregate that label
+ * away, so a new reason does not restart the `for:` timer or resolve and re-fire.
+ */
+
+export type Severity = 'critical' | 'warning' | 'info';
+
+export interface AlertRule {
+  readonly alert: string;
+  readonly expr: string;
+  /** Seconds. */
+  readonly for: number;
+  readonly severity: Severity;
+  readonly summary: string;
+  readonly description: string;
+}
+
+export interface RuleGroup {
+  readonly name: string;
+  readonly rules: readonly AlertRule[];
+}
+
+/** The heading of an alert's section in docs/runbooks.md, as GitHub makes its anchor. */
+export function runbookAnchor(alert: string): string {
+  return alert.toLowerCase();
+}
+
+const EXPORTER_DASHBOARD = 'the "Monapi / Exporter health" dashboard';
+
+export function alertGroups(config: MixinConfig): RuleGroup[] {
+  const f = config.for;
+  const t = config.thresholds;
+  const shardBy = config.shardGroupLabels.join(', ');
+  const shardLabels = config.shardGroupLabels.map((label) => `{{ $labels.${label} }}`).join('/');
+
+  const estate: AlertRule[] = [
+    {
+      alert: 'MonapiHostOffline',
+      expr: `(monapi_host_online == 0)
+  * on(account, host_uuid) group_left(hostname) monapi_host_info
+  unless on(account, host_uuid) (monapi_host_allowed == 0)`,
+      for: f.hostOffline,
+      severity: 'warning',
+      summary: 'Host {{ $labels.hostname }} of account {{ $labels.account }} is offline.',
+      description:
+        'The monitoring agent of host {{ $labels.hostname }} ({{ $labels.host_uuid }}, account {{ $labels.account }}) has not reported to the Monitoring API for more than 3 minutes. ' +
+        'Either the host is down or its agent stopped sending; its metrics are missing meanwhile.',
+    },
+    {
+      alert: 'MonapiWebsiteDown',
+      expr: `monapi_website_up == 0
+  unless on(account, website_id) (monapi_website_enabled == 0)`,
+      for: f.websiteDown,
+      severity: 'critical',
+      summary: 'Website {{ $labels.website }} of account {{ $labels.account }} is down.',
+      description:
+        'The upstream checks of website {{ $labels.website }} (id {{ $labels.website_id }}, account {{ $labels.account }}) have failed for ' +
+        `${promDuration(f.websiteDown)}: its latest check got an error status or no answer.`,
+    },
+    ...(
+      [
+        ['warning', t.certificateWarningDays],
+        ['critical', t.certificateCriticalDays],
+      ] as const
+    ).map(
+      ([severity, days]): AlertRule => ({
+        alert: 'MonapiCertificateExpiring',
+        expr: `(monapi_website_cert_expiry_timestamp_seconds - time()) / 86400 < ${days}
+  unless on(account, website_id) (monapi_website_enabled == 0)`,
+        for: f.certificateExpiring,
+        severity,
+        summary: `The TLS certificate of website {{ $labels.website }} expires in less than ${days} days.`,
+        description:
+          'The TLS certificate of website {{ $labels.website }} (id {{ $labels.website_id }}, account {{ $labels.account }}) expires in {{ printf "%.1f" $value }} days, ' +
+          'according to the newest upstream check. Renew it before browsers refuse the site.',
+      }),
+    ),
+  ];
+
+  const upstream: AlertRule[] = [
+    {
+      alert: 'MonapiUpstreamUnreachable',
+      expr: `min by (account) (monapi_up) == 0
+  unless on(account) (monapi_up{reason=~"unauthorized|plan_required"} == 0)`,
+      for: f.upstreamUnreachable,
+      severity: 'warning',
+      summary: 'The Monitoring API does not answer for account {{ $labels.account }}.',
+      description:
+        `Requests of account {{ $labels.account }} have failed (timeouts, network errors, 5xx) for ${promDuration(f.upstreamUnreachable)}, ` +
+        'or the account has not had a first answer yet. Its metrics are frozen at their last values; see the account\'s last errors on the exporter\'s /status page.',
+    },
+    {
+      alert: 'MonapiUpstreamUnauthorized',
+      expr: `min by (account) (monapi_up{reason="unauthorized"}) == 0`,
+      for: f.upstreamAuth,
+      severity: 'critical',
+      summary: 'The Monitoring API refuses the API key of account {{ $labels.account }}.',
+      description:
+        'The Monitoring API answered 401 to account {{ $labels.account }}: its API key is wrong, revoked or expired. The exporter polls nothing for this account until the key is replaced.',
+    },
+    {
+      alert: 'MonapiUpstreamPlanRequired',
+      expr: `min by (account) (monapi_up{reason="plan_required"}) == 0`,
+      for: f.upstreamAuth,
+      severity: 'critical',
+      summary: 'The plan of account {{ $labels.account }} does not include the Monitoring API.',
+      description:
+        'The Monitoring API answered 403 plan_required to account {{ $labels.account }}: the API needs the Pro plan or higher. The exporter polls nothing for this account until the plan is upgraded.',
+    },
+    {
+      alert: 'MonapiRateLimited',
+      expr: `sum by (account) (increase(monapi_upstream_rate_limited_total[${promDuration(config.windows.rateLimited)}])) > 0`,
+      for: f.rateLimited,
+      severity: 'warning',
+      summary: 'The upstream keeps rate-limiting account {{ $labels.account }}.',
+      description:
+        `Account {{ $labels.account }} got {{ $value | humanize }} 429 answers in the last ${promDuration(config.windows.rateLimited)}, and has kept getting them for ` +
+        `${promDuration(f.rateLimited)}. The exporter stays inside its budget on its own, so something else is spending the same API key: another exporter or replica, or another tool.`,
+    },
+    {
+      alert: 'MonapiBudgetTooSmall',
+      expr: `max by (account) (monapi_plan_demand_requests_per_second)
+  / max by (account) (monapi_plan_budget_requests_per_second)
+  > 1`,
+      for: f.budgetTooSmall,
+      severity: 'info',
+      summary: 'The configured cadences of account {{ $labels.account }} need more requests than its budget allows.',
+      description:
+        'The cadences configured for account {{ $labels.account }} ask for {{ $value | humanizePercentage }} of the request budget. The exporter stretches them to fit: ' +
+        'data arrives less often than configured (monapi_plan_cadence_seconds{cadence="effective"}).',
+    },
+    {
+      alert: 'MonapiHostsBeyondPlanLimit',
+      expr: `sum by (account) (monapi_hosts{state="not_allowed"}) > 0`,
+      for: f.hostsBeyondPlanLimit,
+      severity: 'info',
+      summary: 'Account {{ $labels.account }} has hosts beyond its plan\'s host limit.',
+      description:
+        '{{ $value }} host(s) of account {{ $labels.account }} are beyond the plan\'s host limit: the Monitoring API collects no metrics for them, so they have no data.',
+    },
+  ];
+
+  const exporter: AlertRule[] = [
+    {
+      alert: 'MonapiSourceFailing',
+      expr: `min by (account, source) (monapi_source_up) == 0
+  unless on(account) (min by (account) (monapi_up) == 0)`,
+      for: f.sourceFailing,
+      severity: 'warning',
+      summary: 'Source {{ $labels.source }} of account {{ $labels.account }} keeps failing.',
+      description:
+        `Runs of source {{ $labels.source }} (account {{ $labels.account }}) have failed for ${promDuration(f.sourceFailing)} while the account itself answers: ` +
+        'its series keep their last values. The reason is on monapi_source_up and the failing targets on the exporter\'s /status page; the README\'s troubleshooting section says what each reason means.',
+    },
+    {
+      alert: 'MonapiDataStale',
+      expr: `max by (account, source) (monapi_job_staleness_seconds)
+  > on(account, source)
+  clamp_min(${t.staleCadences} * max by (account, source) (monapi_plan_cadence_seconds{cadence="effective"}), ${t.staleFloorSeconds})`,
+      for: f.dataStale,
+      severity: 'warning',
+      summary: 'Data of source {{ $labels.source }} for account {{ $labels.account }} is stale.',
+      description:
+        'The oldest data of source {{ $labels.source }} (account {{ $labels.account }}) is {{ $value | humanizeDuration }} old, ' +
+        `more than ${t.staleCadences} times the source's effective cadence and more than ${promDuration(t.staleFloorSeconds)}: its polls keep failing or do not run. ` +
+        `See ${EXPORTER_DASHBOARD} and the exporter's /status page.`,
+    },
+    {
+      alert: 'MonapiReleaseLookupFailing',
+      expr: `monapi_release_lookup_success == 0`,
+      for: f.releaseLookupFailing,
+      severity: 'warning',
+      summary: 'The release lookup of project {{ $labels.project }} keeps failing.',
+      description:
+        'The Release Lookup API has not answered the lookup of project {{ $labels.project }} (major line "{{ $labels.major }}") successfully for ' +
+        `${promDuration(f.releaseLookupFailing)}. The last known release stays on display.`,
+    },
+    {
+      alert: 'MonapiShardingMismatch',
+      expr: `stdvar by (${shardBy}) (monapi_exporter_total_shards) != 0
+or
+max by (${shardBy}) (count_values by (${shardBy}) ("shard", monapi_exporter_shard_ordinal)) > 1`,
+      for: f.sharding,
+      severity: 'critical',
+      summary: `The exporters of ${shardLabels} disagree on their shards.`,
+      description:
+        `The exporters of ${shardLabels} report different total shard counts, or two of them claim the same shard. ` +
+        'Some accounts are then polled twice (spending their API key\'s budget twice) or not at all.',
+    },
+    {
+      alert: 'MonapiShardsMissing',
+      expr: `max by (${shardBy}) (monapi_exporter_total_shards)
+  - count by (${shardBy}) (count_values by (${shardBy}) ("shard", monapi_exporter_shard_ordinal))
+  > 0`,
+      for: f.sharding,
+      severity: 'critical',
+      summary: `{{ $value }} shard(s) of ${shardLabels} are missing.`,
+      description:
+        `Fewer exporters of ${shardLabels} report than their total shard count says: the accounts of the missing shards are not polled.`,
+    },
+  ];
+
+  return [
+    { name: 'monapi-exporter.estate', rules: estate },
+    { name: 'monapi-exporter.upstream', rules: upstream },
+    { name: 'monapi-exporter.exporter', rules: exporter },
+  ];
+}
+
+/** Distinct alert names, in rule order. */
+export function alertNames(groups: readonly RuleGroup[]): string[] {
+  return [...new Set(groups.flatMap((g) => g.rules.map((r) => r.alert)))];
+}
+
+/** A Prometheus rules file ("groups: [...]"), as `promtool check rules` and the PrometheusRule CRD take it. */
+export function renderRules(config: MixinConfig): string {
+  const groups = alertGroups(config).map((group) => ({
+    name: group.name,
+    rules: group.rules.map((rule) => ({
+      alert: rule.alert,
+      expr: rule.expr,
+      for: promDuration(rule.for),
+      labels: { severity: rule.severity },
+      annotations: {
+        summary: rule.summary,
+        description: rule.description,
+        runbook_url: `${config.runbookBaseUrl}#${runbookAnchor(rule.alert)}`,
+      },
+    })),
+  }));
+  return `# Generated by npm run mixin from mixin/alerts.ts; do not edit.\n${stringify({ groups }, { lineWidth: 0 })}`;
+}

@@ -1,0 +1,69 @@
+import { Worker } from 'node:worker_threads';
+import type { BuilderMessage, BuilderReply, BuildRequest, MemoryRequest } from './builder.js';
+
+/**
+ * The serving thread's door to the builder thread: one worker for the whole process, started
+ * on first use, holding the process open only while a reply is awaited (a store that is never
+ * closed must not keep a program alive).
+ */
+
+type Pending = { resolve: (reply: BuilderReply) => void; reject: (error: Error) => void };
+
+function startWorker(): Worker {
+  const here = new URL(import.meta.url);
+  if (here.pathname.endsWith('.ts')) {
+    // Running from the TypeScript sources (tests, benchmarks, `npm run exporter`): the worker
+    // needs the same loader. A worker's own --import does not apply to its entry module.
+    const entry = new URL('./builder-thread.ts', here).href;
+    const code = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(entry)}); })`;
+    return new Worker(code, { eval: true, name: 'monapi-exposition-builder' });
+  }
+  return new Worker(new URL('./builder-thread.js', here), { name: 'monapi-exposition-builder' });
+}
+
+class BuilderClient {
+  private worker: Worker | undefined;
+  /** Why the thread is gone: the stores' lines went with it, so nothing can be built any more. */
+  private lost: Error | undefined;
+  private readonly pending = new Map<number, Pending>();
+  private nextRequest = 1;
+
+  post(message: BuilderMessage, transfer: ArrayBuffer[] = []): void {
+    this.ensure().postMessage(message, transfer);
+  }
+
+  request(message: Omit<BuildRequest, 'request'> | Omit<MemoryRequest, 'request'>): Promise<BuilderReply> {
+    const worker = this.ensure();
+    const request = this.nextRequest++;
+    return new Promise<BuilderReply>((resolve, reject) => {
+      this.pending.set(request, { resolve, reject });
+      worker.ref();
+      worker.postMessage({ ...message, request });
+    });
+  }
+
+  private ensure(): Worker {
+    if (this.lost) throw this.lost;
+    if (this.worker) return this.worker;
+    const worker = startWorker();
+    worker.unref();
+    worker.on('message', (reply: BuilderReply) => {
+      const pending = this.pending.get(reply.request);
+      if (!pending) return;
+      this.pending.delete(reply.request);
+      if (this.pending.size === 0) worker.unref();
+      pending.resolve(reply);
+    });
+    const fail = (error: Error): void => {
+      this.lost ??= new Error(`the exposition builder thread is gone (${error.message}); /metrics keeps its last body`, { cause: error });
+      for (const pending of this.pending.values()) pending.reject(this.lost);
+      this.pending.clear();
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => fail(new Error(`the exposition builder thread exited with code ${code}`)));
+    this.worker = worker;
+    return worker;
+  }
+}
+
+export const builderClient = new BuilderClient();

@@ -1,0 +1,51 @@
+import { getHeapStatistics } from 'node:v8';
+import { parentPort } from 'node:worker_threads';
+import { BodyBuilder, transferList, type BuilderMessage, type BuilderReply } from './builder.js';
+
+/**
+ * The builder thread: lays out and compresses the exposition bodies of every MetricStore of
+ * the process (see builder.ts), so that the event loop serving scrapes and polling never
+ * does. Started by builder-client.ts.
+ */
+
+const port = parentPort;
+if (!port) throw new Error('builder-thread.ts runs as a worker thread (see builder-client.ts)');
+const stores = new Map<number, BodyBuilder>();
+
+function storeOf(id: number): BodyBuilder {
+  let builder = stores.get(id);
+  if (!builder) {
+    builder = new BodyBuilder();
+    stores.set(id, builder);
+  }
+  return builder;
+}
+
+function reply(message: BuilderReply): void {
+  port?.postMessage(message, transferList(message));
+}
+
+port.on('message', (message: BuilderMessage) => {
+  switch (message.type) {
+    case 'family':
+      storeOf(message.store).setFamily(message);
+      return;
+    case 'drop-family':
+      storeOf(message.store).dropFamily(message.id);
+      return;
+    case 'group':
+      storeOf(message.store).putGroup(message);
+      return;
+    case 'retract':
+      storeOf(message.store).removeGroup(message.name);
+      return;
+    case 'memory':
+      reply({ type: 'memory', request: message.request, heapUsed: getHeapStatistics().used_heap_size });
+      return;
+    case 'build':
+      storeOf(message.store)
+        .build(message.request, message.gzipLevel)
+        .then(reply, (error: unknown) => reply({ type: 'failed', request: message.request, message: error instanceof Error ? error.stack ?? error.message : String(error) }));
+      return;
+  }
+});

@@ -1,0 +1,145 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import type { Logger } from 'pino';
+import { Counter, Histogram, type Registry } from 'prom-client';
+import { VARY, negotiate } from '../exposition/negotiate.js';
+import { DEFAULT_SELF_METRICS_MAX_AGE_MS, SelfMetricsCache, buildScrapeBody } from '../exposition/scrape.js';
+import type { MetricStore } from '../exposition/store.js';
+import type { Clock } from '../lib/clock.js';
+
+/**
+ * The telemetry path, served by a plain Node handler ahead of express: a scrape is the
+ * exporter's hot path, and express's routing and response helpers cost more per request than
+ * writing a small gzip body does (measured with bench/scale.ts at 10k series).
+ */
+
+export interface TelemetryOptions {
+  readonly store: MetricStore;
+  readonly selfRegistry: Registry;
+  readonly log?: Logger;
+  /** Scrapes served at once; more get 503 with Retry-After. 0: no limit. */
+  readonly maxConcurrentScrapes: number;
+  /** Scrapes within this long share one rendering of the self-metrics. */
+  readonly selfMetricsMaxAgeMs?: number;
+  /** Ages the self-metrics cache; default the system clock. */
+  readonly clock?: Clock;
+}
+
+export const DEFAULT_MAX_CONCURRENT_SCRAPES = 10;
+/** A scrape whose socket accepts no byte for this long is cut off, freeing the snapshot it holds. */
+const STALLED_SCRAPE_MS = 60_000;
+const SCRAPE_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+
+interface ScrapeMetrics {
+  readonly duration: Histogram<'format' | 'encoding'>;
+  readonly scrapes: Counter<'format' | 'encoding'>;
+  readonly bytes: Counter<'format' | 'encoding'>;
+  readonly rejected: Counter;
+}
+
+function scrapeMetrics(registry: Registry): ScrapeMetrics {
+  // Reuse what an earlier server on the same registry registered: prom-client throws on a second registration.
+  const existing = (name: string): unknown => registry.getSingleMetric(name);
+  const labelNames = ['format', 'encoding'] as const;
+  return {
+    duration:
+      (existing('monapi_exporter_scrape_duration_seconds') as Histogram<'format' | 'encoding'> | undefined) ??
+      new Histogram({
+        name: 'monapi_exporter_scrape_duration_seconds',
+        help: 'Time to answer a scrape of the telemetry path, from request to the last byte handed to the socket.',
+        labelNames,
+        buckets: SCRAPE_BUCKETS,
+        registers: [registry],
+      }),
+    scrapes:
+      (existing('monapi_exporter_scrapes_total') as Counter<'format' | 'encoding'> | undefined) ??
+      new Counter({
+        name: 'monapi_exporter_scrapes_total',
+        help: 'Scrapes of the telemetry path, by negotiated format and content encoding.',
+        labelNames,
+        registers: [registry],
+      }),
+    bytes:
+      (existing('monapi_exporter_scrape_sent_bytes_total') as Counter<'format' | 'encoding'> | undefined) ??
+      new Counter({
+        name: 'monapi_exporter_scrape_sent_bytes_total',
+        help: 'Body bytes sent in answer to scrapes, after compression, by format and content encoding.',
+        labelNames,
+        registers: [registry],
+      }),
+    rejected:
+      (existing('monapi_exporter_scrapes_rejected_total') as Counter | undefined) ??
+      new Counter({
+        name: 'monapi_exporter_scrapes_rejected_total',
+        help: 'Scrapes of the telemetry path answered 503 because the maximum of concurrent scrapes was being served.',
+        registers: [registry],
+      }),
+  };
+}
+
+function plainText(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { ...headers, 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+/** Answers requests for the telemetry path (any method; only GET and HEAD are served). */
+export function telemetryHandler(options: TelemetryOptions): (req: IncomingMessage, res: ServerResponse) => void {
+  const { store, log, maxConcurrentScrapes } = options;
+  if (!Number.isInteger(maxConcurrentScrapes) || maxConcurrentScrapes < 0) {
+    throw new RangeError(`maxConcurrentScrapes must be a whole number >= 0, got ${maxConcurrentScrapes}`);
+  }
+  const metrics = scrapeMetrics(options.selfRegistry);
+  const selfMetrics = new SelfMetricsCache(store, options.selfRegistry, options.selfMetricsMaxAgeMs ?? DEFAULT_SELF_METRICS_MAX_AGE_MS, options.clock);
+  let inFlight = 0;
+
+  const serve = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const started = performance.now();
+    const negotiated = negotiate(req.headers.accept, req.headers['accept-encoding']);
+    const labels = { format: negotiated.format, encoding: negotiated.gzip ? 'gzip' : 'identity' };
+    metrics.scrapes.inc(labels);
+    const body = await buildScrapeBody(store, selfMetrics, negotiated);
+    const headers: Record<string, string | number> = {
+      'Content-Type': negotiated.contentType,
+      Vary: VARY,
+      'Cache-Control': 'no-store',
+      'Content-Length': body.length,
+    };
+    if (negotiated.gzip) headers['Content-Encoding'] = 'gzip';
+    res.once('finish', () => {
+      metrics.duration.observe(labels, (performance.now() - started) / 1000);
+      if (req.method !== 'HEAD') metrics.bytes.inc(labels, body.length);
+      res.socket?.setTimeout(0);
+    });
+    res.writeHead(200, headers);
+    if (req.method === 'HEAD') {
+      res.end();
+      return;
+    }
+    res.setTimeout(STALLED_SCRAPE_MS, () => res.destroy());
+    // The buffers are queued as they are, never copied: a slow scraper holds references to the
+    // snapshot it started with, not a copy of it. Corked, they leave in as few writes as possible.
+    res.cork();
+    for (const chunk of body.chunks) res.write(chunk);
+    res.end();
+    res.uncork();
+  };
+
+  return (req, res) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      plainText(res, 405, 'Method Not Allowed\n', { Allow: 'GET, HEAD' });
+      return;
+    }
+    if (maxConcurrentScrapes > 0 && inFlight >= maxConcurrentScrapes) {
+      metrics.rejected.inc();
+      plainText(res, 503, `Too many concurrent scrapes (at most ${maxConcurrentScrapes}); retry in a second\n`, { 'Retry-After': '1' });
+      return;
+    }
+    inFlight++;
+    res.once('close', () => inFlight--);
+    serve(req, res).catch((error: unknown) => {
+      log?.error({ err: error, path: req.url }, 'request failed');
+      if (res.headersSent) res.destroy();
+      else plainText(res, 500, 'Internal Server Error\n');
+    });
+  };
+}

@@ -1,0 +1,94 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { renderRules } from '../../mixin/alerts.js';
+import { DEFAULT_CONFIG, scaleDurations, type MixinConfig } from '../../mixin/config.js';
+import { startDemo, type RunningDemo } from '../../src/demo.js';
+import { createWorld } from '../../src/simulator/monitoring/world.js';
+import type { MonitoringWorld } from '../../src/simulator/monitoring/world-types.js';
+import { findScenario, type Scenario } from './mixin-scenario.js';
+import { startPrometheus, type RunningPrometheus } from './prometheus.js';
+
+/**
+ * The demo started at a scenario's moment (a host offline, a website outage coming), on a
+ * sped-up clock, scraped by a real Prometheus that evaluates the mixin's alert rules with
+ * their durations scaled to that clock. Shared by test/e2e/mixin.test.ts and
+ * scripts/dashboard-screenshots.ts.
+ */
+
+/** A world with every kind of server (nginx, PHP-FPM, MySQL, Varnish) and an agent that goes quiet for hours. */
+export const MIXIN_WORLD = { seed: 'mixin', hosts: 8, websites: 3 } as const;
+const MINUTE_MS = 60_000;
+
+export interface MixinDemoOptions {
+  /** Simulated seconds per real second. */
+  readonly speed: number;
+  readonly scrapeIntervalSeconds: number;
+  /** Real time the run should last: the offline host stays offline at least this long. */
+  readonly runMs: number;
+  /** The rules' configuration before scaling (default: the shipped one). */
+  readonly configure?: (world: MonitoringWorld, scenario: Scenario) => MixinConfig;
+}
+
+export interface MixinDemo {
+  readonly demo: RunningDemo;
+  readonly prometheus: RunningPrometheus;
+  readonly scenario: Scenario;
+  /** The configuration the rules were rendered with, scaled. */
+  readonly config: MixinConfig;
+  /** When Prometheus started, Unix seconds. */
+  readonly startedSeconds: number;
+  stop(): Promise<void>;
+}
+
+export async function startMixinDemo(options: MixinDemoOptions): Promise<MixinDemo> {
+  const world = createWorld(MIXIN_WORLD);
+  const scenario = findScenario(world, Date.now(), {
+    leadMs: 4 * MINUTE_MS,
+    minOutageMs: 12 * MINUTE_MS,
+    windowMs: options.runMs * options.speed + 10 * MINUTE_MS,
+    maxDays: 20,
+  });
+  const config = scaleDurations(options.configure?.(world, scenario) ?? DEFAULT_CONFIG, options.speed);
+  const dir = mkdtempSync(join(tmpdir(), 'monapi-mixin-'));
+  const rulesFile = join(dir, 'monapi-exporter.rules.yaml');
+  writeFileSync(rulesFile, renderRules(config));
+  let demo: RunningDemo | undefined;
+  try {
+    demo = await startDemo({
+      ...MIXIN_WORLD,
+      rateLimitPerMinute: 120,
+      burst: 30,
+      listenAddress: '127.0.0.1:0',
+      releasesMode: 'marketplace',
+      simulatorPorts: { monitoring: 0, releases: 0, marketplace: 0 },
+      logLevel: 'error',
+      logFormat: 'json',
+      speed: options.speed,
+      startMs: scenario.startMs,
+    });
+    const prometheus = await startPrometheus({
+      targets: [new URL(demo.exporter.url).host],
+      scrapeIntervalSeconds: options.scrapeIntervalSeconds,
+      ruleFiles: [rulesFile],
+      evaluationIntervalSeconds: 1,
+    });
+    const running = demo;
+    return {
+      demo: running,
+      prometheus,
+      scenario,
+      config,
+      startedSeconds: Date.now() / 1000,
+      async stop() {
+        await prometheus.stop();
+        await running.stop();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  } catch (err) {
+    await demo?.stop();
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
+}

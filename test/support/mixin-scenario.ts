@@ -1,0 +1,107 @@
+import type { MonitoringWorld, SimAccount } from '../../src/simulator/monitoring/world-types.js';
+import { SIM_KEYS } from '../../src/simulator/monitoring/world-types.js';
+
+/**
+ * A moment of the simulated world worth watching the alert rules at: a host within its
+ * plan that stays offline, and a website outage that starts shortly after and lasts. The
+ * world is a pure function of (seed, time), so the demo started at that moment
+ * (`startDemo({ startMs })`) plays exactly this; the search uses only the world's public
+ * contract (`SimAccount`), nothing of how outages are drawn.
+ */
+
+const MINUTE_MS = 60_000;
+const DAY_MS = 86_400_000;
+
+/** The demo's account names for the simulator's keys. */
+export const DEMO_ACCOUNTS = { pro: SIM_KEYS.pro, business: SIM_KEYS.business } as const;
+export type DemoAccount = keyof typeof DEMO_ACCOUNTS;
+
+export interface ScenarioHost {
+  readonly account: DemoAccount;
+  readonly uuid: string;
+  readonly hostname: string;
+}
+
+export interface ScenarioWebsite {
+  readonly account: DemoAccount;
+  readonly id: number;
+  readonly name: string;
+  /** Its first failing check, and its first successful one after. */
+  readonly downFromMs: number;
+  readonly upAgainMs: number;
+}
+
+export interface Scenario {
+  readonly startMs: number;
+  /** Allowed hosts offline from the start to the end of the window. */
+  readonly offlineHosts: readonly ScenarioHost[];
+  readonly downWebsite: ScenarioWebsite;
+}
+
+export interface ScenarioOptions {
+  /** Simulated time from the start to the outage's first failing check. */
+  readonly leadMs: number;
+  /** Shortest outage. */
+  readonly minOutageMs: number;
+  /** Simulated time the hosts must stay offline from the start. */
+  readonly windowMs: number;
+  /** How far from `nearMs` to look, in days either way. */
+  readonly maxDays: number;
+}
+
+export function demoAccounts(world: MonitoringWorld): [DemoAccount, SimAccount][] {
+  return (Object.keys(DEMO_ACCOUNTS) as DemoAccount[]).map((name) => {
+    const account = world.accountByKey(DEMO_ACCOUNTS[name]);
+    if (!account) throw new Error(`the simulated world has no account for the ${name} key`);
+    return [name, account];
+  });
+}
+
+/** Outages (runs of failed checks) of every website of the demo's accounts whose first failure is in [fromMs, toMs). */
+function outages(world: MonitoringWorld, fromMs: number, toMs: number): ScenarioWebsite[] {
+  const found: ScenarioWebsite[] = [];
+  for (const [name, account] of demoAccounts(world)) {
+    for (const site of account.websites(fromMs)) {
+      let downFrom: number | undefined;
+      for (const check of account.checks(site.id, fromMs, toMs + 2 * 3_600_000)) {
+        const at = Date.parse(check.checked_at);
+        if (!check.success && downFrom === undefined && at < toMs) downFrom = at;
+        if (check.success && downFrom !== undefined) {
+          found.push({ account: name, id: site.id, name: site.name, downFromMs: downFrom, upAgainMs: at });
+          downFrom = undefined;
+        }
+      }
+    }
+  }
+  return found;
+}
+
+function offlineThroughout(world: MonitoringWorld, fromMs: number, toMs: number): ScenarioHost[] {
+  const hosts: ScenarioHost[] = [];
+  for (const [name, account] of demoAccounts(world)) {
+    for (const host of account.hosts(fromMs)) {
+      if (!host.allowed) continue;
+      let offline = true;
+      for (let t = fromMs; t <= toMs && offline; t += MINUTE_MS) offline = account.host(host.uuid, t)?.online === false;
+      if (offline) hosts.push({ account: name, uuid: host.uuid, hostname: host.hostname });
+    }
+  }
+  return hosts;
+}
+
+/** The scenario starting closest to `nearMs`; throws when none is within `maxDays`. */
+export function findScenario(world: MonitoringWorld, nearMs: number, options: ScenarioOptions): Scenario {
+  for (let k = 0; k <= 2 * options.maxDays; k++) {
+    const day = k % 2 === 0 ? k / 2 : -(k + 1) / 2;
+    const from = nearMs + day * DAY_MS;
+    const candidates = outages(world, from, from + DAY_MS)
+      .filter((o) => o.upAgainMs - o.downFromMs >= options.minOutageMs)
+      .sort((a, b) => Math.abs(a.downFromMs - nearMs) - Math.abs(b.downFromMs - nearMs));
+    for (const website of candidates) {
+      const startMs = website.downFromMs - options.leadMs;
+      const offlineHosts = offlineThroughout(world, startMs, startMs + options.windowMs);
+      if (offlineHosts.length > 0) return { startMs, offlineHosts, downWebsite: website };
+    }
+  }
+  throw new Error(`no moment within ${options.maxDays} days has a host offline and a website outage of ${options.minOutageMs / MINUTE_MS} minutes or more`);
+}
