@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { json, startLocalServer, type LocalServer } from '../../../test/support/test-server.js';
 import { makeTestPki, type TestPki } from '../../../test/support/tls.js';
+import { rejectionOf } from '../../../test/support/thrown.js';
 import { proxySettingsFromEnv, TransportFailure, UndiciTransport } from './transport.js';
 
 /**
@@ -22,15 +23,6 @@ afterAll(() => pki.remove());
 afterEach(async () => {
   for (const step of cleanup.splice(0).reverse()) await step();
 });
-
-async function failureOf(promise: Promise<unknown>): Promise<TransportFailure> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(TransportFailure);
-  return error as TransportFailure;
-}
 
 async function local(handler: Parameters<typeof startLocalServer>[0]): Promise<LocalServer> {
   const server = await startLocalServer(handler);
@@ -57,7 +49,7 @@ describe('the request deadline', () => {
       res.on('close', () => clearInterval(timer));
     });
     const t = transport({ connectionsPerOrigin: 4, bodyTimeoutMs: 5_000, deadlineMs: 400 });
-    const drips = await Promise.all(Array.from({ length: 4 }, () => failureOf(t.get(`${server.url}/drip`, {}, never))));
+    const drips = await Promise.all(Array.from({ length: 4 }, () => rejectionOf(TransportFailure, t.get(`${server.url}/drip`, {}, never))));
     for (const failure of drips) {
       expect(failure.kind).toBe('timeout');
       expect(failure.deadline).toBe(true);
@@ -70,7 +62,7 @@ describe('the request deadline', () => {
 
   it('also bounds a server that never sends headers', async () => {
     const server = await local(() => undefined);
-    const failure = await failureOf(transport({ headersTimeoutMs: 10_000, deadlineMs: 300 }).get(`${server.url}/hang`, {}, never));
+    const failure = await rejectionOf(TransportFailure, transport({ headersTimeoutMs: 10_000, deadlineMs: 300 }).get(`${server.url}/hang`, {}, never));
     expect(failure).toMatchObject({ kind: 'timeout', deadline: true });
   });
 
@@ -79,7 +71,7 @@ describe('the request deadline', () => {
     const controller = new AbortController();
     const pending = transport({ deadlineMs: 10_000 }).get(`${server.url}/hang`, {}, controller.signal);
     setTimeout(() => controller.abort(new Error('budget closed')), 50);
-    expect(await failureOf(pending)).toMatchObject({ kind: 'aborted', deadline: false });
+    expect(await rejectionOf(TransportFailure, pending)).toMatchObject({ kind: 'aborted', deadline: false });
   });
 });
 
@@ -90,7 +82,7 @@ describe('redirects', () => {
       res.writeHead(302, { location: `${elsewhere.url}/collect?key=k-secret` });
       res.end();
     });
-    const failure = await failureOf(transport().get(`${server.url}/api/v2/hosts`, { authorization: 'Bearer k-secret' }, never));
+    const failure = await rejectionOf(TransportFailure, transport().get(`${server.url}/api/v2/hosts`, { authorization: 'Bearer k-secret' }, never));
     expect(failure.kind).toBe('redirect');
     expect(failure.status).toBe(302);
     expect(failure.message).toBe(
@@ -159,7 +151,7 @@ describe('proxies from the environment', () => {
     expect((await t.get(`${server.url}/direct`, {}, never)).status).toBe(200);
     expect(proxy.tunnels).toHaveLength(1);
     // NO_PROXY exempts the domain: the exporter resolves the name itself, which fails here.
-    const exempt = await failureOf(transport({}, {}, { httpProxy: proxy.url, noProxy: '.monitoring.test' }).get(`http://${PROXIED_HOST}:${port}/x`, {}, never));
+    const exempt = await rejectionOf(TransportFailure, transport({}, {}, { httpProxy: proxy.url, noProxy: '.monitoring.test' }).get(`http://${PROXIED_HOST}:${port}/x`, {}, never));
     expect(exempt.kind).toBe('network');
     expect(proxy.tunnels).toHaveLength(1);
   });
@@ -171,7 +163,7 @@ describe('proxies from the environment', () => {
     const response = await transport({}, { ca: pki.caCert }, { httpsProxy: proxy.url }).get(url, {}, never);
     expect(response.status).toBe(200);
     expect(proxy.tunnels).toEqual([`${PROXIED_HOST}:${port}`]);
-    const untrusted = await failureOf(transport({}, {}, { httpsProxy: proxy.url }).get(url, {}, never));
+    const untrusted = await rejectionOf(TransportFailure, transport({}, {}, { httpsProxy: proxy.url }).get(url, {}, never));
     expect(untrusted.kind).toBe('network');
   });
 });
@@ -193,7 +185,7 @@ describe('TLS to the upstream', () => {
   it('refuses a certificate from an unknown CA, trusts it with the account’s CA file, or with insecure_skip_verify', async () => {
     const { port } = await startHttps();
     const url = `https://127.0.0.1:${port}/api/v2/hosts`;
-    const untrusted = await failureOf(transport().get(url, {}, never));
+    const untrusted = await rejectionOf(TransportFailure, transport().get(url, {}, never));
     expect(untrusted.kind).toBe('network');
     expect(untrusted.message).toMatch(/connection failed \((SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|DEPTH_ZERO_SELF_SIGNED_CERT)\)/);
     expect((await transport({}, { ca: pki.caCert }).get(url, {}, never)).status).toBe(200);
