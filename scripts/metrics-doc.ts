@@ -1,7 +1,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Registry } from 'prom-client';
-import { registerBuildInfo } from '../src/exporter.js';
+import { createReloadMetrics, registerBuildInfo } from '../src/exporter.js';
+import { createLimitMetrics } from '../src/limits/account-sink.js';
+import { createStateMetrics } from '../src/state/keeper.js';
 import { createReleaseLookupCounter } from '../src/scheduler/release-runtime.js';
 import { createBudgetMetrics } from '../src/budget/index.js';
 import { MetricStore } from '../src/exposition/store.js';
@@ -59,6 +61,9 @@ export async function selfMetricsRegistry(): Promise<Registry> {
   registerBuildInfo(registry);
   registerShardMetrics(registry, SINGLE_SHARD);
   createReleaseLookupCounter(registry);
+  createReloadMetrics(registry);
+  createLimitMetrics(registry);
+  createStateMetrics(registry);
   await store.close();
   return registry;
 }

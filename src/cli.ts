@@ -1,13 +1,27 @@
 #!/usr/bin/env node
 import { ConfigError, FlagError, loadConfig, parseFlags, summarizeConfig } from './config/index.js';
 import { createLogger } from './lib/logger.js';
-import { startExporter } from './exporter.js';
+import { startExporter, type RunningExporter } from './exporter.js';
+import { withLifecycle } from './server/lifecycle.js';
+import { loadWebConfig, WebConfigError } from './server/web-config.js';
+import { startWebServer } from './server/web-server.js';
+
+/** SIGTERM/SIGINT: the whole shutdown, in-flight scrapes included, stays within this. */
+const SHUTDOWN_LIMIT_MS = 5_000;
 
 /**
  * The exporter's command line: flags and environment, then the config file, then run
- * until SIGTERM or SIGINT. Exit codes: 0 clean, 1 invalid configuration, 2 bad flags.
+ * until SIGTERM or SIGINT; SIGHUP re-reads the configuration. Exit codes: 0 clean, 1 invalid
+ * configuration, 2 bad flags.
  */
 async function main(argv: readonly string[]): Promise<number> {
+  // Node's default for SIGHUP is to exit: a reload signal must never kill the exporter, even while it starts.
+  const running: { exporter?: RunningExporter; hupBeforeStart?: boolean } = {};
+  process.on('SIGHUP', () => {
+    if (running.exporter) running.exporter.reload();
+    else running.hupBeforeStart = true;
+  });
+
   let flags;
   try {
     flags = parseFlags(argv, process.env);
@@ -37,12 +51,27 @@ async function main(argv: readonly string[]): Promise<number> {
     }
     throw err;
   }
+  if (flags.webConfigFile !== undefined) {
+    try {
+      loadWebConfig(flags.webConfigFile);
+    } catch (err) {
+      if (err instanceof WebConfigError) {
+        process.stderr.write(`monapi-exporter: ${err.message}\n`);
+        return 1;
+      }
+      throw err;
+    }
+  }
   if (flags.configCheck) {
-    process.stdout.write(`${summarizeConfig(config, flags.configFile)}\n`);
+    const web = flags.webConfigFile === undefined ? '' : `\nweb configuration ${flags.webConfigFile} is valid`;
+    process.stdout.write(`${summarizeConfig(config, flags.configFile)}${web}\n`);
     return 0;
   }
 
   const log = createLogger({ level: flags.logLevel, format: flags.logFormat });
+  const configFile = flags.configFile;
+  const enableLifecycle = flags.webEnableLifecycle;
+  const webConfigFile = flags.webConfigFile;
   const exporter = await startExporter({
     config,
     listenAddress: flags.webListenAddress,
@@ -50,7 +79,12 @@ async function main(argv: readonly string[]): Promise<number> {
     maxConcurrentScrapes: flags.webMaxRequests,
     log,
     shard: flags.shard,
+    stateFile: flags.stateFile,
+    reloadConfig: () => loadConfig(configFile, process.env),
+    serve: (app, address, lifecycle) => startWebServer(withLifecycle(app, lifecycle, enableLifecycle), { listenAddress: address, webConfigFile, log }),
   });
+  running.exporter = exporter;
+  if (running.hupBeforeStart) exporter.reload();
   await new Promise<void>((resolve) => {
     const shutdown = (signal: string) => {
       log.info({ signal }, 'shutting down');
@@ -60,7 +94,7 @@ async function main(argv: readonly string[]): Promise<number> {
     process.once('SIGINT', () => shutdown('SIGINT'));
   });
   // Anything still holding the event loop after a clean stop must not keep the process alive.
-  setTimeout(() => process.exit(0), 5_000).unref();
+  setTimeout(() => process.exit(0), SHUTDOWN_LIMIT_MS).unref();
   await exporter.stop();
   return 0;
 }

@@ -31,6 +31,9 @@ describe('parseFlags', () => {
       logLevel: 'info',
       logFormat: 'json',
       shard: { ordinal: 0, total: 1 },
+      stateFile: undefined,
+      webConfigFile: undefined,
+      webEnableLifecycle: false,
     });
   });
 
@@ -53,6 +56,10 @@ describe('parseFlags', () => {
         '--shard=1',
         '--total-shards',
         '2',
+        '--state.file=/var/lib/monapi/state.json',
+        '--web.config.file',
+        '/etc/monapi/web.yaml',
+        '--web.enable-lifecycle',
       ]),
     ).toEqual({
       configFile: '/etc/monapi.yaml',
@@ -64,6 +71,9 @@ describe('parseFlags', () => {
       logLevel: 'debug',
       logFormat: 'pretty',
       shard: { ordinal: 1, total: 2 },
+      stateFile: '/var/lib/monapi/state.json',
+      webConfigFile: '/etc/monapi/web.yaml',
+      webEnableLifecycle: true,
     });
   });
 
@@ -74,6 +84,9 @@ describe('parseFlags', () => {
     ['MONAPI_WEB_MAX_REQUESTS', '0', 'webMaxRequests', 0],
     ['MONAPI_LOG_LEVEL', 'warn', 'logLevel', 'warn'],
     ['MONAPI_LOG_FORMAT', 'pretty', 'logFormat', 'pretty'],
+    ['MONAPI_STATE_FILE', '/data/state.json', 'stateFile', '/data/state.json'],
+    ['MONAPI_WEB_CONFIG_FILE', '/etc/web.yml', 'webConfigFile', '/etc/web.yml'],
+    ['MONAPI_WEB_ENABLE_LIFECYCLE', 'true', 'webEnableLifecycle', true],
   ] as const)('takes %s from the environment', (envName, value, field, expected) => {
     expect(flags([], { [envName]: value })[field]).toBe(expected);
   });

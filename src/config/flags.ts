@@ -35,6 +35,12 @@ export interface Flags {
   readonly logFormat: LogFormat;
   /** Which accounts this process polls; `{ordinal: 0, total: 1}` (all of them) without sharding. */
   readonly shard: ShardAssignment;
+  /** Where cursors and counter totals are kept across restarts; undefined: nothing is kept. */
+  readonly stateFile: string | undefined;
+  /** TLS and basic auth for the HTTP endpoints (exporter-toolkit format); undefined: plain HTTP, open. */
+  readonly webConfigFile: string | undefined;
+  /** Allows POST /-/reload (as Prometheus' --web.enable-lifecycle). */
+  readonly webEnableLifecycle: boolean;
 }
 
 export interface ParseFlagsOptions {
@@ -64,6 +70,17 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'config.check': { type: 'boolean', help: 'Validate the configuration (secrets included), print a summary without secrets and exit: 0 valid, 1 invalid.' },
   'web.listen-address': { type: 'string', env: 'MONAPI_WEB_LISTEN_ADDRESS', default: DEFAULT_LISTEN_ADDRESS, help: 'Address to serve metrics on: [host]:port.' },
   'web.telemetry-path': { type: 'string', env: 'MONAPI_WEB_TELEMETRY_PATH', default: '/metrics', help: 'Path of the metrics endpoint.' },
+  'web.config.file': {
+    type: 'string',
+    env: 'MONAPI_WEB_CONFIG_FILE',
+    help: 'Prometheus exporter-toolkit web configuration (TLS, client certificates, basic auth); re-read when it changes. /-/healthy and /-/ready stay open.',
+  },
+  'web.enable-lifecycle': { type: 'boolean', env: 'MONAPI_WEB_ENABLE_LIFECYCLE', help: 'Allow POST /-/reload to re-read the configuration (SIGHUP always does).' },
+  'state.file': {
+    type: 'string',
+    env: 'MONAPI_STATE_FILE',
+    help: 'Keep check and alert cursors, late-data holes and counter totals in this file, so a restart neither loses nor counts twice.',
+  },
   'web.max-requests': {
     type: 'string',
     env: 'MONAPI_WEB_MAX_REQUESTS',
@@ -185,6 +202,12 @@ export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv, opti
     throw error;
   }
 
+  const stateFile = pick('state.file')?.value;
+  const webConfigFile = pick('web.config.file')?.value;
+  const lifecycle = values['web.enable-lifecycle'] === true ? 'true' : env.MONAPI_WEB_ENABLE_LIFECYCLE;
+  if (lifecycle !== undefined && lifecycle !== '' && !['true', 'false'].includes(lifecycle)) {
+    throw new FlagError(`MONAPI_WEB_ENABLE_LIFECYCLE must be true or false (got ${JSON.stringify(lifecycle)})`);
+  }
   const maxGiven = pick('web.max-requests') ?? { value: String(DEFAULT_MAX_REQUESTS), from: '--web.max-requests' };
   if (!/^\d{1,6}$/.test(maxGiven.value)) {
     throw new FlagError(`${maxGiven.from} must be a whole number, 0 for no limit (got ${JSON.stringify(maxGiven.value)})`);
@@ -193,6 +216,9 @@ export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv, opti
   return {
     configFile,
     configCheck: values['config.check'] === true,
+    stateFile,
+    webConfigFile,
+    webEnableLifecycle: lifecycle === 'true',
     webListenAddress: listenGiven.value,
     listen,
     webTelemetryPath: pathGiven.value,

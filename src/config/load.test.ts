@@ -467,6 +467,7 @@ describe('parseConfig', () => {
     expect(config.releases).toEqual({
       mode: 'free',
       freeBaseUrl: 'https://free.example.com',
+      http: { timeoutMs: 15_000, deadlineMs: 30_000, maxResponseBytes: 8 * 1024 * 1024, caFile: undefined, ca: undefined, insecureSkipVerify: false },
       schedule: '17 */2 * * *',
       scheduleTimezone: 'Etc/UTC',
       shortestScheduleGapMs: 7_200_000,

@@ -3,7 +3,6 @@
  * `ConfigError` naming the YAML path (and line) of each. Three passes: YAML syntax, the
  * zod shape (`schema.ts`), then rules across fields and the reading of secrets.
  */
-import { readFileSync } from 'node:fs';
 import { dirname, resolve as resolvePath } from 'node:path';
 import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
 import { resolveSoftwareRules } from '../sources/outdated/software.js';
@@ -12,6 +11,7 @@ import { METRIC_CATALOGUE, catalogueEntry } from '../upstream/monitoring/metric-
 import { analyseCron, CRON_TIMEZONE } from './cron.js';
 import { formatDuration } from './duration.js';
 import { closestKey, ConfigError, formatPath, type ConfigIssue } from './errors.js';
+import { CONFIG_FILE_MAX_BYTES, describeFsError, InputFileError, KEY_FILE_MAX_BYTES, PEM_FILE_MAX_BYTES, readBoundedFile } from './input.js';
 import { createNameFilter, overrideProblems, selectMetrics, tagLabel, type IncludeExclude, type MetricOverride } from './patterns.js';
 import {
   describeValue,
@@ -32,6 +32,7 @@ import {
   METRIC_PREFIX,
   type AccountConfig,
   type Config,
+  type HttpConfig,
   type OutdatedConfig,
   type ReleasesConfig,
   type SecretSource,
@@ -50,7 +51,12 @@ export interface ParseConfigOptions {
   readonly source?: string;
 }
 
-const defaultReadFile: ReadFile = (path) => readFileSync(path, 'utf8');
+const readConfigFile: ReadFile = (path) => readBoundedFile(path, CONFIG_FILE_MAX_BYTES, 'configuration file');
+const readKeyFile: ReadFile = (path) => readBoundedFile(path, KEY_FILE_MAX_BYTES, 'key file');
+const readPemFile: ReadFile = (path) => readBoundedFile(path, PEM_FILE_MAX_BYTES, 'CA file');
+
+/** Most aliases a config may expand to: anchors share settings, an alias bomb is refused. */
+export const MAX_ALIAS_COUNT = 1000;
 
 type Path = readonly (string | number)[];
 
@@ -60,14 +66,15 @@ type Path = readonly (string | number)[];
  *
  * `loadConfig('/etc/monapi/monapi-exporter.yaml', process.env)`
  */
-export function loadConfig(path: string, env: NodeJS.ProcessEnv, readFile: ReadFile = defaultReadFile): Config {
+export function loadConfig(path: string, env: NodeJS.ProcessEnv, readFile?: ReadFile): Config {
   let text: string;
   try {
-    text = readFile(path);
+    text = (readFile ?? readConfigFile)(path);
   } catch (error) {
-    throw new ConfigError(path, [{ path: '(file)', message: `cannot read ${path}: ${describeFsError(error)}` }]);
+    const message = error instanceof InputFileError ? error.reason : `cannot read ${path}: ${describeFsError(error)}`;
+    throw new ConfigError(path, [{ path: '(file)', message }]);
   }
-  return parseConfig(text, { env, readFile, baseDir: dirname(resolvePath(path)), source: path });
+  return parseConfig(text, { env, readFile: readFile ?? readKeyFile, baseDir: dirname(resolvePath(path)), source: path });
 }
 
 /** Validates config text; see `loadConfig`. Throws `ConfigError`. */
@@ -88,7 +95,19 @@ export function parseConfig(yamlText: string, options: ParseConfigOptions = {}):
 
   const locator = new Locator(doc, lineCounter);
   keepMajorLinesAsWritten(doc);
-  const data: unknown = doc.toJS({ maxAliasCount: 1000 });
+  let data: unknown;
+  try {
+    data = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+  } catch (error) {
+    // yaml's own words ("Excessive alias count indicates a resource exhaustion attack") name no limit.
+    if (error instanceof ReferenceError && /alias/i.test(error.message)) {
+      throw new ConfigError(source, [
+        { path: '(yaml)', message: `aliases expand to more than ${MAX_ALIAS_COUNT} nodes (a guard against alias bombs); share settings with fewer aliases` },
+      ]);
+    }
+    // Other failures of the conversion, e.g. "Merge sources must be maps or map aliases" for `<<: [""]`.
+    throw new ConfigError(source, [{ path: '(yaml)', message: error instanceof Error ? error.message : String(error) }]);
+  }
   if (data === null || data === undefined) {
     throw new ConfigError(source, [{ path: '(root)', message: 'the configuration is empty; it needs at least an accounts list' }]);
   }
@@ -111,7 +130,7 @@ export function parseConfig(yamlText: string, options: ParseConfigOptions = {}):
     throw new ConfigError(source, sortByLine(issues));
   }
 
-  const checker = new Checker(locator, options.env ?? process.env, options.readFile ?? defaultReadFile, options.baseDir ?? process.cwd());
+  const checker = new Checker(locator, options.env ?? process.env, options.readFile ?? readKeyFile, options.readFile ?? readPemFile, options.baseDir ?? process.cwd());
   const config = checker.build(parsed.data);
   if (checker.issues.length > 0 || config === undefined) throw new ConfigError(source, sortByLine(checker.issues));
   return config;
@@ -183,20 +202,6 @@ function isNode(value: unknown): value is Node {
   return typeof value === 'object' && value !== null && 'range' in value;
 }
 
-function describeFsError(error: unknown): string {
-  const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : undefined;
-  switch (code) {
-    case 'ENOENT':
-      return 'file not found';
-    case 'EACCES':
-    case 'EPERM':
-      return 'permission denied';
-    case 'EISDIR':
-      return 'it is a directory, not a file';
-    default:
-      return code ?? (error instanceof Error ? error.message : 'unreadable');
-  }
-}
 
 const METRIC_NAME = /^[a-z0-9_-]+(\.[a-z0-9_-]+)*$/;
 const KNOWN_METRIC_NAMES = METRIC_CATALOGUE.map((entry) => entry.name);
@@ -209,8 +214,38 @@ class Checker {
     private readonly locator: Locator,
     private readonly env: NodeJS.ProcessEnv,
     private readonly readFile: ReadFile,
+    private readonly readPem: ReadFile,
     private readonly baseDir: string,
   ) {}
+
+  /** The http section: timeouts checked against each other, the CA file read and checked. */
+  private http(raw: RawAccount['http'], at: Path): HttpConfig {
+    if (raw.deadline < raw.timeout) {
+      this.report([...at, 'deadline'], `must be at least timeout (${formatDuration(raw.timeout)}): the deadline bounds the whole request, headers and body (got ${formatDuration(raw.deadline)})`);
+    }
+    let ca: string | undefined;
+    let caFile: string | undefined;
+    if (raw.ca_file !== undefined) {
+      caFile = resolvePath(this.baseDir, raw.ca_file);
+      try {
+        ca = this.readPem(caFile);
+        if (!ca.includes('-----BEGIN CERTIFICATE-----')) {
+          this.report([...at, 'ca_file'], `${caFile} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
+        }
+      } catch (error) {
+        const why = error instanceof InputFileError ? error.reason : describeFsError(error);
+        this.report([...at, 'ca_file'], `cannot read the CA file ${caFile}: ${why}`);
+      }
+    }
+    return {
+      timeoutMs: raw.timeout,
+      deadlineMs: raw.deadline,
+      maxResponseBytes: raw.max_response_bytes,
+      caFile,
+      ca,
+      insecureSkipVerify: raw.insecure_skip_verify,
+    };
+  }
 
   private report(path: Path, message: string, atKey = false): void {
     this.issues.push({ path: formatPath(path), message, ...this.locator.at(path, atKey) });
@@ -318,6 +353,7 @@ class Checker {
     needs('website_summary', 'websites', 'the website list says which websites to fetch summaries for');
     needs('host_details', 'hosts', 'the host list says which hosts lack details');
 
+    const http = this.http(raw.http, at('http'));
     if (key === undefined) return undefined;
     const cadence = raw.cadence;
     return {
@@ -329,6 +365,13 @@ class Checker {
       rateLimit: { requestsPerMinute: raw.rate_limit.requests_per_minute, burst: raw.rate_limit.burst },
       headroom: raw.headroom,
       concurrency: raw.concurrency,
+      http,
+      limits: {
+        series: raw.limits.series,
+        metricNameLength: raw.limits.metric_name_length,
+        labelNameLength: raw.limits.label_name_length,
+        labelValueLength: raw.limits.label_value_length,
+      },
       hosts: {
         includeTags: raw.hosts.include_tags,
         excludeTags: raw.hosts.exclude_tags,
@@ -435,6 +478,7 @@ class Checker {
     }
 
     const common = {
+      http: this.http(raw.http, at('http')),
       schedule,
       scheduleTimezone: CRON_TIMEZONE,
       shortestScheduleGapMs: gap,
@@ -513,7 +557,8 @@ class Checker {
       try {
         value = this.readFile(resolved);
       } catch (error) {
-        this.report([...at, fileKey], `cannot read the key of ${owner} from ${resolved}: ${describeFsError(error)}`);
+        const why = error instanceof InputFileError ? error.reason : describeFsError(error);
+        this.report([...at, fileKey], `cannot read the key of ${owner} from ${resolved}: ${why}`);
         return undefined;
       }
       return this.checkedKey([...at, fileKey], value, `file ${resolved}`, owner, { kind: 'file', path: resolved });

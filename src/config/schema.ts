@@ -85,7 +85,7 @@ function globList(kind: PatternKind, fallback: string[]) {
 }
 
 /** A duration string turned into milliseconds, with a default and bounds. */
-function duration(fallback: string, minMs: number, maxMs: number) {
+function duration(fallback: string, minMs: number, maxMs: number, tooShort = 'polling faster would spend the request budget') {
   return z
     .unknown()
     .optional()
@@ -111,7 +111,7 @@ function duration(fallback: string, minMs: number, maxMs: number) {
         return z.NEVER;
       }
       if (parsed.ms < minMs) {
-        ctx.addIssue({ code: 'custom', message: `must be at least ${formatDuration(minMs)} (got ${text}); polling faster would spend the request budget` });
+        ctx.addIssue({ code: 'custom', message: `must be at least ${formatDuration(minMs)} (got ${text}); ${tooShort}` });
         return z.NEVER;
       }
       if (parsed.ms > maxMs) {
@@ -194,6 +194,31 @@ const envVarName = z.string().superRefine((name, ctx) => {
 
 const nonEmptyString = z.string().min(1);
 
+const MIB = 1024 * 1024;
+
+/** How one account (or the release lookups) talks HTTP to its upstream. */
+export const HTTP_DEFAULTS = { timeout: '15s', deadline: '30s', maxResponseBytes: 8 * MIB } as const;
+const httpSection = () =>
+  section({
+    // Time to the response headers, and the longest silence between two body chunks.
+    timeout: duration(HTTP_DEFAULTS.timeout, SECOND, 5 * MINUTE, 'a shorter wait fails slow but healthy answers'),
+    // The whole request: a body that drips a byte at a time cannot hold a request slot longer.
+    deadline: duration(HTTP_DEFAULTS.deadline, SECOND, 10 * MINUTE, 'a shorter wait fails slow but healthy answers'),
+    max_response_bytes: z.number().int().min(64 * 1024).max(256 * MIB).default(HTTP_DEFAULTS.maxResponseBytes),
+    ca_file: nonEmptyString.optional(),
+    insecure_skip_verify: z.boolean().default(false),
+  });
+
+/** Per-account bounds on what the account may add to /metrics; 0 turns one off. */
+export const LIMIT_DEFAULTS = { series: 200_000, metricNameLength: 200, labelNameLength: 100, labelValueLength: 1024 } as const;
+const limitsSection = () =>
+  section({
+    series: z.number().int().min(0).max(100_000_000).default(LIMIT_DEFAULTS.series),
+    metric_name_length: z.number().int().min(0).max(100_000).default(LIMIT_DEFAULTS.metricNameLength),
+    label_name_length: z.number().int().min(0).max(100_000).default(LIMIT_DEFAULTS.labelNameLength),
+    label_value_length: z.number().int().min(0).max(1_000_000).default(LIMIT_DEFAULTS.labelValueLength),
+  });
+
 const ACCOUNT_NAME = /^[a-z0-9_-]+$/;
 
 const accountSchema = strictObject({
@@ -218,6 +243,8 @@ const accountSchema = strictObject({
   }),
   headroom: z.number().min(0).max(0.9).default(0.1),
   concurrency: z.number().int().min(1).max(64).default(4),
+  http: httpSection(),
+  limits: limitsSection(),
   hosts: section({
     include_tags: globList('tag', []),
     exclude_tags: globList('tag', []),
@@ -391,6 +418,7 @@ const releasesSchema = strictObject(
         if (!analysis.ok) ctx.addIssue({ code: 'custom', message: analysis.error });
       }),
     allow_polling_faster_than_cache: z.boolean().default(false),
+    http: httpSection(),
     projects: list(projectSchema, []),
     outdated: outdatedSchema,
   },

@@ -71,6 +71,30 @@ export const CADENCE_NAMES = [
 ] as const;
 export type CadenceName = (typeof CADENCE_NAMES)[number];
 
+/** How an account (or the release lookups) talks HTTP to its upstream. */
+export interface HttpConfig {
+  /** Time to the response headers, and the longest silence between two body chunks. */
+  readonly timeoutMs: number;
+  /** The whole request, headers and body together. */
+  readonly deadlineMs: number;
+  /** A larger body is cut off, never buffered whole. */
+  readonly maxResponseBytes: number;
+  /** Absolute path of the CA file, when one is set. */
+  readonly caFile: string | undefined;
+  /** Its PEM text, read when the configuration was loaded. */
+  readonly ca: string | undefined;
+  readonly insecureSkipVerify: boolean;
+}
+
+/** Bounds on what one account adds to /metrics; 0 means no bound. */
+export interface LimitsConfig {
+  /** Series (label sets) of the account; beyond it whole families are dropped. */
+  readonly series: number;
+  readonly metricNameLength: number;
+  readonly labelNameLength: number;
+  readonly labelValueLength: number;
+}
+
 export interface AccountConfig {
   /** The `account` label: `[a-z0-9_-]+`, unique. */
   readonly name: string;
@@ -83,6 +107,10 @@ export interface AccountConfig {
   /** Fraction (0-0.9) of the rate limit left unused. */
   readonly headroom: number;
   readonly concurrency: number;
+  /** Absent only in hand-built configs, which get the defaults. */
+  readonly http?: HttpConfig;
+  /** Absent only in hand-built configs, which get the defaults. */
+  readonly limits?: LimitsConfig;
   readonly hosts: HostFilterConfig;
   /** Glob patterns on dotted metric names; see `selectMetrics`. */
   readonly metrics: IncludeExclude;
@@ -123,6 +151,8 @@ interface ReleasesCommon {
   readonly shortestScheduleGapMs: number | undefined;
   readonly allowPollingFasterThanCache: boolean;
   readonly projects: readonly ReleaseProject[];
+  /** Absent only in hand-built configs, which get the defaults. */
+  readonly http?: HttpConfig;
   /** Set by the loader unless `outdated.enabled` is false; absent in hand-built configs: off. */
   readonly outdated?: OutdatedConfig | undefined;
 }

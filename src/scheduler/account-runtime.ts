@@ -60,7 +60,6 @@ export class AccountRuntime implements SchedulingView {
   private readonly lastRuns = new Map<string, RunRecord>();
   /** From the latest 403 plan_required; shown in /status, logged once per distinct URL. */
   private upgradeUrl: string | undefined;
-  private loggedUpgradeUrl: string | undefined;
   /** The upstream-stated limit last acted on, so it is logged once per change. */
   private upstreamLimitKey = '';
   private consecutiveFailures = 0;
@@ -116,6 +115,30 @@ export class AccountRuntime implements SchedulingView {
 
   start(): void {
     this.scheduler.start();
+  }
+
+  /** The persistent state of every source that keeps some, by source name (see --state.file). */
+  saveState(): Record<string, unknown> {
+    const state: Record<string, unknown> = {};
+    for (const source of this.sources) if (source.persist) state[source.name] = source.persist.save();
+    return state;
+  }
+
+  /**
+   * Takes back what `saveState` returned, before `start`. A source whose part cannot be read
+   * starts afresh; the problems are returned, one line per source.
+   */
+  restoreState(state: Readonly<Record<string, unknown>>): string[] {
+    const problems: string[] = [];
+    for (const source of this.sources) {
+      if (!source.persist || !(source.name in state)) continue;
+      try {
+        source.persist.restore(state[source.name]);
+      } catch (error) {
+        problems.push(`${source.name}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+      }
+    }
+    return problems;
   }
 
   /**
@@ -329,9 +352,6 @@ export class AccountRuntime implements SchedulingView {
 
   private noteUpgradeUrl(url: string | undefined): void {
     this.upgradeUrl = url;
-    if (url === undefined || url === this.loggedUpgradeUrl) return;
-    this.loggedUpgradeUrl = url;
-    this.options.log.warn({ upgradeUrl: url }, 'the account plan does not include API access (403 plan_required); upgrade at the URL given');
   }
 
   private recordOutcome(outcome: JobOutcome): void {
@@ -345,12 +365,15 @@ export class AccountRuntime implements SchedulingView {
       this.lastSuccessMs.set(job.id, finishedMs);
       this.options.metrics.observeRun(this.account, job.source, seconds, 'success', finishedMs);
       this.consecutiveFailures = 0;
+      if (this.authFailure) this.options.log.info({ was: this.authFailure }, 'the API key is accepted again; polling resumes');
       this.authFailure = undefined;
       this.answered = true;
       return;
     }
     this.options.metrics.observeRun(this.account, job.source, seconds, 'error', finishedMs);
     const kind = error instanceof UpstreamError ? error.kind : 'internal';
+    // A refused key fails every job at once (the budget fails them fast): one line per episode, not one per job.
+    const repeatedAuthFailure = (kind === 'unauthorized' || kind === 'plan_required') && this.authFailure === kind;
     if (kind === 'unauthorized' || kind === 'plan_required') this.authFailure = kind;
     else if (kind !== 'not_found' && kind !== 'bad_request') this.consecutiveFailures++;
     if (error instanceof PlanRequiredError) this.noteUpgradeUrl(error.upgradeUrl);
@@ -364,6 +387,16 @@ export class AccountRuntime implements SchedulingView {
     this.lastRuns.set(job.id, { ok: false, reason: reasonOf(error), atMs: finishedMs, message: entry.message, target });
     this.errors.push(entry);
     if (this.errors.length > MAX_ERRORS_KEPT) this.errors.shift();
+    if (repeatedAuthFailure) return;
+    if (kind === 'unauthorized' || kind === 'plan_required') {
+      this.options.log.warn(
+        { kind, err: { message: entry.message }, ...(kind === 'plan_required' && { upgradeUrl: this.upgradeUrl }) },
+        kind === 'plan_required'
+          ? 'the account plan does not include API access (403 plan_required); upgrade at the URL given. Polling pauses; one probe every 10 minutes, no retry loop'
+          : 'the API key is refused (401/403); check api_key_env/api_key_file. Polling pauses; one probe every 10 minutes, no retry loop',
+      );
+      return;
+    }
     const log = kind === 'internal' ? this.options.log.error.bind(this.options.log) : this.options.log.warn.bind(this.options.log);
     log({ source: job.source, target: entry.target, kind, err: { message: entry.message } }, 'polling job failed');
   }

@@ -38,6 +38,8 @@ export interface SchedulerMetrics {
   track(view: SchedulingView): void;
   /** Exposes the sources' health of a view that has no scheduling figures. */
   trackHealth(view: SourceHealthView): void;
+  /** Stops exposing a view (an account or the release lookups removed by a reload). */
+  untrack(view: SourceHealthView | PlanView): void;
   /** Exposes the requests per run of a view that has no cadences (monapi_plan_requests_per_cycle, monapi_plan_jobs). */
   trackPlan(view: PlanView): void;
 }
@@ -201,6 +203,12 @@ export function createSchedulerMetrics(registry: Registry, clock: { now(): numbe
     },
     trackHealth(view) {
       healthViews.push(view);
+    },
+    untrack(view) {
+      for (const list of [views, healthViews, planViews] as unknown[][]) {
+        const index = list.indexOf(view);
+        if (index >= 0) list.splice(index, 1);
+      }
     },
     trackPlan(view) {
       planViews.push(view);

@@ -294,6 +294,9 @@ export class ReleaseRuntime implements SourceHealthView, PlanView {
 }
 
 export function createReleaseLookupCounter(registry: Registry): Counter<'outcome'> {
+  // A reload that changes the release lookups builds a new runtime on the same registry.
+  const existing = registry.getSingleMetric('monapi_release_lookups_total');
+  if (existing instanceof Counter) return existing;
   return new Counter({
     name: 'monapi_release_lookups_total',
     help: 'Release lookups by outcome (success or error).',

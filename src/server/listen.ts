@@ -50,9 +50,10 @@ export interface RunningServer {
   close(timeoutMs?: number): Promise<void>;
 }
 
-export async function startHttpServer(app: RequestListener, listenAddress: string): Promise<RunningServer> {
+/** `server`: one made by the caller (HTTPS, timeouts; see web-server.ts); default a plain HTTP server. */
+export async function startHttpServer(app: RequestListener, listenAddress: string, options: { server?: Server } = {}): Promise<RunningServer> {
   const { host, port } = parseListenAddress(listenAddress);
-  const server = createServer();
+  const server = options.server ?? createServer();
   // Node's close() leaves a keep-alive socket open after its in-flight response; track
   // responses so closing can end those sockets (and refuse keep-alive to late requests).
   const inFlight = new Map<ServerResponse, Socket>();
@@ -77,7 +78,7 @@ export async function startHttpServer(app: RequestListener, listenAddress: strin
   const urlHost = host === undefined ? 'localhost' : host.includes(':') ? `[${host}]` : host;
   let closing: Promise<void> | undefined;
   return {
-    url: `http://${urlHost}:${bound}`,
+    url: `${'setSecureContext' in server ? 'https' : 'http'}://${urlHost}:${bound}`,
     server,
     close(timeoutMs = 10_000) {
       closing ??= new Promise<void>((resolve, reject) => {

@@ -89,6 +89,18 @@ export interface SourceContext {
   readonly versions?: InstalledVersionsFeed;
 }
 
+/**
+ * State a source keeps across a restart (with --state.file) and a reload: cursors and
+ * counter totals, as plain JSON. Without it a restarted source starts its counters at 0 and
+ * skips what happened while the exporter was down.
+ */
+export interface PersistentState {
+  /** The state now, as plain JSON. */
+  save(): unknown;
+  /** Takes back what `save` returned, possibly in an earlier process. Throws on anything unreadable. */
+  restore(data: unknown): void;
+}
+
 interface SourceCommon {
   /** Also the `source` label of the job self-metrics and the prefix of its sink groups. */
   readonly name: string;
@@ -97,6 +109,8 @@ interface SourceCommon {
   readonly priority: Priority;
   /** The fixed family names this source publishes (agent series names are not fixed). */
   readonly families: readonly string[];
+  /** Absent when the source keeps no state worth restoring. */
+  readonly persist?: PersistentState;
 }
 
 /** Polls one thing for the whole account (the host list, the account, recent alerts). */

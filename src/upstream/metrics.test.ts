@@ -12,6 +12,7 @@ describe('createUpstreamMetrics', () => {
       'monapi_upstream_request_duration_seconds',
       'monapi_upstream_requests_total',
       'monapi_upstream_response_bytes_total',
+      'monapi_upstream_responses_cut_off_total',
     ]);
   });
 

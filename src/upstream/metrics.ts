@@ -11,7 +11,11 @@ export interface UpstreamMetrics {
   observeRequest(observation: RequestObservation): void;
   /** Counts the items one response had dropped, by reason; every reason's series exists from the first call. */
   countDropped(labels: UpstreamLabels, dropped: readonly { readonly reason: DropReason }[]): void;
+  /** A response the transport cut off: over the size cap, past the request deadline, or a redirect not followed. */
+  countCutOff?(labels: UpstreamLabels, reason: CutOffReason): void;
 }
+
+export type CutOffReason = 'too_large' | 'deadline' | 'redirect';
 
 export interface UpstreamLabels {
   readonly api: UpstreamApi;
@@ -72,6 +76,13 @@ export function createUpstreamMetrics(registry: Registry, options: UpstreamMetri
     registers: [registry],
   });
 
+  const cutOff = new Counter<Base | 'reason'>({
+    name: 'monapi_upstream_responses_cut_off_total',
+    help: 'Upstream responses the exporter cut off instead of reading: too_large (body over the size cap, never buffered whole), deadline (no complete response within the request deadline, e.g. a dripping body), redirect (not followed, so the key never travels elsewhere).',
+    labelNames: [...base, 'reason'],
+    registers: [registry],
+  });
+
   const labelsOf = (labels: UpstreamLabels): Record<string, string> =>
     withAccount
       ? { api: labels.api, account: labels.account ?? DEFAULT_ACCOUNT, endpoint: labels.endpoint }
@@ -83,6 +94,9 @@ export function createUpstreamMetrics(registry: Registry, options: UpstreamMetri
       requests.inc({ ...labels, code: String(observation.code) });
       duration.observe(labels, Math.max(0, observation.durationSeconds));
       bytes.inc(labels, Math.max(0, observation.bytes));
+    },
+    countCutOff(labels, reason) {
+      cutOff.inc({ ...labelsOf(labels), reason });
     },
     countDropped(labels, items) {
       const base = withAccount ? { account: labels.account ?? DEFAULT_ACCOUNT, endpoint: labels.endpoint } : { endpoint: labels.endpoint };

@@ -5,7 +5,7 @@ import { ServiceMonitor, PrometheusRule } from '@kubernetes-models/prometheus-op
 import { Deployment, StatefulSet } from 'kubernetes-models/apps/v1';
 import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
-import { ConfigMap, Secret, Service, ServiceAccount } from 'kubernetes-models/v1';
+import { ConfigMap, PersistentVolumeClaim, Secret, Service, ServiceAccount } from 'kubernetes-models/v1';
 import { parseAllDocuments } from 'yaml';
 
 /** Runs the pinned helm binaries (scripts/helm) on the chart and validates what they render. */
@@ -84,6 +84,7 @@ const MODELS: Record<string, new (data: never) => { validate(): void }> = {
   'v1/ConfigMap': ConfigMap,
   'v1/Secret': Secret,
   'v1/Service': Service,
+  'v1/PersistentVolumeClaim': PersistentVolumeClaim,
   'v1/ServiceAccount': ServiceAccount,
   'apps/v1/Deployment': Deployment,
   'apps/v1/StatefulSet': StatefulSet,

@@ -11,3 +11,13 @@ export function thrownBy<E extends Error>(type: abstract new (...args: never[]) 
   }
   throw new Error(`expected ${type.name} to be thrown`);
 }
+
+/** Awaits `promise` and returns its rejection when it is an instance of `type`; fails the test otherwise. */
+export async function rejectionOf<E extends Error>(type: abstract new (...args: never[]) => E, promise: Promise<unknown>): Promise<E> {
+  const outcome = await promise.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+  if (outcome instanceof type) return outcome;
+  throw outcome instanceof Error ? outcome : new Error(`expected ${type.name} to be thrown`);
+}

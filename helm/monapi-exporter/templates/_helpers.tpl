@@ -158,6 +158,12 @@ spec:
         {{- if .Values.sharding.enabled }}
         - --total-shards={{ .Values.replicas }}
         {{- end }}
+        {{- if .Values.state.enabled }}
+        - --state.file=/var/lib/monapi-exporter/state.json
+        {{- end }}
+        {{- if include "monapi-exporter.webConfigEnabled" . }}
+        - --web.config.file=/etc/monapi-exporter/web/web-config.yml
+        {{- end }}
         {{- with .Values.extraArgs }}
         {{- toYaml . | nindent 8 }}
         {{- end }}
@@ -183,9 +189,9 @@ spec:
           containerPort: 9866
           protocol: TCP
       livenessProbe:
-        {{- toYaml .Values.livenessProbe | nindent 8 }}
+        {{- include "monapi-exporter.probe" (list . .Values.livenessProbe) | nindent 8 }}
       readinessProbe:
-        {{- toYaml .Values.readinessProbe | nindent 8 }}
+        {{- include "monapi-exporter.probe" (list . .Values.readinessProbe) | nindent 8 }}
       securityContext:
         {{- toYaml .Values.securityContext | nindent 8 }}
       {{- with .Values.resources }}
@@ -199,6 +205,15 @@ spec:
         - name: keys
           mountPath: {{ include "monapi-exporter.keysDir" . }}
           readOnly: true
+        {{- if .Values.state.enabled }}
+        - name: state
+          mountPath: /var/lib/monapi-exporter
+        {{- end }}
+        {{- if include "monapi-exporter.webConfigEnabled" . }}
+        - name: web
+          mountPath: /etc/monapi-exporter/web
+          readOnly: true
+        {{- end }}
         {{- with .Values.extraVolumeMounts }}
         {{- toYaml . | nindent 8 }}
         {{- end }}
@@ -210,6 +225,27 @@ spec:
       secret:
         secretName: {{ include "monapi-exporter.secretName" . }}
         defaultMode: 0440
+    {{- if and .Values.state.enabled (eq .Values.state.type "emptyDir") }}
+    - name: state
+      emptyDir:
+        sizeLimit: {{ .Values.state.size }}
+    {{- else if and .Values.state.enabled (not .Values.sharding.enabled) }}
+    - name: state
+      persistentVolumeClaim:
+        claimName: {{ .Values.state.existingClaim | default (printf "%s-state" (include "monapi-exporter.fullname" .)) }}
+    {{- end }}
+    {{- if include "monapi-exporter.webConfigEnabled" . }}
+    - name: web
+      projected:
+        defaultMode: 0440
+        sources:
+          - secret:
+              name: {{ .Values.webConfig.existingSecret | default (printf "%s-web" (include "monapi-exporter.fullname" .)) }}
+          {{- with .Values.webConfig.tlsSecret }}
+          - secret:
+              name: {{ . }}
+          {{- end }}
+    {{- end }}
     {{- with .Values.extraVolumes }}
     {{- toYaml . | nindent 4 }}
     {{- end }}
@@ -229,4 +265,25 @@ spec:
   topologySpreadConstraints:
     {{- toYaml . | nindent 4 }}
   {{- end }}
+{{- end }}
+
+
+{{/* Non-empty when the exporter gets --web.config.file. */}}
+{{- define "monapi-exporter.webConfigEnabled" -}}
+{{- if or .Values.webConfig.existingSecret .Values.webConfig.config }}true{{ end }}
+{{- end }}
+
+{{/* Non-empty when the web configuration turns TLS on (the probes and the ServiceMonitor then speak HTTPS). */}}
+{{- define "monapi-exporter.tls" -}}
+{{- if or (and .Values.webConfig.config (hasKey .Values.webConfig.config "tls_server_config")) (eq .Values.serviceMonitor.scheme "https") }}true{{ end }}
+{{- end }}
+
+{{/* A probe from the values, over HTTPS when TLS is on (kubelet does not check the certificate). */}}
+{{- define "monapi-exporter.probe" -}}
+{{- $root := index . 0 -}}
+{{- $probe := deepCopy (index . 1) -}}
+{{- if and (include "monapi-exporter.tls" $root) $probe.httpGet -}}
+{{- $_ := set $probe.httpGet "scheme" "HTTPS" -}}
+{{- end -}}
+{{- toYaml $probe -}}
 {{- end }}

@@ -1,3 +1,4 @@
+import { decodeAlerts, encodeAlerts } from '../../state/codecs.js';
 import { familyNames, groupName, type AccountSource, type SourceContext } from '../types.js';
 import { ALERT_FAMILIES, EMPTY_ALERTS_STATE, mapRecentAlerts, type AlertsState } from './map.js';
 
@@ -26,6 +27,12 @@ export function createAlertsSource(ctx: SourceContext): AccountSource {
           'a full page of recent alert events held none seen before: events in between may have been missed; asking for more next time',
         );
       }
+    },
+    persist: {
+      save: () => encodeAlerts(state),
+      restore(data) {
+        state = decodeAlerts(data);
+      },
     },
   };
 }

@@ -1,14 +1,19 @@
+import { decodeChecks, encodeChecks } from '../../state/codecs.js';
+import { GraceMap } from '../shared/grace.js';
 import { detailsOf, familyNames, groupName, type SourceContext, type WebsiteSource } from '../types.js';
 import { exactCertExpiryMs } from '../website-summary/map.js';
-import { CHECK_FAMILIES, checksCadenceMs, EMPTY_CHECKS_STATE, mapChecks, nextChecksQuery, type ChecksState } from './map.js';
+import { CHECK_FAMILIES, checksCadenceMs, DEFAULT_CHECK_BUCKETS, EMPTY_CHECKS_STATE, mapChecks, nextChecksQuery, type ChecksState } from './map.js';
 
 /**
  * `/websites/{id}/checks`, once per selected website: each new check counted once into
  * counters and histograms, and the newest check's facts as gauges. One request per run;
- * each asks only for the checks since the last one counted.
+ * each asks only for the checks since the last one counted. A website that leaves the list
+ * keeps its cursor and counters for `counter_grace`, so one that comes back continues them.
  */
 export function createChecksSource(ctx: SourceContext): WebsiteSource {
-  const states = new Map<string, ChecksState>();
+  let graceMap: GraceMap<string, ChecksState> | undefined;
+  // Built on first use, like the series source's: some tests build sources from a partial context.
+  const statesOf = () => (graceMap ??= new GraceMap(ctx.account.counterGraceMs));
   const summaries = () => detailsOf(ctx.inventory).websites;
   const group = (key: string) => groupName('checks', ctx.account.name, key);
 
@@ -22,7 +27,8 @@ export function createChecksSource(ctx: SourceContext): WebsiteSource {
     requestsPerRun: () => 1,
     async poll(website, signal) {
       const key = String(website.id);
-      const previous = states.get(key) ?? EMPTY_CHECKS_STATE;
+      statesOf().sweep(ctx.clock.now());
+      const previous = statesOf().get(key) ?? EMPTY_CHECKS_STATE;
       const { value } = await ctx.client.checks(website.id, nextChecksQuery(previous, ctx.clock.now()), 'bulk');
       if (signal.aborted) return;
       const result = mapChecks(value, previous, {
@@ -32,7 +38,7 @@ export function createChecksSource(ctx: SourceContext): WebsiteSource {
         buckets: ctx.exporter.checkBuckets,
         certExpiresAtMs: exactCertExpiryMs(summaries().get(website.id)),
       });
-      states.set(key, result.state);
+      statesOf().set(key, result.state);
       ctx.sink.publish(group(key), result.families);
       if (result.behind) {
         ctx.log.info(
@@ -42,8 +48,22 @@ export function createChecksSource(ctx: SourceContext): WebsiteSource {
       }
     },
     forget(key) {
-      states.delete(key);
+      statesOf().release(key, ctx.clock.now());
       ctx.sink.retract(group(key));
+    },
+    persist: {
+      save: () => [...statesOf().entries()].map(([id, state, releasedAtMs]) => ({ id, state: encodeChecks(state), releasedAtMs: releasedAtMs ?? null })),
+      restore(data) {
+        if (!Array.isArray(data)) throw new TypeError('checks state must be a list of websites');
+        const buckets = ctx.exporter.checkBuckets ?? DEFAULT_CHECK_BUCKETS;
+        const bounds = { ttfb: buckets.ttfb.length, dns: buckets.dnsLookup.length, tls: buckets.tlsHandshake.length };
+        const now = ctx.clock.now();
+        const restored = (data as { id?: unknown; state?: unknown; releasedAtMs?: unknown }[]).map((item) => {
+          if (typeof item.id !== 'string') throw new TypeError('checks state: a website without an id');
+          return { id: item.id, state: decodeChecks(item.state, bounds), releasedAtMs: typeof item.releasedAtMs === 'number' ? Math.min(item.releasedAtMs, now) : now };
+        });
+        for (const { id, state, releasedAtMs } of restored) statesOf().restoreReleased(id, state, releasedAtMs);
+      },
     },
   };
 }

@@ -17,6 +17,7 @@ import {
 } from './map.js';
 import { SeriesNaming, type MetricDefinition, type MetricOverrides } from './naming.js';
 import { RELEASE_FAMILY_NAMES, SELF_METRIC_PREFIXES } from '../reserved-names.js';
+import { decodeSeriesHost, encodeSeriesHost } from '../../state/codecs.js';
 
 /** Longest query string besides the names: `?since=240m&names=` and the host path. */
 const SERIES_URL_OVERHEAD = '/hosts//metrics/series?since=240m&names='.length;
@@ -116,6 +117,20 @@ export const createSeriesSource: MonitoringSourceFactory = (ctx): HostSource => 
       hostsOf().sweep(now);
       for (const key of reported) if (key.startsWith(`${uuid}\u0000`)) reported.delete(key);
       ctx.sink.retract(group(uuid));
+    },
+    persist: {
+      save: () => [...hostsOf().entries()].map(([uuid, entry, releasedAtMs]) => ({ uuid, state: encodeSeriesHost(entry.state), releasedAtMs: releasedAtMs ?? null })),
+      restore(data) {
+        if (!Array.isArray(data)) throw new TypeError('series state must be a list of hosts');
+        const now = ctx.clock.now();
+        // Decode everything before taking any of it, so a bad entry leaves the source as it was.
+        const restored = (data as { uuid?: unknown; state?: unknown; releasedAtMs?: unknown }[]).map((item) => {
+          if (typeof item.uuid !== 'string') throw new TypeError('series state: a host without a uuid');
+          return { uuid: item.uuid, state: decodeSeriesHost(item.state), releasedAtMs: typeof item.releasedAtMs === 'number' ? Math.min(item.releasedAtMs, now) : now };
+        });
+        // Every restored host waits in its grace period until the host list names it again.
+        for (const { uuid, state, releasedAtMs } of restored) hostsOf().restoreReleased(uuid, { state, labels: new HostLabels(ctx.account.name, uuid) }, releasedAtMs);
+      },
     },
   };
 };

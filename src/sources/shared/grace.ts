@@ -49,6 +49,18 @@ export class GraceMap<K, V> {
     return dropped;
   }
 
+  /** Every entry, with the time it was released (undefined while live). */
+  *entries(): IterableIterator<[K, V, number | undefined]> {
+    for (const [key, value] of this.live) yield [key, value, undefined];
+    for (const [key, { value, atMs }] of this.released) yield [key, value, atMs];
+  }
+
+  /** Puts back an entry in its grace period (restored state whose target has not been seen yet). */
+  restoreReleased(key: K, value: V, atMs: number): void {
+    if (this.live.has(key)) return;
+    this.released.set(key, { value, atMs });
+  }
+
   /** Live and released entries. */
   get size(): number {
     return this.live.size + this.released.size;

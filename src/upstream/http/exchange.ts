@@ -1,5 +1,5 @@
 import type { Clock } from '../../lib/clock.js';
-import type { UpstreamMetrics, RequestObservation } from '../metrics.js';
+import type { CutOffReason, UpstreamMetrics, RequestObservation } from '../metrics.js';
 import {
   BadRequestError,
   InvalidResponseError,
@@ -66,6 +66,8 @@ export async function exchange(deps: ExchangeDeps, request: ExchangeRequest): Pr
   } catch (error) {
     const mapped = errorForFailure(context, error, request.signal, secrets);
     observe(codeForFailure(error, request.signal), 0);
+    const cutOff = cutOffReason(error);
+    if (cutOff !== undefined) deps.metrics?.countCutOff?.({ ...context, account: deps.account }, cutOff);
     throw mapped;
   }
   observe(response.status, response.body.length);
@@ -126,6 +128,8 @@ function errorForFailure(
         return new TimeoutError(context, message);
       case 'too_large':
         return new InvalidResponseError(context, message, ['body: too large'], error.status);
+      case 'redirect':
+        return new InvalidResponseError(context, message, [`status: ${error.status ?? 'redirect'}`], error.status);
       case 'aborted':
       case 'network':
         return new NetworkError(context, message);
@@ -135,9 +139,18 @@ function errorForFailure(
   return new NetworkError(context, `request failed: ${clip(redact(detail, secrets))}`);
 }
 
+/** Responses the transport cut off on purpose, for `monapi_upstream_responses_cut_off_total`. */
+function cutOffReason(error: unknown): CutOffReason | undefined {
+  if (!(error instanceof TransportFailure)) return undefined;
+  if (error.kind === 'too_large') return 'too_large';
+  if (error.kind === 'redirect') return 'redirect';
+  if (error.kind === 'timeout' && error.deadline) return 'deadline';
+  return undefined;
+}
+
 function codeForFailure(error: unknown, signal: AbortSignal): RequestObservation['code'] {
   if (error instanceof TransportFailure) {
-    if (error.kind === 'too_large') return error.status ?? 'network';
+    if (error.kind === 'too_large' || error.kind === 'redirect') return error.status ?? 'network';
     if (error.kind === 'timeout') return 'timeout';
     if (error.kind === 'aborted') return 'aborted';
     return 'network';

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { rejectionOf } from '../../../test/support/thrown.js';
 import { TransportFailure, UndiciTransport } from './transport.js';
 import { json, startLocalServer, type LocalServer } from '../../../test/support/test-server.js';
 
@@ -15,14 +16,6 @@ describe('UndiciTransport', () => {
     server = undefined;
   });
 
-  async function failureOf(promise: Promise<unknown>): Promise<TransportFailure> {
-    const error = await promise.then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    expect(error).toBeInstanceOf(TransportFailure);
-    return error as TransportFailure;
-  }
 
   it('returns status, lower-case headers and the whole body, and sends the given headers', async () => {
     server = await startLocalServer((_req, res) => json(res, 200, { hello: 'world' }, { 'X-Thing': 'a' }));
@@ -50,7 +43,7 @@ describe('UndiciTransport', () => {
       res.end('x'.repeat(5000));
     });
     transport = new UndiciTransport({ maxResponseBytes: 1000 });
-    const failure = await failureOf(transport.get(`${server.url}/big`, {}, never));
+    const failure = await rejectionOf(TransportFailure, transport.get(`${server.url}/big`, {}, never));
     expect(failure.kind).toBe('too_large');
     expect(failure.message).toContain('1000 bytes');
     expect(failure.status).toBe(200);
@@ -67,7 +60,7 @@ describe('UndiciTransport', () => {
       res.on('close', () => clearInterval(timer));
     });
     transport = new UndiciTransport({ maxResponseBytes: 16 * 1024 });
-    const failure = await failureOf(transport.get(`${server.url}/endless`, {}, never));
+    const failure = await rejectionOf(TransportFailure, transport.get(`${server.url}/endless`, {}, never));
     expect(failure.kind).toBe('too_large');
     expect(failure.message).toContain(`cap of ${16 * 1024} bytes`);
   });
@@ -75,7 +68,7 @@ describe('UndiciTransport', () => {
   it('times out when the server never sends headers', async () => {
     server = await startLocalServer(() => undefined);
     transport = new UndiciTransport({ headersTimeoutMs: 150 });
-    const failure = await failureOf(transport.get(`${server.url}/silent`, {}, never));
+    const failure = await rejectionOf(TransportFailure, transport.get(`${server.url}/silent`, {}, never));
     expect(failure.kind).toBe('timeout');
     expect(failure.message).toContain('headers timeout');
   });
@@ -86,7 +79,7 @@ describe('UndiciTransport', () => {
       res.write('{"hosts": [');
     });
     transport = new UndiciTransport({ bodyTimeoutMs: 150 });
-    const failure = await failureOf(transport.get(`${server.url}/stall`, {}, never));
+    const failure = await rejectionOf(TransportFailure, transport.get(`${server.url}/stall`, {}, never));
     expect(failure.kind).toBe('timeout');
     expect(failure.message).toContain('body timeout');
   });
@@ -96,7 +89,7 @@ describe('UndiciTransport', () => {
     const url = closed.url;
     await closed.close();
     transport = new UndiciTransport();
-    const failure = await failureOf(transport.get(`${url}/x`, {}, never));
+    const failure = await rejectionOf(TransportFailure, transport.get(`${url}/x`, {}, never));
     expect(failure.kind).toBe('network');
     expect(failure.message).toContain('ECONNREFUSED');
   });
@@ -104,7 +97,7 @@ describe('UndiciTransport', () => {
   it('reports a connection the server drops as a network failure', async () => {
     server = await startLocalServer((req) => req.socket.destroy());
     transport = new UndiciTransport();
-    const failure = await failureOf(transport.get(`${server.url}/x`, {}, never));
+    const failure = await rejectionOf(TransportFailure, transport.get(`${server.url}/x`, {}, never));
     expect(failure.kind).toBe('network');
   });
 
@@ -114,14 +107,14 @@ describe('UndiciTransport', () => {
     const controller = new AbortController();
     const pending = transport.get(`${server.url}/slow`, {}, controller.signal);
     setTimeout(() => controller.abort(), 20);
-    const failure = await failureOf(pending);
+    const failure = await rejectionOf(TransportFailure, pending);
     expect(failure.kind).toBe('aborted');
   });
 
   it('does not send when the signal is already aborted', async () => {
     server = await startLocalServer((_req, res) => json(res, 200, {}));
     transport = new UndiciTransport();
-    const failure = await failureOf(transport.get(`${server.url}/x`, {}, AbortSignal.abort()));
+    const failure = await rejectionOf(TransportFailure, transport.get(`${server.url}/x`, {}, AbortSignal.abort()));
     expect(failure.kind).toBe('aborted');
     expect(server.requests).toHaveLength(0);
   });
@@ -129,7 +122,7 @@ describe('UndiciTransport', () => {
   it('refuses to work after close()', async () => {
     transport = new UndiciTransport();
     await transport.close();
-    const failure = await failureOf(transport.get('http://127.0.0.1:9/x', {}, never));
+    const failure = await rejectionOf(TransportFailure, transport.get('http://127.0.0.1:9/x', {}, never));
     expect(failure.message).toContain('closed');
   });
 

@@ -1,4 +1,4 @@
-import { Pool, errors as undiciErrors, type Dispatcher } from 'undici';
+import { EnvHttpProxyAgent, errors as undiciErrors, type Dispatcher } from 'undici';
 
 /**
  * The narrow door between the upstream clients and the network. A client hands over a URL,
@@ -20,18 +20,21 @@ export interface TransportResponse {
  * Why a request produced no complete response. The transport knows nothing of APIs or route
  * templates; `src/upstream/http/exchange.ts` turns these into the typed upstream errors.
  */
-export type TransportFailureKind = 'timeout' | 'network' | 'too_large' | 'aborted';
+export type TransportFailureKind = 'timeout' | 'network' | 'too_large' | 'aborted' | 'redirect';
 
 export class TransportFailure extends Error {
   readonly kind: TransportFailureKind;
   /** Set when the failure happened after the status line arrived (e.g. body too large). */
   readonly status: number | undefined;
+  /** A timeout of the whole request (the deadline), not of one phase. */
+  readonly deadline: boolean;
 
-  constructor(kind: TransportFailureKind, message: string, status?: number) {
+  constructor(kind: TransportFailureKind, message: string, status?: number, deadline = false) {
     super(message);
     this.name = 'TransportFailure';
     this.kind = kind;
     this.status = status;
+    this.deadline = deadline;
   }
 }
 
@@ -42,6 +45,11 @@ export interface UndiciTransportOptions {
   headersTimeoutMs?: number;
   /** Longest silence between two body chunks. */
   bodyTimeoutMs?: number;
+  /**
+   * The whole request, connection, headers and body together. The idle timeouts alone let a
+   * body that drips a byte every few seconds hold a connection (and a budget slot) for good.
+   */
+  deadlineMs?: number;
   /** A response body larger than this fails instead of being buffered. */
   maxResponseBytes?: number;
   /** Concurrent connections per origin; the budget's concurrency cap normally binds first. */
@@ -54,20 +62,52 @@ export const DEFAULT_TRANSPORT_OPTIONS: Readonly<Required<UndiciTransportOptions
   connectTimeoutMs: 5_000,
   headersTimeoutMs: 15_000,
   bodyTimeoutMs: 15_000,
+  deadlineMs: 30_000,
   maxResponseBytes: 8 * 1024 * 1024,
   connectionsPerOrigin: 4,
   keepAliveTimeoutMs: 10_000,
 };
 
+/** How the upstream's certificate is checked. */
+export interface TlsOptions {
+  /** PEM of the CA certificates to trust instead of the system's. */
+  readonly ca?: string | undefined;
+  /** Accept any certificate. Off by default; the exporter warns when it is on. */
+  readonly insecureSkipVerify?: boolean | undefined;
+}
+
+/**
+ * Proxies as curl and Go read them from HTTPS_PROXY, HTTP_PROXY and NO_PROXY (lower case
+ * wins, as in curl). Loopback hosts are never proxied, as in Go's net/http.
+ */
+export interface ProxySettings {
+  readonly httpProxy?: string | undefined;
+  readonly httpsProxy?: string | undefined;
+  readonly noProxy?: string | undefined;
+}
+
+export function proxySettingsFromEnv(env: NodeJS.ProcessEnv): ProxySettings {
+  const pick = (name: string): string | undefined => {
+    const value = env[name.toLowerCase()] ?? env[name];
+    return value === undefined || value.trim() === '' ? undefined : value.trim();
+  };
+  return { httpProxy: pick('HTTP_PROXY'), httpsProxy: pick('HTTPS_PROXY'), noProxy: pick('NO_PROXY') };
+}
+
+const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
+
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
 
-/** One keep-alive `undici.Pool` per origin, created on first use. */
+/**
+ * One keep-alive pool per origin (undici's Agent), behind the proxy the environment names.
+ * Redirects are never followed: the key would travel to wherever the Location points.
+ */
 export class UndiciTransport implements Transport {
   private readonly options: Readonly<Required<UndiciTransportOptions>>;
-  private readonly pools = new Map<string, Pool>();
+  private readonly dispatcher: Dispatcher;
   private closed = false;
 
-  constructor(options: UndiciTransportOptions = {}) {
+  constructor(options: UndiciTransportOptions = {}, tls: TlsOptions = {}, proxy: ProxySettings = {}) {
     const merged = { ...DEFAULT_TRANSPORT_OPTIONS, ...definedOnly(options) };
     for (const [name, value] of Object.entries(merged)) {
       if (!Number.isFinite(value) || value <= 0) {
@@ -75,6 +115,25 @@ export class UndiciTransport implements Transport {
       }
     }
     this.options = merged;
+    const connect = {
+      timeout: merged.connectTimeoutMs,
+      ...(tls.ca !== undefined && { ca: tls.ca }),
+      ...(tls.insecureSkipVerify === true && { rejectUnauthorized: false }),
+    };
+    const noProxy = proxy.noProxy?.trim() === '*' ? '*' : [proxy.noProxy, ...LOOPBACK_HOSTS].filter(Boolean).join(',');
+    this.dispatcher = new EnvHttpProxyAgent({
+      connections: merged.connectionsPerOrigin,
+      headersTimeout: merged.headersTimeoutMs,
+      bodyTimeout: merged.bodyTimeoutMs,
+      keepAliveTimeout: merged.keepAliveTimeoutMs,
+      connect,
+      // Through a proxy the target's TLS is set up inside the tunnel, with these settings.
+      requestTls: connect,
+      // Explicit values, so undici never reads process.env itself: the caller decides.
+      httpProxy: proxy.httpProxy ?? '',
+      httpsProxy: proxy.httpsProxy ?? '',
+      noProxy,
+    });
   }
 
   async get(url: string, headers: Readonly<Record<string, string>>, signal: AbortSignal): Promise<TransportResponse> {
@@ -82,15 +141,24 @@ export class UndiciTransport implements Transport {
     const target = parseHttpUrl(url);
     if (signal.aborted) throw new TransportFailure('aborted', 'request aborted before it was sent');
 
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), this.options.deadlineMs);
+    const stop = () => deadline.abort();
+    signal.addEventListener('abort', stop, { once: true });
     let response: Dispatcher.ResponseData | undefined;
     try {
-      response = await this.pool(target.origin).request({
+      response = await this.dispatcher.request({
+        origin: target.origin,
         method: 'GET',
         path: `${target.pathname}${target.search}`,
         headers: { accept: 'application/json, text/plain;q=0.9', ...headers },
-        signal,
+        signal: deadline.signal,
       });
       const status = response.statusCode;
+      if (status >= 300 && status < 400 && response.headers.location !== undefined) {
+        discard(response.body);
+        throw new TransportFailure('redirect', describeRedirect(target, headerValue(response.headers.location) ?? ''), status);
+      }
       const cap = this.options.maxResponseBytes;
       const declared = Number(headerValue(response.headers['content-length']));
       if (Number.isFinite(declared) && declared > cap) {
@@ -111,32 +179,34 @@ export class UndiciTransport implements Transport {
       return { status, headers: flattenHeaders(response.headers), body: Buffer.concat(chunks, received) };
     } catch (error) {
       if (response && !response.body.destroyed) discard(response.body);
+      if (deadline.signal.aborted && !signal.aborted && !(error instanceof TransportFailure)) {
+        throw new TransportFailure('timeout', `no complete response within the request deadline of ${this.options.deadlineMs / 1000} s`, response?.statusCode, true);
+      }
       throw toTransportFailure(error, signal);
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', stop);
     }
   }
 
-  /** Closes every pool, letting in-flight requests finish. */
+  /** Closes every connection, letting in-flight requests finish. */
   async close(): Promise<void> {
+    if (this.closed) return;
     this.closed = true;
-    const pools = [...this.pools.values()];
-    this.pools.clear();
-    await Promise.all(pools.map((pool) => pool.close()));
+    await this.dispatcher.close();
   }
+}
 
-  private pool(origin: string): Pool {
-    let pool = this.pools.get(origin);
-    if (!pool) {
-      pool = new Pool(origin, {
-        connections: this.options.connectionsPerOrigin,
-        connectTimeout: this.options.connectTimeoutMs,
-        headersTimeout: this.options.headersTimeoutMs,
-        bodyTimeout: this.options.bodyTimeoutMs,
-        keepAliveTimeout: this.options.keepAliveTimeoutMs,
-      });
-      this.pools.set(origin, pool);
-    }
-    return pool;
+/** Where a redirect pointed: the host when it is another one, never the path or query (they may echo a key). */
+function describeRedirect(from: URL, location: string): string {
+  let to: URL | undefined;
+  try {
+    to = new URL(location, from);
+  } catch {
+    to = undefined;
   }
+  const where = to === undefined ? 'an unreadable location' : to.origin === from.origin ? 'another path on the same host' : `another host (${to.host})`;
+  return `redirected to ${where}; redirects are not followed, so the key never travels elsewhere: set base_url to the final address`;
 }
 
 /** Drops the rest of a body (and its connection); the abort error this raises is expected. */

@@ -66,7 +66,7 @@ describe('checks source against the simulator', () => {
     expect(source.requestsPerRun(base)).toBe(1);
   });
 
-  it('forgets a website: its series are retracted and a later poll starts afresh', async () => {
+  it('forgets a website: its series are retracted; back within counter_grace it continues, later it starts afresh', async () => {
     harness = await startSourceHarness();
     const h = harness;
     const [site] = h.simAccount.websites(h.clock.now());
@@ -74,16 +74,24 @@ describe('checks source against the simulator', () => {
     const source = h.source(createChecksSource);
     const group = `checks/sim/${site.id}`;
     const id = `account="sim",website_id="${site.id}",website="${site.name}"`;
+    const successes = () => counterValue(h.sink.lines(group), `monapi_website_checks_total{${id},result="success"}`);
     await source.poll(target(site), signal());
     h.clock.advance(3_600_000);
     await source.poll(target(site), signal());
-    expect(counterValue(h.sink.lines(group), `monapi_website_checks_total{${id},result="success"}`)).toBeGreaterThan(0);
+    const before = successes();
+    expect(before).toBeGreaterThan(0);
 
     source.forget(String(site.id));
     expect(h.sink.groups('checks/')).toEqual([]);
 
-    h.clock.advance(3_600_000);
+    // Back within the grace period (1 h by default): the counter continues, the checks missed meanwhile included.
+    h.clock.advance(30 * 60_000);
     await source.poll(target(site), signal());
-    expect(counterValue(h.sink.lines(group), `monapi_website_checks_total{${id},result="success"}`)).toBe(0);
+    expect(successes()).toBeGreaterThan(before);
+
+    source.forget(String(site.id));
+    h.clock.advance(2 * 3_600_000);
+    await source.poll(target(site), signal());
+    expect(successes()).toBe(0);
   });
 });

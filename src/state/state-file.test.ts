@@ -1,0 +1,54 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadStateFile, STATE_FORMAT, writeStateFile } from './state-file.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'monapi-state-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
+const snapshot = { savedAtMs: NOW, accounts: { prod: { baseUrl: 'https://m.example.com/api/v2', sources: { alerts: { started: true } } } } };
+
+describe('the state file', () => {
+  it('round-trips a snapshot, written with no temporary file left behind and readable only by its owner', async () => {
+    const path = join(dir, 'ok.json');
+    const bytes = await writeStateFile(path, snapshot);
+    expect(bytes).toBe(readFileSync(path).length);
+    expect(readdirSync(dir).filter((f) => f.includes('.tmp-'))).toEqual([]);
+    expect(loadStateFile(path, NOW)).toEqual({ kind: 'loaded', snapshot });
+  });
+
+  it('is simply absent on a first start', () => {
+    expect(loadStateFile(join(dir, 'never-written.json'), NOW)).toEqual({ kind: 'none' });
+  });
+
+  it.each([
+    ['cut short', (text: string) => text.slice(0, text.length / 2), /^not JSON \(/],
+    ['another program’s JSON', () => '{"hello": "world"}', /^not a monapi-exporter-state file$/],
+    ['a future version', () => JSON.stringify({ format: STATE_FORMAT, version: 99, savedAtMs: 1, accounts: {} }), /^state format version 99, this exporter reads version 1$/],
+    ['a field of the wrong type', () => JSON.stringify({ format: STATE_FORMAT, version: 1, savedAtMs: 'x', accounts: {} }), /^malformed \(savedAtMs: /],
+  ])('a file %s is set aside with the reason, never fatal', async (_label, damage, reason) => {
+    const path = join(dir, `bad-${_label.replace(/\W+/g, '-')}.json`);
+    await writeStateFile(path, snapshot);
+    writeFileSync(path, damage(readFileSync(path, 'utf8')));
+    const result = loadStateFile(path, NOW);
+    expect(result.kind).toBe('set_aside');
+    if (result.kind !== 'set_aside') return;
+    expect(result.reason).toMatch(reason);
+    expect(result.movedTo).toBe(`${path}.unreadable-2026-11-22T12-00-00-000Z`);
+    expect(existsSync(path)).toBe(false);
+    expect(existsSync(result.movedTo ?? '')).toBe(true);
+  });
+
+  it('a named pipe in its place is refused without reading it, and left where it is', () => {
+    const path = join(dir, 'pipe.json');
+    execFileSync('mkfifo', [path]);
+    expect(loadStateFile(path, NOW)).toEqual({
+      kind: 'set_aside',
+      reason: 'the state file must be a regular file, not a named pipe (a device, pipe or socket could be endless)',
+      movedTo: undefined,
+    });
+    expect(existsSync(path)).toBe(true);
+  });
+});

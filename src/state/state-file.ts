@@ -1,0 +1,120 @@
+import { closeSync, fsyncSync, lstatSync, openSync, renameSync } from 'node:fs';
+import { open, rename, unlink } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { z } from 'zod';
+import { InputFileError, readBoundedFile } from '../config/input.js';
+
+/**
+ * The state file (`--state.file`): per account, the persistent state of its sources, as one
+ * JSON document. Written atomically: a temporary file beside it, fsync, rename, fsync of the
+ * folder, so a crash at any instant leaves either the old file or the new one, never half of
+ * one. A file that cannot be read as ours (corrupt, truncated by a full disk, another
+ * program's) is renamed aside and reported, never fatal: the exporter starts afresh.
+ */
+
+export const STATE_FORMAT = 'monapi-exporter-state';
+export const STATE_VERSION = 1;
+/** Far above any real state (about 100 bytes per counter), far below what would exhaust memory. */
+export const STATE_FILE_MAX_BYTES = 512 * 1024 * 1024;
+
+const snapshotSchema = z.object({
+  format: z.literal(STATE_FORMAT),
+  version: z.literal(STATE_VERSION),
+  savedAtMs: z.number().finite(),
+  accounts: z.record(z.string(), z.object({ baseUrl: z.string(), sources: z.record(z.string(), z.unknown()) })),
+});
+
+export interface AccountState {
+  /** The account's base URL when saved: state of another upstream is not restored. */
+  readonly baseUrl: string;
+  /** By source name, what each source's `persist.save()` returned. */
+  readonly sources: Readonly<Record<string, unknown>>;
+}
+
+export interface StateSnapshot {
+  readonly savedAtMs: number;
+  readonly accounts: Readonly<Record<string, AccountState>>;
+}
+
+export type StateLoad =
+  | { readonly kind: 'none' }
+  | { readonly kind: 'loaded'; readonly snapshot: StateSnapshot }
+  | { readonly kind: 'set_aside'; readonly reason: string; readonly movedTo: string | undefined };
+
+/** Reads the state file; a missing one is `none`, an unusable one is renamed aside. */
+export function loadStateFile(path: string, nowMs: number): StateLoad {
+  let text: string;
+  try {
+    text = readBoundedFile(path, STATE_FILE_MAX_BYTES, 'state file');
+  } catch (error) {
+    if (error instanceof InputFileError && error.reason.endsWith('file not found')) return { kind: 'none' };
+    return setAside(path, nowMs, error instanceof InputFileError ? error.reason : String(error));
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    return setAside(path, nowMs, `not JSON (${error instanceof Error ? error.message.split('\n')[0] : 'unreadable'}), e.g. cut short by a full disk`);
+  }
+  const parsed = snapshotSchema.safeParse(json);
+  if (!parsed.success) {
+    const foreign = typeof json !== 'object' || json === null || (json as { format?: unknown }).format !== STATE_FORMAT;
+    const version = (json as { version?: unknown } | null)?.version;
+    const reason = foreign
+      ? `not a ${STATE_FORMAT} file`
+      : version !== STATE_VERSION
+        ? `state format version ${JSON.stringify(version)}, this exporter reads version ${STATE_VERSION}`
+        : `malformed (${parsed.error.issues[0]?.path.join('.') ?? ''}: ${parsed.error.issues[0]?.message ?? ''})`;
+    return setAside(path, nowMs, reason);
+  }
+  return { kind: 'loaded', snapshot: { savedAtMs: parsed.data.savedAtMs, accounts: parsed.data.accounts } };
+}
+
+/** Renames a bad state file aside; anything but a regular file (a device, a pipe, a link) is left where it is. */
+function setAside(path: string, nowMs: number, reason: string): StateLoad {
+  try {
+    if (!lstatSync(path).isFile()) return { kind: 'set_aside', reason, movedTo: undefined };
+  } catch {
+    return { kind: 'set_aside', reason, movedTo: undefined };
+  }
+  const movedTo = `${path}.unreadable-${new Date(nowMs).toISOString().replace(/[:.]/g, '-')}`;
+  try {
+    renameSync(path, movedTo);
+    return { kind: 'set_aside', reason, movedTo };
+  } catch {
+    // Not movable (a read-only folder, a device): leave it, the next save replaces it if it can.
+    return { kind: 'set_aside', reason, movedTo: undefined };
+  }
+}
+
+/** Writes the snapshot atomically (temporary file, fsync, rename, fsync of the folder). */
+export async function writeStateFile(path: string, snapshot: StateSnapshot): Promise<number> {
+  const body = JSON.stringify({ format: STATE_FORMAT, version: STATE_VERSION, savedAtMs: snapshot.savedAtMs, accounts: snapshot.accounts });
+  const temporary = `${path}.tmp-${process.pid}`;
+  const handle = await open(temporary, 'w', 0o600);
+  try {
+    await handle.writeFile(body, 'utf8');
+    await handle.sync();
+  } catch (error) {
+    await handle.close();
+    await unlink(temporary).catch(() => undefined);
+    throw error;
+  }
+  await handle.close();
+  await rename(temporary, path);
+  syncFolder(dirname(path));
+  return Buffer.byteLength(body);
+}
+
+/** Makes the rename itself durable; a file system that cannot fsync a folder is left as it is. */
+function syncFolder(folder: string): void {
+  let fd: number | undefined;
+  try {
+    fd = openSync(folder, 'r');
+    fsyncSync(fd);
+  } catch {
+    // e.g. EISDIR/EINVAL on some file systems: the rename is still atomic, only less durable.
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
