@@ -3,6 +3,7 @@ import { createServer as createHttpServer, type IncomingMessage, type RequestLis
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
+import { enforceHeaderDeadline } from './header-deadline.js';
 import { startHttpServer, type RunningServer } from './listen.js';
 import { BasicAuthChecker, loadWebConfig, type WebConfig } from './web-config.js';
 
@@ -69,10 +70,11 @@ export async function startWebServer(app: RequestListener, options: WebServerOpt
   };
   // Client certificates are asked for in the handshake but judged per request, so the open paths stay open.
   const server: Server = tls
-    ? createHttpsServer({ ...serverOptions, ...tls.context, requestCert: tls.clientAuth !== 'NoClientCert', rejectUnauthorized: false })
+    ? createHttpsServer({ ...serverOptions, handshakeTimeout: SERVER_LIMITS.headersTimeoutMs, ...tls.context, requestCert: tls.clientAuth !== 'NoClientCert', rejectUnauthorized: false })
     : createHttpServer(serverOptions);
   server.maxRequestsPerSocket = SERVER_LIMITS.maxRequestsPerSocket;
   server.maxConnections = SERVER_LIMITS.maxConnections;
+  enforceHeaderDeadline(server, SERVER_LIMITS.headersTimeoutMs, tls ? 'secureConnection' : 'connection');
 
   const refresh = () => {
     if (file === undefined || active === undefined) return;
