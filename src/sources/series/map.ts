@@ -137,43 +137,65 @@ export class MissingPointTotals {
   }
 }
 
-interface ParsedPoint {
-  readonly t: number;
-  readonly value: number | null;
-}
-
 interface NamedSeries {
   readonly intervalMs: number;
-  readonly points: readonly ParsedPoint[];
+  /** The points, oldest first, and their times in ms (shared by every series with the same timestamps). */
+  readonly points: readonly SeriesPoint[];
+  readonly times: readonly number[];
 }
 
-/** Every series of a response has the same sample times: parse each timestamp text once. */
-type TimestampCache = Map<string, number>;
+/**
+ * Every series of a response has the same sample times: each timestamp text is parsed once,
+ * and a series whose timestamps equal the previous one's shares its list of times.
+ */
+class TimeAxis {
+  private readonly parsed = new Map<string, number>();
+  private lastTexts: readonly SeriesPoint[] = [];
+  private lastTimes: readonly number[] = [];
 
-function parsePoints(name: string, points: readonly SeriesPoint[], cache: TimestampCache): ParsedPoint[] {
-  const parsed = points.map((p) => {
-    let t = cache.get(p.timestamp);
-    if (t === undefined) cache.set(p.timestamp, (t = parseTimestampMs(p.timestamp, `series ${name} point timestamp`)));
-    return { t, value: p.value };
-  });
-  for (let i = 1; i < parsed.length; i++) {
-    if ((parsed[i]?.t ?? 0) < (parsed[i - 1]?.t ?? 0)) return parsed.sort((a, b) => a.t - b.t);
+  series(name: string, points: readonly SeriesPoint[], intervalMs: number): NamedSeries {
+    if (this.sameTimes(points)) return { intervalMs, points, times: this.lastTimes };
+    const times = new Array<number>(points.length);
+    let ascending = true;
+    for (let i = 0; i < points.length; i++) {
+      const text = (points[i] as SeriesPoint).timestamp;
+      let t = this.parsed.get(text);
+      if (t === undefined) this.parsed.set(text, (t = parseTimestampMs(text, `series ${name} point timestamp`)));
+      times[i] = t;
+      if (i > 0 && t < (times[i - 1] as number)) ascending = false;
+    }
+    if (!ascending) {
+      // Array sort is stable: points of equal time keep their order.
+      const order = times.map((_, i) => i).sort((a, b) => (times[a] as number) - (times[b] as number));
+      return { intervalMs, points: order.map((i) => points[i] as SeriesPoint), times: order.map((i) => times[i] as number) };
+    }
+    this.lastTexts = points;
+    this.lastTimes = times;
+    return { intervalMs, points, times };
   }
-  return parsed;
+
+  private sameTimes(points: readonly SeriesPoint[]): boolean {
+    const last = this.lastTexts;
+    if (points.length !== last.length || points.length === 0) return false;
+    for (let i = 0; i < points.length; i++) if ((points[i] as SeriesPoint).timestamp !== (last[i] as SeriesPoint).timestamp) return false;
+    return true;
+  }
 }
 
 /** Later batches win when a name appears in two. */
 function indexBatches(input: SeriesBatch | SeriesResponse | readonly (SeriesBatch | SeriesResponse)[]): Map<string, NamedSeries> {
   const list = Array.isArray(input) ? input : [input];
   const byName = new Map<string, NamedSeries>();
-  const cache: TimestampCache = new Map();
+  const axis = new TimeAxis();
   for (const item of list as readonly (SeriesBatch | SeriesResponse)[]) {
     const batch = 'series' in item ? batchFromResponse(item) : item;
     if (!Number.isFinite(batch.intervalSeconds) || batch.intervalSeconds <= 0) {
       throw new Error(`series batch: interval must be a positive number of seconds, got ${batch.intervalSeconds}`);
     }
-    for (const [name, points] of Object.entries(batch.points)) {
-      byName.set(name, { intervalMs: batch.intervalSeconds * 1000, points: parsePoints(name, points, cache) });
+    const intervalMs = batch.intervalSeconds * 1000;
+    for (const name in batch.points) {
+      if (!Object.hasOwn(batch.points, name)) continue;
+      byName.set(name, axis.series(name, batch.points[name] as readonly SeriesPoint[], intervalMs));
     }
   }
   return byName;
@@ -186,21 +208,28 @@ function newestGauge(
   stalenessMs: number,
   nanAfterMs: number | undefined,
 ): { value: number; t: number } | undefined {
-  for (let i = series.points.length - 1; i >= 0; i--) {
-    const p = series.points[i];
-    if (p === undefined) continue;
-    if (p.value === null) {
+  const { points, times } = series;
+  for (let i = points.length - 1; i >= 0; i--) {
+    const value = (points[i] as SeriesPoint).value;
+    const t = times[i] as number;
+    if (value === null) {
       // The newest point the agent must have reported by now is a gap: say so with NaN.
-      if (nanAfterMs !== undefined && p.t + series.intervalMs <= nanAfterMs) return { value: NaN, t: p.t };
+      if (nanAfterMs !== undefined && t + series.intervalMs <= nanAfterMs) return { value: NaN, t };
       continue;
     }
-    return nowMs - p.t > stalenessMs ? undefined : { value: toBaseUnit(p.value, metric.unit), t: p.t };
+    return nowMs - t > stalenessMs ? undefined : { value: toBaseUnit(value, metric.unit), t };
   }
   return undefined;
 }
 
 function deltaPoints(series: NamedSeries, metric: SeriesMetric): DeltaPoint[] {
-  return series.points.map((p) => ({ t: p.t, value: p.value === null ? null : toBaseUnit(p.value, metric.unit), sum: 0 }));
+  const { points, times } = series;
+  const out = new Array<DeltaPoint>(points.length);
+  for (let i = 0; i < points.length; i++) {
+    const value = (points[i] as SeriesPoint).value;
+    out[i] = { t: times[i] as number, value: value === null ? null : toBaseUnit(value, metric.unit), sum: 0 };
+  }
+  return out;
 }
 
 /**
@@ -209,11 +238,12 @@ function deltaPoints(series: NamedSeries, metric: SeriesMetric): DeltaPoint[] {
  */
 function timerPoints(count: NamedSeries, mean: NamedSeries, meanMetric: SeriesMetric): DeltaPoint[] {
   const means = new Map<number, number | null>();
-  for (const p of mean.points) means.set(p.t, p.value);
-  return count.points.map((p) => {
-    const m = means.get(p.t) ?? null;
-    if (p.value === null || (p.value !== 0 && m === null)) return { t: p.t, value: null, sum: 0 };
-    return { t: p.t, value: p.value, sum: p.value === 0 ? 0 : p.value * toBaseUnit(m ?? 0, meanMetric.unit) };
+  for (let i = 0; i < mean.points.length; i++) means.set(mean.times[i] as number, (mean.points[i] as SeriesPoint).value);
+  return count.points.map((p, i) => {
+    const t = count.times[i] as number;
+    const m = means.get(t) ?? null;
+    if (p.value === null || (p.value !== 0 && m === null)) return { t, value: null, sum: 0 };
+    return { t, value: p.value, sum: p.value === 0 ? 0 : p.value * toBaseUnit(m ?? 0, meanMetric.unit) };
   });
 }
 

@@ -207,6 +207,17 @@ describe('metric_overrides', () => {
     expect(naming.metric('custom.thing').known).toBe(false);
   });
 
+  it('answers a list of names asked again from memory, and the same names in another order alike', () => {
+    const naming = new SeriesNaming();
+    const names = ['custom.b', 'custom_b', 'system.cpu.user', 'system.load.1'];
+    const first = naming.resolve(names);
+    expect(naming.resolve(new Set(names))).toBe(first);
+    const reordered = naming.resolve([...names].reverse());
+    expect(reordered).toEqual(first);
+    expect(first.metrics.map((m) => m.dotted)).toEqual(['custom.b', 'system.cpu.user', 'system.load.1']);
+    expect(first.collisions).toEqual([{ familyKey: naming.metric('custom.b').familyKey, kept: 'custom.b', dropped: ['custom_b'] }]);
+  });
+
   it('puts a new name into a curated family with its labels and the family HELP', () => {
     const naming = new SeriesNaming({ overrides: { 'system.cpu.nice': { kind: 'gauge', unit: 'percent', family: 'system_cpu_time', labels: { mode: 'nice' } } } });
     const nice = naming.metric('system.cpu.nice');

@@ -179,6 +179,15 @@ interface TimerPlacement {
   readonly timer: string;
 }
 
+/** The metrics to emit for a set of dotted names and the collisions among them; shared, never to be changed. */
+export interface ResolvedNames {
+  readonly metrics: readonly SeriesMetric[];
+  readonly collisions: readonly SeriesCollision[];
+}
+
+/** Distinct name lists whose resolution is remembered; beyond it the memo starts again. */
+const MAX_RESOLVED_SETS = 512;
+
 /** One row of the documentation table of the families. */
 export interface FamilyDoc {
   readonly name: string;
@@ -213,6 +222,8 @@ export class SeriesNaming {
   /** Known names that lost to another known name at construction. */
   private readonly knownLosers = new Map<string, SeriesCollision>();
   private readonly reservedPrefixes: readonly string[];
+  /** `resolve`'s answers by the list of names asked (as JSON), at most MAX_RESOLVED_SETS. */
+  private readonly resolved = new Map<string, ResolvedNames>();
 
   constructor(options: SeriesNamingOptions = {}) {
     const catalogue = options.catalogue ?? METRIC_CATALOGUE;
@@ -273,7 +284,19 @@ export class SeriesNaming {
    * collisions among them. Empty names are ignored; an all-device total is left out when
    * per-device names of it are present.
    */
-  resolve(dottedNames: Iterable<string>): { metrics: SeriesMetric[]; collisions: SeriesCollision[] } {
+  resolve(dottedNames: Iterable<string>): ResolvedNames {
+    // A host asks for the same names poll after poll, and hosts of one kind for the same ones.
+    const names = Array.isArray(dottedNames) ? (dottedNames as readonly string[]) : [...dottedNames];
+    const key = JSON.stringify(names);
+    const known = this.resolved.get(key);
+    if (known) return known;
+    const result = this.resolveNow(names);
+    if (this.resolved.size >= MAX_RESOLVED_SETS) this.resolved.clear();
+    this.resolved.set(key, result);
+    return result;
+  }
+
+  private resolveNow(dottedNames: readonly string[]): ResolvedNames {
     const unique = [...new Set(dottedNames)].filter((n) => n !== '').sort();
     const brokenDown = this.brokenDownTotals(unique);
     const metrics: SeriesMetric[] = [];

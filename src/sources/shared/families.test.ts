@@ -43,6 +43,20 @@ describe('FamilyCollector', () => {
     expect(sampleLines(c.toFamilies())).toEqual(['monapi_g{a="1"} 5', 'monapi_g{a="2"} 7', 'monapi_i_info{a="1"} 1']);
   });
 
+  it('finds a duplicate written in another order, in a small family and in one past the comparison limit', () => {
+    for (const size of [2, 8, 9, 30]) {
+      const c = new FamilyCollector();
+      const g = gaugeSpec('monapi_g', 'g');
+      for (let i = 0; i < size; i++) expect(c.add(g, { host: `h${i}`, account: 'a' }, i)).toBe(true);
+      for (let i = 0; i < size; i++) expect(c.add(g, { account: 'a', host: `h${i}` }, -1)).toBe(false);
+      expect(c.add(g, { account: 'a' }, 1)).toBe(true);
+      expect(c.add(g, { account: 'a', host: 'h0', extra: '' }, 1)).toBe(true);
+      expect(c.add(g, { account: 'a', extra: undefined as unknown as string }, 1)).toBe(true);
+      expect(c.duplicates).toBe(size);
+      expect(c.toFamilies()[0]?.samples.map((s) => ('value' in s ? s.value : NaN)).filter((v) => v < 0)).toEqual([]);
+    }
+  });
+
   it('drops declared families without samples', () => {
     const c = new FamilyCollector();
     c.declare(gaugeSpec('monapi_empty', 'e'));

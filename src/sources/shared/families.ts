@@ -63,9 +63,29 @@ export function labelKey(labels: Labels): string {
   return key;
 }
 
-type FamilyEntry =
-  | { readonly spec: ScalarSpec; readonly samples: ScalarSample[]; readonly keys: Set<string> }
-  | { readonly spec: SummarySpec; readonly samples: SummarySample[]; readonly keys: Set<string> };
+/** Label sets of the same names with the same values, in any order. */
+function sameLabels(a: Labels, b: Labels): boolean {
+  if (a === b) return true;
+  let names = 0;
+  for (const name in a) {
+    if (a[name] !== b[name] || !Object.hasOwn(b, name)) return false;
+    names += 1;
+  }
+  for (const _name in b) names -= 1;
+  return names === 0;
+}
+
+/**
+ * A family holding this few samples finds a duplicate by comparing label sets; a larger one
+ * keeps their keys. Most families of a mapper's call hold one or a few samples (one host's
+ * series), where building a key per sample cost more than the rest of the mapping.
+ */
+const COMPARE_UP_TO = 8;
+
+type FamilyEntry = (
+  | { readonly spec: ScalarSpec; readonly samples: ScalarSample[] }
+  | { readonly spec: SummarySpec; readonly samples: SummarySample[] }
+) & { keys: Set<string> | undefined };
 
 /**
  * Collects samples into families in first-seen order. A second sample with the same label
@@ -84,7 +104,7 @@ export class FamilyCollector {
 
   add(spec: ScalarSpec, labels: Labels, value: number, timestampMs?: number): boolean {
     const entry = this.entry(spec);
-    if (!this.claim(entry.keys, labels)) return false;
+    if (!this.claim(entry, labels)) return false;
     (entry.samples as ScalarSample[]).push(timestampMs === undefined ? { labels, value } : { labels, value, timestampMs });
     return true;
   }
@@ -92,7 +112,7 @@ export class FamilyCollector {
   /** `quantiles`: ascending `[quantile, value]` pairs; a value may be NaN when unknown. */
   addSummary(spec: SummarySpec, labels: Labels, quantiles: SummarySample['quantiles'], sum: number, count: number): boolean {
     const entry = this.entry(spec);
-    if (!this.claim(entry.keys, labels)) return false;
+    if (!this.claim(entry, labels)) return false;
     (entry.samples as SummarySample[]).push({ labels, quantiles, sum, count });
     return true;
   }
@@ -108,14 +128,22 @@ export class FamilyCollector {
     return out;
   }
 
-  private claim(keys: Set<string>, labels: Labels): boolean {
-    const key = labelKey(labels);
-    if (keys.has(key)) {
-      this.duplicates += 1;
-      return false;
+  private claim(entry: FamilyEntry, labels: Labels): boolean {
+    const samples: readonly { readonly labels: Labels }[] = entry.samples;
+    if (entry.keys === undefined && samples.length < COMPARE_UP_TO) {
+      if (samples.some((sample) => sameLabels(sample.labels, labels))) return this.duplicate();
+      return true;
     }
-    keys.add(key);
+    entry.keys ??= new Set(samples.map((sample) => labelKey(sample.labels)));
+    const key = labelKey(labels);
+    if (entry.keys.has(key)) return this.duplicate();
+    entry.keys.add(key);
     return true;
+  }
+
+  private duplicate(): false {
+    this.duplicates += 1;
+    return false;
   }
 
   private entry(spec: ScalarSpec | SummarySpec): FamilyEntry {
@@ -127,7 +155,7 @@ export class FamilyCollector {
       }
       return existing;
     }
-    const created = { spec, samples: [], keys: new Set<string>() } as FamilyEntry;
+    const created = { spec, samples: [], keys: undefined } as FamilyEntry;
     this.families.set(spec.name, created);
     return created;
   }

@@ -39,18 +39,30 @@ export const decodeSeries: JsonDecoder<SeriesResponse> = (raw, context) => {
   }
   const series: Record<string, SeriesPoint[]> = {};
   const dropped: DroppedItem[] = [];
+  const times = new PlainTimes();
   let kept = 0;
-  for (const [name, points] of Object.entries(seriesField.value)) {
+  const all = seriesField.value;
+  for (const name in all) {
+    if (!Object.hasOwn(all, name)) continue;
+    const points = all[name];
     if (!Array.isArray(points)) {
       dropped.push({ path: `series[${JSON.stringify(name)}]`, reason: 'wrong_type', field: 'series', issue: `expected a list of points, got ${describe(points)}` });
       continue;
     }
-    const good: SeriesPoint[] = [];
-    points.forEach((point, index) => {
+    // The parsed list itself while every point is plain; a copy from the first one that is not.
+    let good: SeriesPoint[] | undefined;
+    for (let index = 0; index < points.length; index++) {
+      const point: unknown = points[index];
+      if (times.isPlain(point, index)) {
+        good?.push(point as SeriesPoint);
+        continue;
+      }
+      good ??= (points as SeriesPoint[]).slice(0, index);
       const read = readPoint(point);
       if ('problem' in read) dropped.push({ path: `series[${JSON.stringify(name)}][${index}]`, ...read.problem });
       else good.push(read);
-    });
+    }
+    good ??= points as SeriesPoint[];
     series[name] = good;
     kept += good.length;
   }
@@ -66,6 +78,28 @@ export const decodeSeries: JsonDecoder<SeriesResponse> = (raw, context) => {
     notes,
   };
 };
+
+/**
+ * Points already in the documented form (`{"timestamp": <RFC 3339 as the document writes it>,
+ * "value": <finite number or null>}`) are kept as parsed, not copied: a series body is mostly
+ * points, and each metric of a response repeats the same timestamps (fields a point carries
+ * beside these two ride along unread). `isPlain` remembers the timestamp text seen at each
+ * position, so the pattern runs once per position, not per point.
+ */
+class PlainTimes {
+  private readonly seen: string[] = [];
+
+  isPlain(point: unknown, index: number): boolean {
+    if (typeof point !== 'object' || point === null) return false;
+    const { timestamp, value } = point as { timestamp?: unknown; value?: unknown };
+    if (typeof timestamp !== 'string') return false;
+    if (value !== null && (typeof value !== 'number' || !Number.isFinite(value))) return false;
+    if (this.seen[index] === timestamp) return true;
+    if (!PLAIN_RFC3339.test(timestamp)) return false;
+    if (index <= this.seen.length) this.seen[index] = timestamp;
+    return true;
+  }
+}
 
 function readPoint(point: unknown): SeriesPoint | { problem: Omit<DroppedItem, 'path'> } {
   if (!isRecord(point)) return { problem: { reason: 'not_an_object', field: '(point)', issue: `expected a point, got ${describe(point)}` } };

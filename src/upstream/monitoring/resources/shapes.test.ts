@@ -451,6 +451,17 @@ describe('/hosts/{uuid}/metrics/series', () => {
     expect(dropped).toEqual([{ path: 'series["system.cpu.user"][1]', reason: 'invalid_value', field: 'value', issue: 'value: "high" is not a number' }]);
   });
 
+  it('keeps the order of documented points around ones it has to read or drop', () => {
+    const at = (minute: number) => `2024-05-01T10:0${minute}:00Z`;
+    const sent = [{ timestamp: at(1), value: 1 }, { time: at(2), value: '2' }, { timestamp: at(3), value: 'x' }, { timestamp: at(4), value: null }, { timestamp: 'soon', value: 5 }, { timestamp: at(6), value: 6 }];
+    const { value, dropped } = decode('series', { interval: 60, series: { a: sent, b: [sent[0], sent[3]] } });
+    expect(value.series).toEqual({
+      a: [{ timestamp: at(1), value: 1 }, { timestamp: at(2), value: 2 }, { timestamp: at(4), value: null }, { timestamp: at(6), value: 6 }],
+      b: [{ timestamp: at(1), value: 1 }, { timestamp: at(4), value: null }],
+    });
+    expect(dropped.map((d) => d.path)).toEqual(['series["a"][2]', 'series["a"][4]']);
+  });
+
   it('refuses a body without an interval: how long a point covers decides how deltas are counted', () => {
     expect(refusal('series', { series: {} })).toContain('interval is missing');
   });
