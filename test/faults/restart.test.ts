@@ -1,6 +1,9 @@
 import { copyFileSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { expectedAlertEvents } from '../support/truth.js';
+import { exportedAlertEvents } from '../support/truth-run.js';
+import { recordUpstreamRequests, type UpstreamLog } from '../support/upstream-log.js';
 import { deltaOf, familySum, readState, startRig, type Rig, type SavedState } from './harness.js';
 
 /**
@@ -19,7 +22,10 @@ const METRIC = 'system.net.bytes_rcvd';
 const FAMILY = 'monapi_system_network_receive_bytes_total';
 
 let rig: Rig | undefined;
+let log: UpstreamLog | undefined;
 afterEach(async () => {
+  log?.stop();
+  log = undefined;
   await rig?.close();
   rig = undefined;
 });
@@ -38,7 +44,7 @@ function mulberry32(seed: number): () => number {
 const deltaOfMetric = (state: SavedState, uuid: string) => deltaOf(state, uuid, METRIC);
 
 describe('kill -9 at random moments, downtime, restart from the state file', () => {
-  it.each([1, 2])('seed %i: final counters equal the ground truth, and no scrape ever sees one go down', async (seed) => {
+  it.each([1, 3])('seed %i: final counters equal the ground truth, and no scrape ever sees one go down', async (seed) => {
     const random = mulberry32(seed);
     rig = await startRig({
       simulator: { hosts: 3, websites: 2, seed: `restart-${seed}`, lateData: { lateShare: 0.3, maxLatenessMinutes: 30, neverShare: 0.05 }, rateLimitPerMinute: 100_000, burst: 10_000 },
@@ -50,6 +56,7 @@ describe('kill -9 at random moments, downtime, restart from the state file', () 
     const simAccount = r.sim.world.accountByKey(r.sim.keys.pro);
     if (!simAccount) throw new Error('no simulated account');
 
+    log = recordUpstreamRequests(r.clock);
     await r.start({ stateFile });
     // The cursor each counter started from: read right after the first poll of each host.
     const startCursor = new Map<string, number>();
@@ -120,5 +127,9 @@ describe('kill -9 at random moments, downtime, restart from the state file', () 
       expect(counted, `website ${site.id}`).toBe(simAccount.checkCount(Number(site.id), from.checkedAtMs + 1, to.checkedAtMs));
       expect(counted).toBeGreaterThan(10);
     }
+    // Alert events: each one the simulator raised after the first read counted once, across all the kills.
+    const expectedEvents = expectedAlertEvents(simAccount, log, r.clock.now());
+    expect(Object.fromEntries(exportedAlertEvents(await r.scrape(), 'pro'))).toEqual(Object.fromEntries(expectedEvents ?? []));
+    expect([...(expectedEvents?.values() ?? [])].reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
   }, 180_000);
 });
