@@ -8,7 +8,7 @@ import type { RequestGate } from '../../budget/types.js';
 import type { Transport } from '../../upstream/http/transport.js';
 import { MonitoringClient } from '../../upstream/monitoring/client.js';
 import { METRIC_CATALOGUE } from '../../upstream/monitoring/metric-catalogue.js';
-import type { Host } from '../../upstream/monitoring/schemas.js';
+import type { InventoryHost } from '../types.js';
 import type { HostSource, SourceContext } from '../types.js';
 import { createSeriesSource } from './index.js';
 import { counterKeysOf } from './map.js';
@@ -91,7 +91,7 @@ function setup(arrival: (minute: number) => number, value: (name: string, minute
   if (!account) throw new Error('no account');
   const client = new MonitoringClient({ baseUrl: BASE_URL, apiKey: 'k', transport: upstream.transport, gate: passGate, clock });
   const recorded = recordingSink();
-  const host: Host = {
+  const host: InventoryHost = {
     uuid: UUID,
     hostname: 'web-1',
     type: 'linux',

@@ -1,5 +1,6 @@
 import type { FamilySamples, Labels } from '../../exposition/model.js';
-import type { LatestValue, SeriesPoint, SeriesResponse } from '../../upstream/monitoring/schemas.js';
+import type { LatestValue } from '../../upstream/monitoring/resources/latest.js';
+import type { SeriesPoint, SeriesResponse } from '../../upstream/monitoring/resources/series.js';
 import { counterSpec, FamilyCollector } from '../shared/families.js';
 import { globMatcher } from '../shared/glob.js';
 import { carryAbsent } from '../shared/grace.js';
