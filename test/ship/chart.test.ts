@@ -261,6 +261,15 @@ describe('the chart (helm 4 unless said)', () => {
       }
     });
 
+    it('points every runbook_url at prometheusRule.runbookBaseUrl when it is set', () => {
+      const runbookUrls = (objects: K8sObject[]) =>
+        (find<IPrometheusRule>(objects, 'PrometheusRule').spec.groups ?? []).flatMap((g) => (g.rules ?? []).map((r) => r.annotations?.runbook_url)).filter((u) => u !== undefined);
+      const shipped = runbookUrls(render(4, { values: ['full-values.yaml'] }));
+      expect(shipped.length).toBeGreaterThan(5);
+      const moved = runbookUrls(render(4, { values: ['full-values.yaml'], set: ['prometheusRule.runbookBaseUrl=https://wiki.example.com/monapi/runbooks'] }));
+      expect(moved).toEqual(shipped.map((u) => u.replace(/^[^#]*/, 'https://wiki.example.com/monapi/runbooks')));
+    });
+
     it('turns files/rules/*.yaml into PrometheusRule groups and files/dashboards/*.json into a sidecar ConfigMap', () => {
       const chart = join(copy, 'monapi-exporter');
       cpSync(CHART, chart, { recursive: true });
