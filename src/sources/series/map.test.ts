@@ -126,6 +126,13 @@ describe('mapSeries gauges', () => {
     expect(labelsOf(second)).toEqual(labelsOf(first));
     labelsOf(second).forEach((l, i) => expect(l).toBe(labelsOf(first)[i]));
   });
+
+  it('puts the host labels first and the metric labels after them', () => {
+    const labels = new HostLabels('prod', 'h1');
+    const metric = new SeriesNaming().metric('system.io.iops_r|sda');
+    expect(Object.entries(labels.of(metric))).toEqual([['account', 'prod'], ['host_uuid', 'h1'], ['device', 'sda']]);
+    expect(labels.of(new SeriesNaming().metric('system.load.1'))).toBe(labels.host);
+  });
 });
 
 /** Runs polls of one delta metric; returns the counter after each and the final state. */
