@@ -320,6 +320,20 @@ async function capture(url: string, headers: Readonly<Record<string, string>>, w
   return res.body;
 }
 
+/**
+ * The identity and gzip bodies of one format, checked to be the same text. The exporter keeps
+ * polling, and its self-metrics at the top change between two requests, so a pair that
+ * differs is asked for again before the gzip body counts as broken.
+ */
+async function capturePair(url: string, accept: string, what: string): Promise<{ identity: Buffer; gzip: Buffer }> {
+  for (let attempt = 1; ; attempt++) {
+    const identity = await capture(url, { accept }, what);
+    const gzip = await capture(url, { accept, 'accept-encoding': 'gzip' }, `${what} gzip`);
+    if (gunzipSync(gzip).toString().startsWith(identity.toString().slice(0, 10_000))) return { identity, gzip };
+    if (attempt === 5) throw new Error(`the exporter's gzip body (${what}) decodes to other text than its identity body, 5 times in a row`);
+  }
+}
+
 /** Checks that nginx answers each variant with exactly the file's bytes, before any figure counts. */
 async function verifyFloor(nginx: RunningNginx, variant: Variant, expected: Buffer): Promise<void> {
   const res = await rawRequest(`${nginx.origin}${variant.nginxPath}`, { headers: { ...variant.headers } });
@@ -422,18 +436,10 @@ async function runStep(targetSeries: number, accountsOverride: number | undefine
 
     const metricsUrl = `${exporter.url}/metrics`;
     const bodies = {
-      '/text': {
-        identity: await capture(metricsUrl, { accept: TEXT_ACCEPT }, 'exporter text'),
-        gzip: await capture(metricsUrl, { accept: TEXT_ACCEPT, 'accept-encoding': 'gzip' }, 'exporter text gzip'),
-      },
-      '/openmetrics': {
-        identity: await capture(metricsUrl, { accept: PROMETHEUS_3_ACCEPT }, 'exporter OpenMetrics'),
-        gzip: await capture(metricsUrl, { accept: PROMETHEUS_3_ACCEPT, 'accept-encoding': 'gzip' }, 'exporter OpenMetrics gzip'),
-      },
+      '/text': await capturePair(metricsUrl, TEXT_ACCEPT, 'exporter text'),
+      '/openmetrics': await capturePair(metricsUrl, PROMETHEUS_3_ACCEPT, 'exporter OpenMetrics'),
     };
     for (const [path, body] of Object.entries(bodies)) {
-      const decoded = gunzipSync(body.gzip).toString();
-      if (!decoded.startsWith(body.identity.toString().slice(0, 10_000))) throw new Error(`the exporter's gzip body of ${path} does not decode to its identity body`);
       nginx.write({ path, contentType: CONTENT_TYPES[path as keyof typeof CONTENT_TYPES] }, body.identity, body.gzip);
     }
 
