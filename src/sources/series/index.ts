@@ -51,6 +51,15 @@ export const createSeriesSource: MonitoringSourceFactory = (ctx): HostSource => 
   const missing = new MissingPointTotals();
   const group = (uuid: string) => groupName('series', ctx.account.name, uuid);
   const namesOf = (uuid: string) => namingOf().fetchable(ctx.inventory.metricNames.get(uuid) ?? []);
+  // The planner asks for every host on every turn; hosts of one kind share their list of names.
+  const batchCounts = new WeakMap<readonly string[], Map<number, number>>();
+  const batchCount = (urlOverhead: number, names: readonly string[]): number => {
+    let byOverhead = batchCounts.get(names);
+    if (!byOverhead) batchCounts.set(names, (byOverhead = new Map<number, number>()));
+    let count = byOverhead.get(urlOverhead);
+    if (count === undefined) byOverhead.set(urlOverhead, (count = planSeriesBatches(urlOverhead, names, DEFAULT_MAX_URL_LENGTH).length));
+    return count;
+  };
 
   return {
     name: 'series',
@@ -59,8 +68,7 @@ export const createSeriesSource: MonitoringSourceFactory = (ctx): HostSource => 
     scope: 'host',
     priority: 'bulk',
     cadenceMs: (host) => (host.online ? ctx.account.cadenceMs.series : ctx.account.cadenceMs.seriesOffline),
-    requestsPerRun: (host) =>
-      planSeriesBatches(ctx.account.baseUrl.length + host.uuid.length + SERIES_URL_OVERHEAD, namesOf(host.uuid), DEFAULT_MAX_URL_LENGTH).length,
+    requestsPerRun: (host) => batchCount(ctx.account.baseUrl.length + host.uuid.length + SERIES_URL_OVERHEAD, namesOf(host.uuid)),
     ready: (host) => namesOf(host.uuid).length > 0,
     async poll(host, signal) {
       const names = namesOf(host.uuid);

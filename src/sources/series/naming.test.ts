@@ -146,6 +146,17 @@ describe('per-device names', () => {
     expect(naming.fetchable(names)).toBe(names);
   });
 
+  it('answers a shared (frozen) list from memory, and never remembers one that may change', () => {
+    const shared = Object.freeze(['system.disk.used', 'system.disk.used|/']);
+    const first = naming.fetchable(shared);
+    expect(first).toEqual(['system.disk.used|/']);
+    expect(naming.fetchable(shared)).toBe(first);
+    const open = ['system.disk.used', 'system.disk.used|/'];
+    expect(naming.fetchable(open)).toEqual(['system.disk.used|/']);
+    open.pop();
+    expect(naming.fetchable(open)).toEqual(['system.disk.used']);
+  });
+
   it('names an unknown per-CPU name as an unknown gauge', () => {
     expect(naming.metric('system.cpu.user|cpu0')).toMatchObject({ known: false, familyKey: 'monapi_system_cpu_user_cpu0', labels: {} });
   });

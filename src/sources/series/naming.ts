@@ -224,6 +224,8 @@ export class SeriesNaming {
   private readonly reservedPrefixes: readonly string[];
   /** `resolve`'s answers by the list of names asked (as JSON), at most MAX_RESOLVED_SETS. */
   private readonly resolved = new Map<string, ResolvedNames>();
+  /** Hosts of one kind share one frozen list of names (metric-catalogue/name-lists.ts). */
+  private readonly fetchableOf = new WeakMap<readonly string[], readonly string[]>();
 
   constructor(options: SeriesNamingOptions = {}) {
     const catalogue = options.catalogue ?? METRIC_CATALOGUE;
@@ -275,8 +277,12 @@ export class SeriesNaming {
    * whose per-device names are in the list too (the mapping leaves it out).
    */
   fetchable(dottedNames: readonly string[]): readonly string[] {
+    const known = this.fetchableOf.get(dottedNames);
+    if (known) return known;
     const brokenDown = this.brokenDownTotals(dottedNames);
-    return brokenDown.size === 0 ? dottedNames : dottedNames.filter((n) => !brokenDown.has(n));
+    const fetchable = brokenDown.size === 0 ? dottedNames : dottedNames.filter((n) => !brokenDown.has(n));
+    if (Object.isFrozen(dottedNames)) this.fetchableOf.set(dottedNames, fetchable);
+    return fetchable;
   }
 
   /**
