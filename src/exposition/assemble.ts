@@ -10,21 +10,30 @@ import { DEFLATE_WINDOW, crc32Combine, crc32Of, deflateUnit } from './gzip.js';
  * keeps the last L of the others.
  *
  * Compression, the expensive part, is split into units compressed independently on the
- * libuv thread pool, each with the 32 KiB of body before it as a preset dictionary, so the
+ * libuv thread pool. Small families and families whose OpenMetrics lines differ go into
+ * per-format units, each with the 32 KiB of body before it as a preset dictionary, so the
  * result is as small as compressing the body in one go (DEFLATE back references never reach
- * further back than 32 KiB; the decoder's window holds exactly those bytes). A family's
- * lines beyond its first few KiB are preceded by its own lines in both formats, so their
- * units are compressed once for both bodies and kept while the family does not change. Only
- * the units holding headers (and the first KiB of lines after them) are compressed per format
- * and per build: a few KiB per family.
+ * further back than 32 KiB; the decoder's window holds exactly those bytes).
+ *
+ * A large family's lines are the same in both formats; they are laid out as runs of groups,
+ * each run compressed once, on its own (no dictionary), for both bodies and kept while none of
+ * its groups changes. A build dissolves only the runs holding a changed group and lays their
+ * groups out again as new runs at the end of the family. The exporter polls each host at a
+ * steady pace, so the groups that change together in one build tend to change together again:
+ * a build compresses about what changed, not the whole family. Within a run, groups keep
+ * their order; across runs, the order follows the history of changes.
  */
 
-/** Lines of a family that get compressed units of their own (shared by both formats) beyond this size. */
-const SHARED_MIN = 64 * 1024;
-/** Lines compressed with the header in the per-format unit; what follows is preceded by lines only. */
-const FIRST = 4 * 1024;
-/** Size of shared units; large enough to amortize the dictionary, small enough to spread over threads. */
-const SHARED_UNIT = 256 * 1024;
+/** Lines of a family laid out as runs (shared by both formats) beyond this size. */
+export const RUNS_MIN = 64 * 1024;
+/**
+ * A run is closed once it holds this much. Smaller runs are redone less often but compress
+ * worse on their own: at 32 KiB a family's runs are about 6% larger than the family compressed
+ * in one go, its groups in order.
+ */
+export const RUN_TARGET = 32 * 1024;
+/** Raw bytes handed to zlib at once by per-format units. */
+const SLICE = 256 * 1024;
 /** A per-format unit is closed once it holds this much (several small families share one). */
 const UNIT_TARGET = 64 * 1024;
 /** Compressions in flight at once: the libuv thread pool has 4 threads by default. */
@@ -39,7 +48,7 @@ export interface CompressedUnit<Deflated = Buffer> {
 
 /**
  * What the builder keeps of a family's lines between builds, while they stay the same: what
- * the per-format units are made from again each build, and the shared units. The whole lines
+ * the per-format units are made from again each build, and the runs' units. The whole lines
  * go to the serving thread; they are kept here only where the per-format units need them all.
  */
 export interface BuiltFamily<Deflated = Buffer> {
@@ -48,11 +57,23 @@ export interface BuiltFamily<Deflated = Buffer> {
   /** All of the lines: for small families and for families whose OpenMetrics lines differ. */
   readonly lines: Buffer | undefined;
   readonly openMetricsLines: Buffer | undefined;
-  /** Of a large family: its first FIRST bytes and its last DEFLATE_WINDOW bytes. */
-  readonly head: Buffer | undefined;
+  /** Of a family laid out as runs: its last DEFLATE_WINDOW bytes, the next unit's dictionary. */
   readonly tail: Buffer | undefined;
-  /** Units of the lines from FIRST on, when the family is large and the same in both formats. */
+  /** Of a family laid out as runs: their units in order, the same in both formats. */
   readonly shared: readonly CompressedUnit<Deflated>[];
+}
+
+/**
+ * How a large family's lines were last laid out as runs: the run of every group (by slot),
+ * and each run's unit, runs numbered in body order. A build replaces it, never edits it.
+ */
+export interface FamilyRuns {
+  /** By group slot: the number of the run holding the group's lines of this family, or -1. */
+  readonly runOf: Int32Array;
+  readonly units: readonly CompressedUnit[];
+  /** The family's lines as laid out (in shared memory, read by both threads), and where each run ends in them. */
+  readonly lines: Buffer;
+  readonly ends: readonly number[];
 }
 
 export interface FamilyToBuild {
@@ -60,9 +81,15 @@ export interface FamilyToBuild {
   readonly openMetricsHeader: Buffer;
   /** The last build of this family's lines, when they have not changed since. */
   readonly previous: BuiltFamily | undefined;
+  /** The runs of the last build that laid this family out as runs, if any. */
+  readonly runs: FamilyRuns | undefined;
+  /** Slots of the groups whose lines of this family changed, came or went since then. */
+  readonly changedSlots: readonly number[];
 }
 
 export interface GroupToBuild {
+  /** A small number of its own while the group exists, reused after it goes. */
+  readonly slot: number;
   /** Stable ids of its families, in the order of its segments. */
   readonly familyIds: Int32Array;
   readonly lines: Buffer;
@@ -97,6 +124,10 @@ export interface BuildOutput {
   /** Per family: the lines laid out in this build (undefined where `previous` was reused). */
   readonly lines: readonly (Buffer | undefined)[];
   readonly openMetricsLines: readonly (Buffer | undefined)[];
+  /** Per family: its runs for the next build (the same object where `previous` was reused). */
+  readonly runs: readonly (FamilyRuns | undefined)[];
+  /** Raw bytes this build compressed, of both bodies (a measure of its work). */
+  readonly compressedBytes: number;
 }
 
 function segmentStart(ends: Uint32Array, i: number): number {
@@ -108,21 +139,97 @@ function ownBuffer(size: number): Buffer {
   return Buffer.from(new ArrayBuffer(size));
 }
 
+/** In shared memory: the serving thread reads it while the builder keeps it for the next build. */
+function sharedBuffer(size: number): Buffer {
+  return Buffer.from(new SharedArrayBuffer(size));
+}
+
 function copyOf(buffer: Buffer): Buffer {
   const copy = ownBuffer(buffer.length);
   buffer.copy(copy);
   return copy;
 }
 
-/** Copies every changed family's lines out of the groups, in group order. */
-function layOutLines(input: BuildInput): { lines: (Buffer | undefined)[]; openMetricsLines: (Buffer | undefined)[] } {
+/** A family laid out as runs in this build: where each run ends in its lines, and the runs kept as they were. */
+interface RunLayout {
+  readonly runOf: Int32Array;
+  /** Per run in body order: its end in the family's lines. */
+  readonly ends: readonly number[];
+  /** Per run: its unit from the last build, or undefined for a run laid out anew. */
+  readonly kept: readonly (CompressedUnit | undefined)[];
+}
+
+interface Layout {
+  readonly lines: (Buffer | undefined)[];
+  readonly openMetricsLines: (Buffer | undefined)[];
+  readonly runs: (RunLayout | undefined)[];
+}
+
+/** In `runOf` while laying out: a group to place in a new run, with the groups that changed or after them. */
+const LEFTOVER = -1;
+const CHANGED = -2;
+/** In `runOf` while laying out: the k-th new run of leftovers is LEFTOVER_RUN + k, of changed groups CHANGED_RUN + k. */
+const LEFTOVER_RUN = 1 << 28;
+const CHANGED_RUN = 1 << 29;
+
+/**
+ * Dissolves the runs holding a changed group, and numbers the others 0.. in order. The
+ * changed groups will go into new runs of their own at the end (with the last run when it is
+ * short, so that runs do not splinter), the other groups of dissolved runs into new runs
+ * before them: the groups that changed together stay together. Edits `runOf` of the last
+ * build in place: a failed build discards every family's runs.
+ */
+interface KeptRuns {
+  readonly runOf: Int32Array;
+  readonly kept: CompressedUnit[];
+  /** Per kept run: its bytes in the last build's lines, copied in one piece. */
+  readonly keptBytes: Buffer[];
+}
+
+function keepRuns(previous: FamilyRuns | undefined, changedSlots: readonly number[], slots: number): KeptRuns {
+  if (!previous) return { runOf: new Int32Array(slots).fill(LEFTOVER), kept: [], keptBytes: [] };
+  let runOf = previous.runOf;
+  if (runOf.length < slots) {
+    const grown = new Int32Array(Math.max(slots, runOf.length * 2)).fill(LEFTOVER);
+    grown.set(runOf);
+    runOf = grown;
+  }
+  const dissolved = new Uint8Array(previous.units.length);
+  for (const slot of changedSlots) {
+    const run = slot < runOf.length ? (runOf[slot] as number) : -1;
+    if (run >= 0) dissolved[run] = 1;
+  }
+  let lastKept = dissolved.lastIndexOf(0);
+  if (lastKept >= 0 && (previous.units[lastKept] as CompressedUnit).length >= RUN_TARGET / 2) lastKept = -1;
+  const renumbered = new Int32Array(previous.units.length);
+  const kept: CompressedUnit[] = [];
+  const keptBytes: Buffer[] = [];
+  previous.units.forEach((unit, run) => {
+    renumbered[run] = run === lastKept ? CHANGED : dissolved[run] ? LEFTOVER : kept.length;
+    if (run !== lastKept && !dissolved[run]) {
+      kept.push(unit);
+      keptBytes.push(previous.lines.subarray(run === 0 ? 0 : previous.ends[run - 1], previous.ends[run]));
+    }
+  });
+  for (let slot = 0; slot < runOf.length; slot++) {
+    const run = runOf[slot] as number;
+    if (run >= 0) runOf[slot] = renumbered[run] as number;
+  }
+  for (const slot of changedSlots) runOf[slot] = CHANGED;
+  return { runOf, kept, keptBytes };
+}
+
+/** Copies every changed family's lines out of the groups: in group order, or run after run. */
+function layOutLines(input: BuildInput): Layout {
   const { families, groups, indexOfId } = input;
   const n = families.length;
   const changed = families.map((f) => f.previous === undefined);
   const textSize = new Float64Array(n);
   const openMetricsSize = new Float64Array(n);
   const differs = new Uint8Array(n);
+  let slots = 0;
   for (const group of groups) {
+    slots = Math.max(slots, group.slot + 1);
     const { familyIds, ends } = group;
     const openMetricsEnds = group.openMetricsEnds ?? ends;
     for (let s = 0; s < familyIds.length; s++) {
@@ -133,22 +240,110 @@ function layOutLines(input: BuildInput): { lines: (Buffer | undefined)[]; openMe
       if (group.openMetricsLines) differs[f] = 1;
     }
   }
+
+  // Runs: keep the unchanged ones, then give every group without a run a new one at the end.
+  const runOf: (Int32Array | undefined)[] = new Array<Int32Array | undefined>(n);
+  const kept: (KeptRuns | undefined)[] = new Array<KeptRuns | undefined>(n);
+  const keptSize: number[][] = [];
+  const leftoverSize: number[][] = [];
+  const changedSize: number[][] = [];
+  for (let f = 0; f < n; f++) {
+    const family = families[f] as FamilyToBuild;
+    if (!changed[f] || differs[f] || (textSize[f] as number) <= RUNS_MIN) continue;
+    const runs = keepRuns(family.runs, family.changedSlots, slots);
+    runOf[f] = runs.runOf;
+    kept[f] = runs;
+    keptSize[f] = runs.kept.map(() => 0);
+    leftoverSize[f] = [];
+    changedSize[f] = [];
+  }
+  const place = (sizes: number[], bytes: number): number => {
+    const open = sizes.length - 1;
+    if (open >= 0 && (sizes[open] as number) < RUN_TARGET) {
+      sizes[open] = (sizes[open] as number) + bytes;
+      return open;
+    }
+    sizes.push(bytes);
+    return open + 1;
+  };
+  for (const group of groups) {
+    const { familyIds, ends, slot } = group;
+    for (let s = 0; s < familyIds.length; s++) {
+      const f = indexOfId[familyIds[s] as number] as number;
+      const runsOfFamily = runOf[f];
+      if (!runsOfFamily) continue;
+      const bytes = (ends[s] as number) - segmentStart(ends, s);
+      const run = runsOfFamily[slot] as number;
+      if (run === CHANGED) runsOfFamily[slot] = CHANGED_RUN + place(changedSize[f] as number[], bytes);
+      else if (run === LEFTOVER) runsOfFamily[slot] = LEFTOVER_RUN + place(leftoverSize[f] as number[], bytes);
+      else {
+        const sizes = keptSize[f] as number[];
+        sizes[run] = (sizes[run] as number) + bytes;
+      }
+    }
+  }
+  // Number the new runs after the kept ones: leftovers first, then the changed groups.
+  const runSize: number[][] = [];
+  for (let f = 0; f < n; f++) {
+    const runsOfFamily = runOf[f];
+    if (!runsOfFamily) continue;
+    const keptCount = (kept[f] as KeptRuns).kept.length;
+    const leftovers = (leftoverSize[f] as number[]).length;
+    for (let slot = 0; slot < runsOfFamily.length; slot++) {
+      const run = runsOfFamily[slot] as number;
+      if (run >= CHANGED_RUN) runsOfFamily[slot] = keptCount + leftovers + run - CHANGED_RUN;
+      else if (run >= LEFTOVER_RUN) runsOfFamily[slot] = keptCount + run - LEFTOVER_RUN;
+      // A group marked but without lines of this family any more.
+      else if (run < 0) runsOfFamily[slot] = -1;
+    }
+    runSize[f] = [...(keptSize[f] as number[]), ...(leftoverSize[f] as number[]), ...(changedSize[f] as number[])];
+  }
+
   const lines: (Buffer | undefined)[] = new Array<Buffer | undefined>(n);
   const openMetricsLines: (Buffer | undefined)[] = new Array<Buffer | undefined>(n);
+  const runs: (RunLayout | undefined)[] = new Array<RunLayout | undefined>(n);
+  const runAt: Float64Array[] = [];
   const textAt = new Float64Array(n);
   const openMetricsAt = new Float64Array(n);
+  const keptCount = new Int32Array(n);
   for (let f = 0; f < n; f++) {
     if (!changed[f]) continue;
-    lines[f] = ownBuffer(textSize[f] as number);
+    const sizes = runSize[f];
+    lines[f] = sizes ? sharedBuffer(textSize[f] as number) : ownBuffer(textSize[f] as number);
     if (differs[f]) openMetricsLines[f] = ownBuffer(openMetricsSize[f] as number);
+    if (!sizes) continue;
+    const { kept: keptUnits, keptBytes } = kept[f] as KeptRuns;
+    keptCount[f] = keptUnits.length;
+    const ends: number[] = [];
+    const starts = new Float64Array(sizes.length);
+    let end = 0;
+    sizes.forEach((size, run) => {
+      const unit = keptUnits[run];
+      // A kept run's groups did not change: anything else is a bug in tracking the changes.
+      if (unit && unit.length !== size) throw new Error(`run ${run} of a family kept ${unit.length} bytes but holds ${size}`);
+      starts[run] = end;
+      end += size;
+      ends.push(end);
+    });
+    // Kept runs are the same bytes as in the last build: one copy each.
+    keptBytes.forEach((bytes, run) => bytes.copy(lines[f] as Buffer, starts[run]));
+    runAt[f] = starts;
+    runs[f] = { runOf: runOf[f] as Int32Array, ends, kept: sizes.map((_, run) => keptUnits[run]) };
   }
   for (const group of groups) {
-    const { familyIds, ends } = group;
+    const { familyIds, ends, slot } = group;
     for (let s = 0; s < familyIds.length; s++) {
       const f = indexOfId[familyIds[s] as number] as number;
       if (!changed[f]) continue;
       const start = segmentStart(ends, s);
-      textAt[f] = (textAt[f] as number) + group.lines.copy(lines[f] as Buffer, textAt[f], start, ends[s]);
+      const target = lines[f] as Buffer;
+      const at = runAt[f];
+      if (at) {
+        const run = (runOf[f] as Int32Array)[slot] as number;
+        if (run >= (keptCount[f] as number)) at[run] = (at[run] as number) + group.lines.copy(target, at[run], start, ends[s]);
+        continue;
+      }
+      textAt[f] = (textAt[f] as number) + group.lines.copy(target, textAt[f], start, ends[s]);
       const openMetricsTarget = openMetricsLines[f];
       if (openMetricsTarget) {
         const source = group.openMetricsLines ?? group.lines;
@@ -157,7 +352,7 @@ function layOutLines(input: BuildInput): { lines: (Buffer | undefined)[]; openMe
       }
     }
   }
-  return { lines, openMetricsLines };
+  return { lines, openMetricsLines, runs };
 }
 
 /** Runs the tasks with at most `limit` in flight; resolves with their results in order. */
@@ -180,8 +375,10 @@ type PlannedUnit = CompressedUnit<number | Buffer>;
 /** Everything compressions need, queued while planning and run together. */
 class CompressionQueue {
   readonly tasks: (() => Promise<Buffer>)[] = [];
+  rawBytes = 0;
   constructor(private readonly level: number) {}
   add(raw: Buffer, dictionary: Buffer | undefined): number {
+    this.rawBytes += raw.length;
     this.tasks.push(() => deflateUnit(raw, dictionary, this.level));
     return this.tasks.length - 1;
   }
@@ -199,8 +396,8 @@ class BodyPlan {
 
   /** Adds raw bytes to the per-format unit being filled. */
   add(part: Buffer): void {
-    for (let at = 0; at < part.length; at += SHARED_UNIT) {
-      const slice = part.subarray(at, at + SHARED_UNIT);
+    for (let at = 0; at < part.length; at += SLICE) {
+      const slice = part.subarray(at, at + SLICE);
       this.open.push(slice);
       this.openLength += slice.length;
       if (this.openLength >= UNIT_TARGET) this.close();
@@ -261,30 +458,17 @@ class BodyPlan {
 /** A family as this build sees it: kept from the last build, or laid out now. */
 type FamilyNow = BuiltFamily<number | Buffer>;
 
-/** Whether the family's lines beyond FIRST go into units shared by both formats. */
-function isShared(length: number, differs: boolean): boolean {
-  return !differs && length > SHARED_MIN;
-}
-
-/** Lays out the changed families and queues their shared units, each with the lines before it as dictionary. */
-function layOutFamily(lines: Buffer, openMetricsLines: Buffer | undefined, queue: CompressionQueue): FamilyNow {
-  if (!isShared(lines.length, openMetricsLines !== undefined)) {
-    return { length: lines.length, openMetricsLength: (openMetricsLines ?? lines).length, lines, openMetricsLines, head: undefined, tail: undefined, shared: [] };
+/** Lays out a changed family: its lines for per-format units, or its runs, queueing the new ones. */
+function layOutFamily(lines: Buffer, openMetricsLines: Buffer | undefined, runs: RunLayout | undefined, queue: CompressionQueue): FamilyNow {
+  if (!runs) {
+    return { length: lines.length, openMetricsLength: (openMetricsLines ?? lines).length, lines, openMetricsLines, tail: undefined, shared: [] };
   }
-  const shared: CompressedUnit<number>[] = [];
-  for (let at = FIRST; at < lines.length; at += SHARED_UNIT) {
-    const raw = lines.subarray(at, at + SHARED_UNIT);
-    shared.push({ length: raw.length, crc32: crc32Of(raw), deflated: queue.add(raw, lines.subarray(Math.max(0, at - DEFLATE_WINDOW), at)) });
-  }
-  return {
-    length: lines.length,
-    openMetricsLength: lines.length,
-    lines: undefined,
-    openMetricsLines: undefined,
-    head: lines.subarray(0, FIRST),
-    tail: lines.subarray(lines.length - DEFLATE_WINDOW),
-    shared,
-  };
+  const shared = runs.kept.map((unit, run): PlannedUnit => {
+    if (unit) return unit;
+    const raw = lines.subarray(run === 0 ? 0 : runs.ends[run - 1], runs.ends[run]);
+    return { length: raw.length, crc32: crc32Of(raw), deflated: queue.add(raw, undefined) };
+  });
+  return { length: lines.length, openMetricsLength: lines.length, lines: undefined, openMetricsLines: undefined, tail: lines.subarray(lines.length - DEFLATE_WINDOW), shared };
 }
 
 /**
@@ -296,7 +480,7 @@ export async function buildBodies(input: BuildInput): Promise<BuildOutput> {
   const queue = new CompressionQueue(input.gzipLevel);
   const now: FamilyNow[] = input.families.map((family, f) => {
     if (family.previous) return family.previous;
-    return layOutFamily(laidOut.lines[f] as Buffer, laidOut.openMetricsLines[f], queue);
+    return layOutFamily(laidOut.lines[f] as Buffer, laidOut.openMetricsLines[f], laidOut.runs[f], queue);
   });
 
   const plan = (format: 'text' | 'openmetrics'): BodyPlan => {
@@ -304,8 +488,7 @@ export async function buildBodies(input: BuildInput): Promise<BuildOutput> {
     input.families.forEach((family, f) => {
       const current = now[f] as FamilyNow;
       body.add(format === 'text' ? family.textHeader : family.openMetricsHeader);
-      if (current.head && current.tail) {
-        body.add(current.head);
+      if (current.tail) {
         body.reuse(current.shared, current.tail);
       } else {
         body.add((format === 'openmetrics' ? current.openMetricsLines : undefined) ?? (current.lines as Buffer));
@@ -317,6 +500,11 @@ export async function buildBodies(input: BuildInput): Promise<BuildOutput> {
   const text = plan('text');
   const openMetrics = plan('openmetrics');
   const results = await runLimited(queue.tasks, COMPRESS_CONCURRENCY);
+  const finished = (unit: PlannedUnit): CompressedUnit => ({
+    length: unit.length,
+    crc32: unit.crc32,
+    deflated: typeof unit.deflated === 'number' ? (results[unit.deflated] as Buffer) : unit.deflated,
+  });
 
   // Keep copies of what later builds need: the laid-out lines themselves go to the serving thread.
   const built: BuiltFamily[] = now.map((current, f) => {
@@ -326,14 +514,22 @@ export async function buildBodies(input: BuildInput): Promise<BuildOutput> {
       openMetricsLength: current.openMetricsLength,
       lines: current.lines && copyOf(current.lines),
       openMetricsLines: current.openMetricsLines && copyOf(current.openMetricsLines),
-      head: current.head && copyOf(current.head),
       tail: current.tail && copyOf(current.tail),
-      shared: current.shared.map((unit) => ({
-        length: unit.length,
-        crc32: unit.crc32,
-        deflated: typeof unit.deflated === 'number' ? (results[unit.deflated] as Buffer) : unit.deflated,
-      })),
+      shared: current.shared.map(finished),
     };
   });
-  return { text: text.finish(results), openMetrics: openMetrics.finish(results), built, lines: laidOut.lines, openMetricsLines: laidOut.openMetricsLines };
+  const runs = input.families.map((family, f): FamilyRuns | undefined => {
+    if (family.previous) return family.runs;
+    const layout = laidOut.runs[f];
+    return layout && { runOf: layout.runOf, units: (built[f] as BuiltFamily).shared, lines: laidOut.lines[f] as Buffer, ends: layout.ends };
+  });
+  return {
+    text: text.finish(results),
+    openMetrics: openMetrics.finish(results),
+    built,
+    lines: laidOut.lines,
+    openMetricsLines: laidOut.openMetricsLines,
+    runs,
+    compressedBytes: queue.rawBytes,
+  };
 }

@@ -1,4 +1,4 @@
-import { buildBodies, type BuiltBody, type BuiltFamily, type GroupToBuild } from './assemble.js';
+import { buildBodies, type BuiltBody, type BuiltFamily, type FamilyRuns, type GroupToBuild } from './assemble.js';
 
 /**
  * The builder thread's side of one MetricStore: the groups' encoded lines (handed over at
@@ -73,14 +73,17 @@ export type BuilderReply =
       /** Family ids in body order, so the serving thread can check it pairs the right headers. */
       readonly familyIds: Int32Array;
       /**
-       * Per family, its lines laid out in this build (handed over), or null where they did not
-       * change: the serving thread keeps the ones it was given last.
+       * Per family, its lines laid out in this build (handed over, or shared where the builder
+       * keeps them too), or null where they did not change: the serving thread keeps the ones
+       * it was given last.
        */
-      readonly lines: readonly (ArrayBuffer | null)[];
+      readonly lines: readonly (ArrayBuffer | SharedArrayBuffer | null)[];
       /** Per family laid out in this build: its OpenMetrics lines when they differ from the text lines. */
       readonly openMetricsLines: readonly (ArrayBuffer | null)[];
       readonly text: BuiltFormat;
       readonly openMetrics: BuiltFormat;
+      /** Raw bytes this build compressed, of both bodies. */
+      readonly compressedBytes: number;
     }
   | { readonly type: 'failed'; readonly request: number; readonly message: string }
   | { readonly type: 'memory'; readonly request: number; readonly heapUsed: number };
@@ -92,6 +95,9 @@ interface Family {
   openMetricsHeader: Buffer;
   dirty: boolean;
   built: BuiltFamily | undefined;
+  runs: FamilyRuns | undefined;
+  /** Slots of the groups whose lines of this family changed since the last build. */
+  changedSlots: number[];
 }
 
 interface Group extends GroupToBuild {
@@ -103,7 +109,7 @@ interface Group extends GroupToBuild {
 export function transferList(reply: BuilderReply): ArrayBuffer[] {
   if (reply.type !== 'built' || !reply.changed) return [];
   const list = [reply.text.deflated, reply.openMetrics.deflated];
-  for (const lines of [...reply.lines, ...reply.openMetricsLines]) if (lines) list.push(lines);
+  for (const lines of [...reply.lines, ...reply.openMetricsLines]) if (lines instanceof ArrayBuffer) list.push(lines);
   return list;
 }
 
@@ -122,6 +128,8 @@ function segment(lines: Buffer, ends: Uint32Array, i: number): Buffer {
 export class BodyBuilder {
   private readonly families = new Map<number, Family>();
   private readonly groups = new Map<string, Group>();
+  private readonly freeSlots: number[] = [];
+  private nextSlot = 0;
   private sortedFamilies: Family[] | undefined;
   private sortedGroups: string[] | undefined;
   /** Something in the bodies differs from the last build. */
@@ -140,6 +148,8 @@ export class BodyBuilder {
         openMetricsHeader: Buffer.from(message.openMetricsHeader, 'utf8'),
         dirty: true,
         built: undefined,
+        runs: undefined,
+        changedSlots: [],
       });
       this.sortedFamilies = undefined;
     }
@@ -154,7 +164,9 @@ export class BodyBuilder {
   }
 
   putGroup(message: GroupMessage): void {
+    const old = this.groups.get(message.name);
     const next: Group = {
+      slot: old?.slot ?? this.freeSlots.pop() ?? this.nextSlot++,
       name: message.name,
       familyIds: message.familyIds,
       lines: asBuffer(message.lines),
@@ -162,7 +174,6 @@ export class BodyBuilder {
       openMetricsLines: message.openMetricsLines ? asBuffer(message.openMetricsLines) : undefined,
       openMetricsEnds: message.openMetricsEnds,
     };
-    const old = this.groups.get(message.name);
     this.groups.set(message.name, next);
     if (!old) this.sortedGroups = undefined;
     this.markChanged(old, next);
@@ -172,8 +183,9 @@ export class BodyBuilder {
     const old = this.groups.get(name);
     if (!old) return;
     this.groups.delete(name);
+    this.freeSlots.push(old.slot);
     this.sortedGroups = undefined;
-    for (const id of old.familyIds) this.markDirty(id);
+    for (const id of old.familyIds) this.markDirty(id, old.slot);
   }
 
   /**
@@ -193,8 +205,10 @@ export class BodyBuilder {
     const input = {
       families: families.map((family) => {
         const previous = family.dirty ? undefined : family.built;
+        const changedSlots = family.changedSlots;
         family.dirty = false;
-        return { textHeader: family.textHeader, openMetricsHeader: family.openMetricsHeader, previous };
+        family.changedSlots = [];
+        return { textHeader: family.textHeader, openMetricsHeader: family.openMetricsHeader, previous, runs: family.runs, changedSlots };
       }),
       indexOfId,
       groups: this.sortedGroups.map((name) => this.groups.get(name) as Group),
@@ -207,12 +221,17 @@ export class BodyBuilder {
       output = await buildBodies(input);
     } catch (error) {
       // Nothing of this build is kept: the next one starts from scratch.
-      for (const family of families) family.dirty = true;
+      for (const family of families) {
+        family.dirty = true;
+        family.runs = undefined;
+      }
       this.changed = true;
       throw error;
     }
     output.built.forEach((built, i) => {
       const family = families[i] as Family;
+      // The runs describe this build's layout; later changes are in changedSlots.
+      family.runs = output.runs[i];
       if (!family.dirty) family.built = built;
     });
     const pack = (body: BuiltBody): BuiltFormat => {
@@ -226,16 +245,20 @@ export class BodyBuilder {
       request,
       changed: true,
       familyIds: Int32Array.from(families, (family) => family.id),
-      lines: output.lines.map((lines) => (lines ? (lines.buffer as ArrayBuffer) : null)),
+      lines: output.lines.map((lines) => lines?.buffer ?? null),
       openMetricsLines: output.openMetricsLines.map((lines) => (lines ? (lines.buffer as ArrayBuffer) : null)),
       text: pack(output.text),
       openMetrics: pack(output.openMetrics),
+      compressedBytes: output.compressedBytes,
     };
   }
 
-  private markDirty(id: number): void {
+  private markDirty(id: number, slot: number): void {
     const family = this.families.get(id);
-    if (family) family.dirty = true;
+    if (family) {
+      family.dirty = true;
+      family.changedSlots.push(slot);
+    }
     this.changed = true;
   }
 
@@ -246,9 +269,9 @@ export class BodyBuilder {
     next.familyIds.forEach((id, i) => {
       const j = before.get(id);
       before.delete(id);
-      if (j === undefined || !old || !sameSegment(old, j, next, i)) this.markDirty(id);
+      if (j === undefined || !old || !sameSegment(old, j, next, i)) this.markDirty(id, next.slot);
     });
-    for (const id of before.keys()) this.markDirty(id);
+    for (const id of before.keys()) this.markDirty(id, next.slot);
   }
 }
 

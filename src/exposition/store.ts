@@ -69,6 +69,8 @@ export interface ExpositionSnapshot {
   readonly groups: number;
   /** Wall time of the rebuild that produced this snapshot, on the builder thread and waiting for it. */
   readonly renderSeconds: number;
+  /** Raw bytes that rebuild compressed, of both bodies: about what changed, not the body's size. */
+  readonly compressedBytes: number;
   /** Clock time at which the rebuild took the published content: every publish before it is in this snapshot. */
   readonly capturedAtMs: number;
 }
@@ -216,6 +218,7 @@ export class MetricStore implements MetricSink {
       families: 0,
       groups: 0,
       renderSeconds: 0,
+      compressedBytes: 0,
       capturedAtMs: this.clock.now(),
     };
   }
@@ -567,6 +570,7 @@ export class MetricStore implements MetricSink {
       families: families.length,
       groups,
       renderSeconds,
+      compressedBytes: reply.compressedBytes,
       capturedAtMs,
     };
     this.rebuildCount++;

@@ -1,0 +1,184 @@
+import fc from 'fast-check';
+import { gunzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { RUN_TARGET, RUNS_MIN } from './assemble.js';
+import { BodyBuilder, type BuilderReply } from './builder.js';
+import { compressTail, gzipMember, type PreparedBody } from './gzip.js';
+
+/** Families 0 (large: runs) and 1 (small: per-format units); a group is a host with one line in each. */
+const FAMILIES = [
+  { id: 0, name: 'demo_cpu_ratio' },
+  { id: 1, name: 'demo_up' },
+];
+
+function hostLines(host: number, value: number): { lines: Uint8Array; ends: Uint32Array } {
+  const cpu = Buffer.from(`demo_cpu_ratio{host_uuid="${host.toString(16).padStart(32, '0')}",mode="user"} ${value}\n`);
+  const up = Buffer.from(`demo_up{host="h${host}"} 1\n`);
+  const lines = new Uint8Array(new ArrayBuffer(cpu.length + up.length));
+  lines.set(cpu, 0);
+  lines.set(up, cpu.length);
+  return { lines, ends: Uint32Array.of(cpu.length, cpu.length + up.length) };
+}
+
+function newBuilder(): BodyBuilder {
+  const builder = new BodyBuilder();
+  for (const family of FAMILIES) {
+    builder.setFamily({ type: 'family', store: 0, id: family.id, name: family.name, textHeader: `# TYPE ${family.name} gauge\n`, openMetricsHeader: `# TYPE ${family.name} gauge\n` });
+  }
+  return builder;
+}
+
+function put(builder: BodyBuilder, host: number, value: number): void {
+  const { lines, ends } = hostLines(host, value);
+  builder.putGroup({ type: 'group', store: 0, name: `host/${String(host).padStart(5, '0')}`, familyIds: Int32Array.of(0, 1), lines, ends, openMetricsLines: undefined, openMetricsEnds: undefined });
+}
+
+/** Keeps each family's lines as the serving thread does, and checks every body against them. */
+class Served {
+  private readonly lines = new Map<number, Buffer>();
+  compressed = 0;
+
+  async take(reply: BuilderReply): Promise<string> {
+    if (reply.type !== 'built' || !reply.changed) throw new Error(`expected a changed build, got ${JSON.stringify(reply)}`);
+    reply.familyIds.forEach((id, i) => {
+      const lines = reply.lines[i];
+      if (lines) this.lines.set(id, Buffer.from(lines));
+    });
+    this.compressed = reply.compressedBytes;
+    const text = FAMILIES.map((family) => `# TYPE ${family.name} gauge\n${this.lines.get(family.id)?.toString() ?? ''}`).join('');
+    const deflated = Buffer.from(reply.text.deflated);
+    const body: PreparedBody = { pieces: [Buffer.from(text)], length: reply.text.length, crc32: reply.text.crc32, deflated: [deflated], deflatedLength: deflated.length };
+    // gunzipSync checks the CRC-32 and length the builder computed for the identity bytes.
+    expect(gunzipSync(Buffer.concat(gzipMember(body, await compressTail(Buffer.alloc(0))))).toString()).toBe(text);
+    expect(Buffer.from(reply.openMetrics.deflated).equals(deflated)).toBe(true);
+    return text;
+  }
+}
+
+function sortedLines(text: string, prefix: string): string[] {
+  return text.split('\n').filter((line) => line.startsWith(prefix)).sort();
+}
+
+function expectedLines(values: ReadonlyMap<number, number>, prefix: string): string[] {
+  const all = [...values].map(([host, value]) => hostLines(host, value)).map(({ lines }) => Buffer.from(lines).toString().split('\n'));
+  return all.flatMap(([cpu, up]) => (prefix === 'demo_cpu' ? [cpu as string] : [up as string])).sort();
+}
+
+/** The small family's lines of hosts 0..hosts-1, compressed once per format in every build. */
+function smallFamilyBytes(hosts: number): number {
+  let bytes = 0;
+  for (let h = 0; h < hosts; h++) {
+    const { lines, ends } = hostLines(h, 0);
+    bytes += lines.length - (ends[0] as number);
+  }
+  return bytes;
+}
+
+describe('BodyBuilder runs of groups', () => {
+  const hosts = 2000;
+  const lineBytes = hostLines(0, 0.5).ends[0] as number;
+
+  it('is large enough a family to be laid out as runs', () => {
+    expect(hosts * lineBytes).toBeGreaterThan(RUNS_MIN * 2);
+  });
+
+  it('compresses only the runs holding what changed, and the bodies hold every line once', async () => {
+    const builder = newBuilder();
+    const served = new Served();
+    const values = new Map<number, number>();
+    for (let h = 0; h < hosts; h++) {
+      values.set(h, 0.5);
+      put(builder, h, 0.5);
+    }
+    const first = await served.take(await builder.build(1, 1));
+    const whole = served.compressed;
+    expect(whole).toBeGreaterThan(hosts * lineBytes);
+    // The first build lays groups out in order.
+    expect(first.split('\n').filter((line) => line.startsWith('demo_cpu'))).toEqual(sortedLines(first, 'demo_cpu'));
+
+    // Hosts polled together change together: ten hosts next to each other in one run.
+    for (let h = 100; h < 110; h++) {
+      values.set(h, 0.75);
+      put(builder, h, 0.75);
+    }
+    const second = await served.take(await builder.build(2, 1));
+    expect(sortedLines(second, 'demo_cpu')).toEqual(expectedLines(values, 'demo_cpu'));
+    expect(sortedLines(second, 'demo_up')).toEqual(expectedLines(values, 'demo_up'));
+    // The run that held them, now split into the other hosts and the changed ones, and the
+    // whole small family (once per format).
+    const smallFamily = 2 * smallFamilyBytes(hosts);
+    expect(served.compressed - smallFamily).toBeLessThanOrEqual(RUN_TARGET + 10 * lineBytes + 4096);
+  });
+
+  it('keeps the runs of hosts that change together, so the next round costs as little', async () => {
+    const builder = newBuilder();
+    const served = new Served();
+    for (let h = 0; h < hosts; h++) put(builder, h, 0);
+    await served.take(await builder.build(1, 1));
+    // Hosts polled round-robin in an order unrelated to their names, 100 per build.
+    const order = Array.from({ length: hosts }, (_, i) => (i * 7919) % hosts);
+    const perRound: number[] = [];
+    for (let round = 1; round <= 3; round++) {
+      let compressed = 0;
+      for (let at = 0; at < hosts; at += 100) {
+        for (const h of order.slice(at, at + 100)) put(builder, h, round);
+        await served.take(await builder.build(round * 100 + at, 1));
+        compressed += served.compressed - 2 * smallFamilyBytes(hosts);
+      }
+      perRound.push(compressed);
+    }
+    const changedPerRound = hosts * lineBytes;
+    // The first round mixes the old runs (every build touches most of them); from the second on,
+    // a build redoes about the runs of the hosts it polled, where a build of the whole family
+    // each time would compress 20 times what changed.
+    expect(perRound[0]).toBeGreaterThan(5 * changedPerRound);
+    expect(perRound[1]).toBeLessThan(4 * changedPerRound);
+    expect(perRound[2]).toBeLessThan(4 * changedPerRound);
+  });
+
+  it('serves every line exactly once whatever is published, retracted and built', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(
+          fc.oneof(
+            fc.record({ op: fc.constant('put' as const), from: fc.nat(1500), count: fc.integer({ min: 1, max: 400 }), value: fc.nat(1000) }),
+            fc.record({ op: fc.constant('retract' as const), from: fc.nat(1500), count: fc.integer({ min: 1, max: 50 }) }),
+            fc.record({ op: fc.constant('build' as const) }),
+          ),
+          { maxLength: 12 },
+        ),
+        async (steps) => {
+          const builder = newBuilder();
+          const served = new Served();
+          const values = new Map<number, number>();
+          for (let h = 0; h < 1500; h++) {
+            values.set(h, 0);
+            put(builder, h, 0);
+          }
+          let request = 0;
+          await served.take(await builder.build(request++, 1));
+          for (const step of [...steps, { op: 'build' as const }]) {
+            if (step.op === 'put') {
+              for (let h = step.from; h < step.from + step.count; h++) {
+                values.set(h, step.value);
+                put(builder, h, step.value);
+              }
+            } else if (step.op === 'retract') {
+              for (let h = step.from; h < step.from + step.count; h++) {
+                values.delete(h);
+                builder.removeGroup(`host/${String(h).padStart(5, '0')}`);
+              }
+            } else {
+              const reply = await builder.build(request++, 1);
+              if (reply.type === 'built' && !reply.changed) continue;
+              const text = await served.take(reply);
+              expect(sortedLines(text, 'demo_cpu')).toEqual(expectedLines(values, 'demo_cpu'));
+              expect(text.split('\n').filter((line) => line.startsWith('demo_cpu'))).toHaveLength(values.size);
+            }
+          }
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+});
