@@ -512,7 +512,11 @@ async function runStep(targetSeries: number, accountsOverride: number | undefine
         arrayBuffers: memoryStats.memory.arrayBuffers,
         rss: memoryStats.memory.rss,
       },
-      visibility: { fill: filled.visible, polling: polling.visible, underLoad: (underLoad ?? polling).visible },
+      visibility: {
+        fill: { ...filled.visible, rebuilds: filled.rebuilds },
+        polling: { ...polling.visible, rebuilds: polling.rebuilds },
+        underLoad: { ...(underLoad ?? polling).visible, rebuilds: (underLoad ?? polling).rebuilds },
+      },
       renderSeconds: memoryStats.renderSeconds,
       variants,
       promClient,

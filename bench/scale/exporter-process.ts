@@ -44,6 +44,8 @@ const exporter = await startExporter({ config, listenAddress: '127.0.0.1:0', tel
  */
 let waiting: number[] = [];
 let visibleDelaysMs: number[] = [];
+let rebuilds = { count: 0, seconds: 0, compressedBytes: 0 };
+let lastGeneration = 0;
 const store = exporter.store;
 const publish = store.publish.bind(store);
 store.publish = (group, families) => {
@@ -52,6 +54,12 @@ store.publish = (group, families) => {
 };
 store.onSnapshot((snapshot: ExpositionSnapshot) => {
   const now = Date.now();
+  if (snapshot.generation > lastGeneration) {
+    lastGeneration = snapshot.generation;
+    rebuilds.count++;
+    rebuilds.seconds += snapshot.renderSeconds;
+    rebuilds.compressedBytes += snapshot.compressedBytes;
+  }
   const still: number[] = [];
   for (const at of waiting) {
     if (at <= snapshot.capturedAtMs) visibleDelaysMs.push(now - at);
@@ -86,6 +94,11 @@ async function stats(): Promise<ExporterStats> {
     builderHeapUsed,
     bootMemory,
     visible: { count: sorted.length, p50Ms: at(50), p99Ms: at(99), maxMs: sorted.at(-1) ?? NaN },
+    rebuilds: {
+      count: rebuilds.count,
+      meanMs: rebuilds.count > 0 ? (rebuilds.seconds * 1000) / rebuilds.count : NaN,
+      meanCompressedBytes: rebuilds.count > 0 ? rebuilds.compressedBytes / rebuilds.count : NaN,
+    },
   };
 }
 
@@ -94,6 +107,7 @@ process.on('message', (message: ExporterRequest) => {
     case 'reset':
       loop.reset();
       visibleDelaysMs = [];
+      rebuilds = { count: 0, seconds: 0, compressedBytes: 0 };
       cpuAtReset = process.cpuUsage();
       wallAtReset = performance.now();
       send({ type: 'reset' });

@@ -25,6 +25,8 @@ export interface ExporterStats {
   readonly bootMemory: NodeJS.MemoryUsage;
   /** Publish to the snapshot that serves it, over the publishes since the last reset. */
   readonly visible: { readonly count: number; readonly p50Ms: number; readonly p99Ms: number; readonly maxMs: number };
+  /** Rebuilds since the last reset: how many, their mean wall time, and the raw bytes each compressed on average. */
+  readonly rebuilds: { readonly count: number; readonly meanMs: number; readonly meanCompressedBytes: number };
 }
 
 export type ExporterRequest =

@@ -3,6 +3,9 @@ import type { ExporterStats, LoopDelay } from './protocol.js';
 
 /** Everything one harness run measured; written as JSON next to the Markdown report. */
 
+/** Publish to snapshot over one window, and the rebuilds that made those snapshots. */
+export type VisibilityWindow = ExporterStats['visible'] & { readonly rebuilds?: ExporterStats['rebuilds'] };
+
 export interface LatencyFigures {
   readonly p50Ms: number;
   readonly p99Ms: number;
@@ -54,7 +57,7 @@ export interface StepResult {
     readonly rss: number;
   };
   /** Publish to snapshot while filling (everything open), polling at the real pace, and scraped meanwhile. */
-  readonly visibility: { readonly fill: ExporterStats['visible']; readonly polling: ExporterStats['visible']; readonly underLoad: ExporterStats['visible'] };
+  readonly visibility: { readonly fill: VisibilityWindow; readonly polling: VisibilityWindow; readonly underLoad: VisibilityWindow };
   readonly renderSeconds: number;
   readonly variants: readonly VariantResult[];
   readonly promClient: PromClientResult | undefined;
