@@ -70,11 +70,21 @@ export interface BuiltFamily<Deflated = Buffer> {
 export interface FamilyRuns {
   /** By group slot: the number of the run holding the group's lines of this family, or -1. */
   readonly runOf: Int32Array;
-  readonly units: readonly CompressedUnit[];
-  /** The family's lines as laid out (in shared memory, read by both threads), and where each run ends in them. */
-  readonly lines: Buffer;
-  readonly ends: readonly number[];
+  readonly runs: readonly Run[];
 }
+
+/**
+ * A run's lines in shared memory, which the serving thread keeps by id while the run lasts:
+ * a build sends only the new runs, so the serving thread's heap does not take in the whole
+ * family again (its garbage collector counts every buffer it is handed).
+ */
+export interface Run {
+  readonly id: number;
+  readonly lines: Buffer;
+  readonly unit: CompressedUnit;
+}
+
+let lastRunId = 0;
 
 export interface FamilyToBuild {
   readonly textHeader: Buffer;
@@ -121,11 +131,13 @@ export interface BuildOutput {
   readonly openMetrics: BuiltBody;
   /** Per family, in input order: what to keep for the next build. */
   readonly built: readonly BuiltFamily[];
-  /** Per family: the lines laid out in this build (undefined where `previous` was reused). */
+  /** Per family: the lines laid out in this build (undefined where `previous` was reused or the family is in runs). */
   readonly lines: readonly (Buffer | undefined)[];
   readonly openMetricsLines: readonly (Buffer | undefined)[];
   /** Per family: its runs for the next build (the same object where `previous` was reused). */
   readonly runs: readonly (FamilyRuns | undefined)[];
+  /** The runs laid out in this build, which the serving thread has not seen yet. */
+  readonly newRuns: readonly Run[];
   /** Raw bytes this build compressed, of both bodies (a measure of its work). */
   readonly compressedBytes: number;
 }
@@ -153,10 +165,10 @@ function copyOf(buffer: Buffer): Buffer {
 /** A family laid out as runs in this build: where each run ends in its lines, and the runs kept as they were. */
 interface RunLayout {
   readonly runOf: Int32Array;
-  /** Per run in body order: its end in the family's lines. */
-  readonly ends: readonly number[];
-  /** Per run: its unit from the last build, or undefined for a run laid out anew. */
-  readonly kept: readonly (CompressedUnit | undefined)[];
+  /** Per run in body order: its lines, kept from the last build or laid out anew. */
+  readonly lines: readonly Buffer[];
+  /** Per run: the run kept from the last build, or undefined for a new one. */
+  readonly kept: readonly (Run | undefined)[];
 }
 
 interface Layout {
@@ -181,42 +193,36 @@ const CHANGED_RUN = 1 << 29;
  */
 interface KeptRuns {
   readonly runOf: Int32Array;
-  readonly kept: CompressedUnit[];
-  /** Per kept run: its bytes in the last build's lines, copied in one piece. */
-  readonly keptBytes: Buffer[];
+  readonly kept: Run[];
 }
 
 function keepRuns(previous: FamilyRuns | undefined, changedSlots: readonly number[], slots: number): KeptRuns {
-  if (!previous) return { runOf: new Int32Array(slots).fill(LEFTOVER), kept: [], keptBytes: [] };
+  if (!previous) return { runOf: new Int32Array(slots).fill(LEFTOVER), kept: [] };
   let runOf = previous.runOf;
   if (runOf.length < slots) {
     const grown = new Int32Array(Math.max(slots, runOf.length * 2)).fill(LEFTOVER);
     grown.set(runOf);
     runOf = grown;
   }
-  const dissolved = new Uint8Array(previous.units.length);
+  const dissolved = new Uint8Array(previous.runs.length);
   for (const slot of changedSlots) {
     const run = slot < runOf.length ? (runOf[slot] as number) : -1;
     if (run >= 0) dissolved[run] = 1;
   }
   let lastKept = dissolved.lastIndexOf(0);
-  if (lastKept >= 0 && (previous.units[lastKept] as CompressedUnit).length >= RUN_TARGET / 2) lastKept = -1;
-  const renumbered = new Int32Array(previous.units.length);
-  const kept: CompressedUnit[] = [];
-  const keptBytes: Buffer[] = [];
-  previous.units.forEach((unit, run) => {
-    renumbered[run] = run === lastKept ? CHANGED : dissolved[run] ? LEFTOVER : kept.length;
-    if (run !== lastKept && !dissolved[run]) {
-      kept.push(unit);
-      keptBytes.push(previous.lines.subarray(run === 0 ? 0 : previous.ends[run - 1], previous.ends[run]));
-    }
+  if (lastKept >= 0 && (previous.runs[lastKept] as Run).lines.length >= RUN_TARGET / 2) lastKept = -1;
+  const renumbered = new Int32Array(previous.runs.length);
+  const kept: Run[] = [];
+  previous.runs.forEach((run, i) => {
+    renumbered[i] = i === lastKept ? CHANGED : dissolved[i] ? LEFTOVER : kept.length;
+    if (i !== lastKept && !dissolved[i]) kept.push(run);
   });
   for (let slot = 0; slot < runOf.length; slot++) {
     const run = runOf[slot] as number;
     if (run >= 0) runOf[slot] = renumbered[run] as number;
   }
   for (const slot of changedSlots) runOf[slot] = CHANGED;
-  return { runOf, kept, keptBytes };
+  return { runOf, kept };
 }
 
 /** Copies every changed family's lines out of the groups: in group order, or run after run. */
@@ -306,29 +312,26 @@ function layOutLines(input: BuildInput): Layout {
   const textAt = new Float64Array(n);
   const openMetricsAt = new Float64Array(n);
   const keptCount = new Int32Array(n);
+  const runLines: Buffer[][] = [];
   for (let f = 0; f < n; f++) {
     if (!changed[f]) continue;
     const sizes = runSize[f];
-    lines[f] = sizes ? sharedBuffer(textSize[f] as number) : ownBuffer(textSize[f] as number);
-    if (differs[f]) openMetricsLines[f] = ownBuffer(openMetricsSize[f] as number);
-    if (!sizes) continue;
-    const { kept: keptUnits, keptBytes } = kept[f] as KeptRuns;
-    keptCount[f] = keptUnits.length;
-    const ends: number[] = [];
-    const starts = new Float64Array(sizes.length);
-    let end = 0;
-    sizes.forEach((size, run) => {
-      const unit = keptUnits[run];
+    if (!sizes) {
+      lines[f] = ownBuffer(textSize[f] as number);
+      if (differs[f]) openMetricsLines[f] = ownBuffer(openMetricsSize[f] as number);
+      continue;
+    }
+    const keptRuns = (kept[f] as KeptRuns).kept;
+    keptCount[f] = keptRuns.length;
+    runLines[f] = sizes.map((size, run) => {
+      const keptRun = keptRuns[run];
+      if (!keptRun) return sharedBuffer(size);
       // A kept run's groups did not change: anything else is a bug in tracking the changes.
-      if (unit && unit.length !== size) throw new Error(`run ${run} of a family kept ${unit.length} bytes but holds ${size}`);
-      starts[run] = end;
-      end += size;
-      ends.push(end);
+      if (keptRun.lines.length !== size) throw new Error(`run ${run} of a family kept ${keptRun.lines.length} bytes but holds ${size}`);
+      return keptRun.lines;
     });
-    // Kept runs are the same bytes as in the last build: one copy each.
-    keptBytes.forEach((bytes, run) => bytes.copy(lines[f] as Buffer, starts[run]));
-    runAt[f] = starts;
-    runs[f] = { runOf: runOf[f] as Int32Array, ends, kept: sizes.map((_, run) => keptUnits[run]) };
+    runAt[f] = new Float64Array(sizes.length);
+    runs[f] = { runOf: runOf[f] as Int32Array, lines: runLines[f] as Buffer[], kept: sizes.map((_, run) => keptRuns[run]) };
   }
   for (const group of groups) {
     const { familyIds, ends, slot } = group;
@@ -336,13 +339,13 @@ function layOutLines(input: BuildInput): Layout {
       const f = indexOfId[familyIds[s] as number] as number;
       if (!changed[f]) continue;
       const start = segmentStart(ends, s);
-      const target = lines[f] as Buffer;
       const at = runAt[f];
       if (at) {
         const run = (runOf[f] as Int32Array)[slot] as number;
-        if (run >= (keptCount[f] as number)) at[run] = (at[run] as number) + group.lines.copy(target, at[run], start, ends[s]);
+        if (run >= (keptCount[f] as number)) at[run] = (at[run] as number) + group.lines.copy((runLines[f] as Buffer[])[run] as Buffer, at[run], start, ends[s]);
         continue;
       }
+      const target = lines[f] as Buffer;
       textAt[f] = (textAt[f] as number) + group.lines.copy(target, textAt[f], start, ends[s]);
       const openMetricsTarget = openMetricsLines[f];
       if (openMetricsTarget) {
@@ -458,17 +461,33 @@ class BodyPlan {
 /** A family as this build sees it: kept from the last build, or laid out now. */
 type FamilyNow = BuiltFamily<number | Buffer>;
 
-/** Lays out a changed family: its lines for per-format units, or its runs, queueing the new ones. */
-function layOutFamily(lines: Buffer, openMetricsLines: Buffer | undefined, runs: RunLayout | undefined, queue: CompressionQueue): FamilyNow {
-  if (!runs) {
-    return { length: lines.length, openMetricsLength: (openMetricsLines ?? lines).length, lines, openMetricsLines, tail: undefined, shared: [] };
+/** The last `size` bytes of the pieces, in one buffer. */
+function lastBytes(pieces: readonly Buffer[], size: number): Buffer {
+  const parts: Buffer[] = [];
+  let length = 0;
+  for (let i = pieces.length - 1; i >= 0 && length < size; i--) {
+    const piece = pieces[i] as Buffer;
+    const take = Math.min(piece.length, size - length);
+    parts.unshift(piece.subarray(piece.length - take));
+    length += take;
   }
-  const shared = runs.kept.map((unit, run): PlannedUnit => {
-    if (unit) return unit;
-    const raw = lines.subarray(run === 0 ? 0 : runs.ends[run - 1], runs.ends[run]);
+  return Buffer.concat(parts, length);
+}
+
+/** Lays out a changed family: its lines for per-format units, or its runs, queueing the new ones. */
+function layOutFamily(lines: Buffer | undefined, openMetricsLines: Buffer | undefined, runs: RunLayout | undefined, queue: CompressionQueue): FamilyNow {
+  if (!runs) {
+    const text = lines as Buffer;
+    return { length: text.length, openMetricsLength: (openMetricsLines ?? text).length, lines: text, openMetricsLines, tail: undefined, shared: [] };
+  }
+  let length = 0;
+  const shared = runs.lines.map((raw, run): PlannedUnit => {
+    length += raw.length;
+    const kept = runs.kept[run];
+    if (kept) return kept.unit;
     return { length: raw.length, crc32: crc32Of(raw), deflated: queue.add(raw, undefined) };
   });
-  return { length: lines.length, openMetricsLength: lines.length, lines: undefined, openMetricsLines: undefined, tail: lines.subarray(lines.length - DEFLATE_WINDOW), shared };
+  return { length, openMetricsLength: length, lines: undefined, openMetricsLines: undefined, tail: lastBytes(runs.lines, DEFLATE_WINDOW), shared };
 }
 
 /**
@@ -480,7 +499,7 @@ export async function buildBodies(input: BuildInput): Promise<BuildOutput> {
   const queue = new CompressionQueue(input.gzipLevel);
   const now: FamilyNow[] = input.families.map((family, f) => {
     if (family.previous) return family.previous;
-    return layOutFamily(laidOut.lines[f] as Buffer, laidOut.openMetricsLines[f], laidOut.runs[f], queue);
+    return layOutFamily(laidOut.lines[f], laidOut.openMetricsLines[f], laidOut.runs[f], queue);
   });
 
   const plan = (format: 'text' | 'openmetrics'): BodyPlan => {
@@ -518,10 +537,20 @@ export async function buildBodies(input: BuildInput): Promise<BuildOutput> {
       shared: current.shared.map(finished),
     };
   });
+  const newRuns: Run[] = [];
   const runs = input.families.map((family, f): FamilyRuns | undefined => {
     if (family.previous) return family.runs;
     const layout = laidOut.runs[f];
-    return layout && { runOf: layout.runOf, units: (built[f] as BuiltFamily).shared, lines: laidOut.lines[f] as Buffer, ends: layout.ends };
+    if (!layout) return undefined;
+    const units = (built[f] as BuiltFamily).shared;
+    const familyRuns = layout.lines.map((lines, i): Run => {
+      const kept = layout.kept[i];
+      if (kept) return kept;
+      const run = { id: ++lastRunId, lines, unit: units[i] as CompressedUnit };
+      newRuns.push(run);
+      return run;
+    });
+    return { runOf: layout.runOf, runs: familyRuns };
   });
   return {
     text: text.finish(results),
@@ -530,6 +559,7 @@ export async function buildBodies(input: BuildInput): Promise<BuildOutput> {
     lines: laidOut.lines,
     openMetricsLines: laidOut.openMetricsLines,
     runs,
+    newRuns,
     compressedBytes: queue.rawBytes,
   };
 }

@@ -73,11 +73,14 @@ export type BuilderReply =
       /** Family ids in body order, so the serving thread can check it pairs the right headers. */
       readonly familyIds: Int32Array;
       /**
-       * Per family, its lines laid out in this build (handed over, or shared where the builder
-       * keeps them too), or null where they did not change: the serving thread keeps the ones
-       * it was given last.
+       * Per family, its lines laid out in this build (handed over), or null where they did not
+       * change or are in runs: the serving thread keeps the ones it was given last.
        */
-      readonly lines: readonly (ArrayBuffer | SharedArrayBuffer | null)[];
+      readonly lines: readonly (ArrayBuffer | null)[];
+      /** Per family laid out as runs in this build: the ids of its runs in order, or null. */
+      readonly familyRuns: readonly (Int32Array | null)[];
+      /** The lines of the runs first laid out in this build (shared: the builder keeps them too). */
+      readonly newRuns: readonly { readonly id: number; readonly lines: SharedArrayBuffer }[];
       /** Per family laid out in this build: its OpenMetrics lines when they differ from the text lines. */
       readonly openMetricsLines: readonly (ArrayBuffer | null)[];
       readonly text: BuiltFormat;
@@ -109,7 +112,7 @@ interface Group extends GroupToBuild {
 export function transferList(reply: BuilderReply): ArrayBuffer[] {
   if (reply.type !== 'built' || !reply.changed) return [];
   const list = [reply.text.deflated, reply.openMetrics.deflated];
-  for (const lines of [...reply.lines, ...reply.openMetricsLines]) if (lines instanceof ArrayBuffer) list.push(lines);
+  for (const lines of [...reply.lines, ...reply.openMetricsLines]) if (lines) list.push(lines);
   return list;
 }
 
@@ -245,7 +248,9 @@ export class BodyBuilder {
       request,
       changed: true,
       familyIds: Int32Array.from(families, (family) => family.id),
-      lines: output.lines.map((lines) => lines?.buffer ?? null),
+      lines: output.lines.map((lines) => (lines ? (lines.buffer as ArrayBuffer) : null)),
+      familyRuns: families.map((family, i) => (output.lines[i] === undefined && !input.families[i]?.previous ? Int32Array.from((output.runs[i] as FamilyRuns).runs, (run) => run.id) : null)),
+      newRuns: output.newRuns.map((run) => ({ id: run.id, lines: run.lines.buffer as SharedArrayBuffer })),
       openMetricsLines: output.openMetricsLines.map((lines) => (lines ? (lines.buffer as ArrayBuffer) : null)),
       text: pack(output.text),
       openMetrics: pack(output.openMetrics),

@@ -124,13 +124,15 @@ const MAX_REPORTED_KEYS = 10_000;
 let nextStoreId = 1;
 
 interface KeptLines {
-  readonly text: Buffer;
+  /** One buffer, or one per run for a family laid out as runs. */
+  readonly text: readonly Buffer[];
   /** Only when they differ from the text lines (timestamps). */
-  readonly openMetrics: Buffer | undefined;
+  readonly openMetrics: readonly Buffer[] | undefined;
+  readonly runIds: Int32Array | undefined;
 }
 
-function toBuffer(buffer: ArrayBuffer | null | undefined): Buffer | undefined {
-  return buffer ? Buffer.from(buffer) : undefined;
+function toPieces(buffer: ArrayBuffer | null | undefined): Buffer[] | undefined {
+  return buffer ? [Buffer.from(buffer)] : undefined;
 }
 
 function compareStrings(a: string, b: string): number {
@@ -184,6 +186,8 @@ export class MetricStore implements MetricSink {
   private nextFamilyId = 0;
   /** Each family's lines as the builder last laid them out, by family id. */
   private readonly familyLines = new Map<number, KeptLines>();
+  /** The lines of every run the kept families hold, by run id. */
+  private readonly runLines = new Map<number, Buffer>();
   private sortedFamilies: FamilyEntry[] | undefined;
 
   private current: ExpositionSnapshot;
@@ -514,6 +518,21 @@ export class MetricStore implements MetricSink {
     return build;
   }
 
+  private linesOfRuns(runIds: Int32Array, family: string): Buffer[] {
+    return Array.from(runIds, (id) => {
+      const lines = this.runLines.get(id);
+      if (!lines) throw new Error(`the exposition builder never sent run ${id} of family ${family}`);
+      return lines;
+    });
+  }
+
+  /** Drops the runs no family holds any more (a snapshot still being sent keeps its own references). */
+  private forgetUnusedRuns(): void {
+    const used = new Set<number>();
+    for (const kept of this.familyLines.values()) if (kept.runIds) for (const id of kept.runIds) used.add(id);
+    for (const id of this.runLines.keys()) if (!used.has(id)) this.runLines.delete(id);
+  }
+
   /**
    * Asks the builder thread for the bodies as of now (it has every publish made before this
    * call), then swaps in the snapshot. Nothing is built when no byte changed.
@@ -539,18 +558,21 @@ export class MetricStore implements MetricSink {
       throw new Error('the exposition builder built other families than this store holds');
     }
     // Lines of families that did not change are the ones the last reply gave.
+    for (const run of reply.newRuns) this.runLines.set(run.id, Buffer.from(run.lines));
     families.forEach((family, i) => {
       const lines = reply.lines[i];
-      if (lines) this.familyLines.set(family.id, { text: Buffer.from(lines), openMetrics: toBuffer(reply.openMetricsLines[i]) });
+      const runIds = reply.familyRuns[i];
+      if (lines) this.familyLines.set(family.id, { text: [Buffer.from(lines)], openMetrics: toPieces(reply.openMetricsLines[i]), runIds: undefined });
+      else if (runIds) this.familyLines.set(family.id, { text: this.linesOfRuns(runIds, family.name), openMetrics: undefined, runIds });
     });
-    const body = (format: BuiltFormat, header: (family: FamilyEntry) => Buffer, lines: (kept: KeptLines) => Buffer): PreparedBody => {
+    this.forgetUnusedRuns();
+    const body = (format: BuiltFormat, header: (family: FamilyEntry) => Buffer, lines: (kept: KeptLines) => readonly Buffer[]): PreparedBody => {
       const pieces: Buffer[] = [];
       for (const family of families) {
         pieces.push(header(family));
         const kept = this.familyLines.get(family.id);
         if (!kept) throw new Error(`the exposition builder never laid out family ${family.name}`);
-        const familyLines = lines(kept);
-        if (familyLines.length > 0) pieces.push(familyLines);
+        for (const piece of lines(kept)) if (piece.length > 0) pieces.push(piece);
       }
       let length = 0;
       for (const piece of pieces) length += piece.length;
