@@ -44,6 +44,8 @@ export interface CompressedUnit<Deflated = Buffer> {
   readonly length: number;
   readonly crc32: number;
   readonly deflated: Deflated;
+  /** The run it compresses, if any: its data is in shared memory and the serving thread keeps it by this id. */
+  readonly runId?: number;
 }
 
 /**
@@ -81,6 +83,7 @@ export interface FamilyRuns {
 export interface Run {
   readonly id: number;
   readonly lines: Buffer;
+  /** Its DEFLATE data in shared memory too. */
   readonly unit: CompressedUnit;
 }
 
@@ -121,6 +124,8 @@ export interface BuildInput {
 /** One format's data part: its DEFLATE units in order, the CRC-32 and length of the raw body. */
 export interface BuiltBody {
   readonly deflated: readonly Buffer[];
+  /** Per unit: the run it compresses, or undefined for a unit of this format alone. */
+  readonly runIds: readonly (number | undefined)[];
   readonly deflatedLength: number;
   readonly crc32: number;
   readonly length: number;
@@ -154,6 +159,12 @@ function ownBuffer(size: number): Buffer {
 /** In shared memory: the serving thread reads it while the builder keeps it for the next build. */
 function sharedBuffer(size: number): Buffer {
   return Buffer.from(new SharedArrayBuffer(size));
+}
+
+function sharedCopy(buffer: Buffer): Buffer {
+  const copy = sharedBuffer(buffer.length);
+  buffer.copy(copy);
+  return copy;
 }
 
 function copyOf(buffer: Buffer): Buffer {
@@ -380,9 +391,9 @@ class CompressionQueue {
   readonly tasks: (() => Promise<Buffer>)[] = [];
   rawBytes = 0;
   constructor(private readonly level: number) {}
-  add(raw: Buffer, dictionary: Buffer | undefined): number {
+  add(raw: Buffer, dictionary: Buffer | undefined, shared = false): number {
     this.rawBytes += raw.length;
-    this.tasks.push(() => deflateUnit(raw, dictionary, this.level));
+    this.tasks.push(shared ? () => deflateUnit(raw, dictionary, this.level).then(sharedCopy) : () => deflateUnit(raw, dictionary, this.level));
     return this.tasks.length - 1;
   }
 }
@@ -444,17 +455,19 @@ class BodyPlan {
 
   finish(results: readonly Buffer[]): BuiltBody {
     const deflated: Buffer[] = [];
+    const runIds: (number | undefined)[] = [];
     let deflatedLength = 0;
     let crc = 0;
     let length = 0;
     for (const unit of this.units) {
       const data = typeof unit.deflated === 'number' ? (results[unit.deflated] as Buffer) : unit.deflated;
       deflated.push(data);
+      runIds.push(unit.runId);
       deflatedLength += data.length;
       crc = crc32Combine(crc, unit.crc32, unit.length);
       length += unit.length;
     }
-    return { deflated, deflatedLength, crc32: crc, length };
+    return { deflated, runIds, deflatedLength, crc32: crc, length };
   }
 }
 
@@ -485,7 +498,7 @@ function layOutFamily(lines: Buffer | undefined, openMetricsLines: Buffer | unde
     length += raw.length;
     const kept = runs.kept[run];
     if (kept) return kept.unit;
-    return { length: raw.length, crc32: crc32Of(raw), deflated: queue.add(raw, undefined) };
+    return { length: raw.length, crc32: crc32Of(raw), deflated: queue.add(raw, undefined, true), runId: ++lastRunId };
   });
   return { length, openMetricsLength: length, lines: undefined, openMetricsLines: undefined, tail: lastBytes(runs.lines, DEFLATE_WINDOW), shared };
 }
@@ -523,6 +536,7 @@ export async function buildBodies(input: BuildInput): Promise<BuildOutput> {
     length: unit.length,
     crc32: unit.crc32,
     deflated: typeof unit.deflated === 'number' ? (results[unit.deflated] as Buffer) : unit.deflated,
+    ...(unit.runId === undefined ? {} : { runId: unit.runId }),
   });
 
   // Keep copies of what later builds need: the laid-out lines themselves go to the serving thread.
@@ -546,7 +560,8 @@ export async function buildBodies(input: BuildInput): Promise<BuildOutput> {
     const familyRuns = layout.lines.map((lines, i): Run => {
       const kept = layout.kept[i];
       if (kept) return kept;
-      const run = { id: ++lastRunId, lines, unit: units[i] as CompressedUnit };
+      const unit = units[i] as CompressedUnit;
+      const run = { id: unit.runId as number, lines, unit };
       newRuns.push(run);
       return run;
     });

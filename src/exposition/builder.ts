@@ -60,8 +60,12 @@ export type BuilderMessage = FamilyMessage | DropFamilyMessage | GroupMessage | 
 export interface BuiltFormat {
   readonly crc32: number;
   readonly length: number;
-  /** All DEFLATE units of the body, one after the other (handed over, not copied). */
+  /** The DEFLATE units of this format alone, one after the other (handed over, not copied). */
   readonly deflated: ArrayBuffer;
+  /** Where each of those units ends in `deflated`. */
+  readonly ends: Uint32Array;
+  /** The body's units in order: a run's id, or -1 for the next unit of `deflated`. */
+  readonly units: Int32Array;
 }
 
 export type BuilderReply =
@@ -79,8 +83,8 @@ export type BuilderReply =
       readonly lines: readonly (ArrayBuffer | null)[];
       /** Per family laid out as runs in this build: the ids of its runs in order, or null. */
       readonly familyRuns: readonly (Int32Array | null)[];
-      /** The lines of the runs first laid out in this build (shared: the builder keeps them too). */
-      readonly newRuns: readonly { readonly id: number; readonly lines: SharedArrayBuffer }[];
+      /** The lines and DEFLATE data of the runs first laid out in this build (shared: the builder keeps them too). */
+      readonly newRuns: readonly { readonly id: number; readonly lines: SharedArrayBuffer; readonly deflated: SharedArrayBuffer }[];
       /** Per family laid out in this build: its OpenMetrics lines when they differ from the text lines. */
       readonly openMetricsLines: readonly (ArrayBuffer | null)[];
       readonly text: BuiltFormat;
@@ -238,10 +242,19 @@ export class BodyBuilder {
       if (!family.dirty) family.built = built;
     });
     const pack = (body: BuiltBody): BuiltFormat => {
-      const packed = Buffer.from(new ArrayBuffer(body.deflatedLength));
+      let size = 0;
+      body.deflated.forEach((unit, i) => (size += body.runIds[i] === undefined ? unit.length : 0));
+      const packed = Buffer.from(new ArrayBuffer(size));
+      const ends: number[] = [];
       let at = 0;
-      for (const unit of body.deflated) at += unit.copy(packed, at);
-      return { crc32: body.crc32, length: body.length, deflated: packed.buffer };
+      const units = Int32Array.from(body.deflated, (unit, i) => {
+        const runId = body.runIds[i];
+        if (runId !== undefined) return runId;
+        at += unit.copy(packed, at);
+        ends.push(at);
+        return -1;
+      });
+      return { crc32: body.crc32, length: body.length, deflated: packed.buffer, ends: Uint32Array.from(ends), units };
     };
     return {
       type: 'built',
@@ -250,7 +263,7 @@ export class BodyBuilder {
       familyIds: Int32Array.from(families, (family) => family.id),
       lines: output.lines.map((lines) => (lines ? (lines.buffer as ArrayBuffer) : null)),
       familyRuns: families.map((family, i) => (output.lines[i] === undefined && !input.families[i]?.previous ? Int32Array.from((output.runs[i] as FamilyRuns).runs, (run) => run.id) : null)),
-      newRuns: output.newRuns.map((run) => ({ id: run.id, lines: run.lines.buffer as SharedArrayBuffer })),
+      newRuns: output.newRuns.map((run) => ({ id: run.id, lines: run.lines.buffer as SharedArrayBuffer, deflated: run.unit.deflated.buffer as SharedArrayBuffer })),
       openMetricsLines: output.openMetricsLines.map((lines) => (lines ? (lines.buffer as ArrayBuffer) : null)),
       text: pack(output.text),
       openMetrics: pack(output.openMetrics),

@@ -186,8 +186,8 @@ export class MetricStore implements MetricSink {
   private nextFamilyId = 0;
   /** Each family's lines as the builder last laid them out, by family id. */
   private readonly familyLines = new Map<number, KeptLines>();
-  /** The lines of every run the kept families hold, by run id. */
-  private readonly runLines = new Map<number, Buffer>();
+  /** The lines and DEFLATE data of every run the kept families hold, by run id. */
+  private readonly runs = new Map<number, { readonly lines: Buffer; readonly deflated: Buffer }>();
   private sortedFamilies: FamilyEntry[] | undefined;
 
   private current: ExpositionSnapshot;
@@ -520,9 +520,9 @@ export class MetricStore implements MetricSink {
 
   private linesOfRuns(runIds: Int32Array, family: string): Buffer[] {
     return Array.from(runIds, (id) => {
-      const lines = this.runLines.get(id);
-      if (!lines) throw new Error(`the exposition builder never sent run ${id} of family ${family}`);
-      return lines;
+      const run = this.runs.get(id);
+      if (!run) throw new Error(`the exposition builder never sent run ${id} of family ${family}`);
+      return run.lines;
     });
   }
 
@@ -530,7 +530,7 @@ export class MetricStore implements MetricSink {
   private forgetUnusedRuns(): void {
     const used = new Set<number>();
     for (const kept of this.familyLines.values()) if (kept.runIds) for (const id of kept.runIds) used.add(id);
-    for (const id of this.runLines.keys()) if (!used.has(id)) this.runLines.delete(id);
+    for (const id of this.runs.keys()) if (!used.has(id)) this.runs.delete(id);
   }
 
   /**
@@ -558,7 +558,7 @@ export class MetricStore implements MetricSink {
       throw new Error('the exposition builder built other families than this store holds');
     }
     // Lines of families that did not change are the ones the last reply gave.
-    for (const run of reply.newRuns) this.runLines.set(run.id, Buffer.from(run.lines));
+    for (const run of reply.newRuns) this.runs.set(run.id, { lines: Buffer.from(run.lines), deflated: Buffer.from(run.deflated) });
     families.forEach((family, i) => {
       const lines = reply.lines[i];
       const runIds = reply.familyRuns[i];
@@ -577,8 +577,18 @@ export class MetricStore implements MetricSink {
       let length = 0;
       for (const piece of pieces) length += piece.length;
       if (length !== format.length) throw new Error(`the exposition builder built ${format.length} bytes where ${length} were expected`);
-      const deflated = Buffer.from(format.deflated);
-      return { pieces, length, crc32: format.crc32, deflated: deflated.length > 0 ? [deflated] : [], deflatedLength: deflated.length };
+      const packed = Buffer.from(format.deflated);
+      const deflated: Buffer[] = [];
+      let deflatedLength = 0;
+      let next = 0;
+      for (const id of format.units) {
+        const unit = id >= 0 ? this.runs.get(id)?.deflated : packed.subarray(next === 0 ? 0 : format.ends[next - 1], format.ends[next++]);
+        if (!unit) throw new Error(`the exposition builder never sent run ${id}`);
+        if (unit.length === 0) continue;
+        deflated.push(unit);
+        deflatedLength += unit.length;
+      }
+      return { pieces, length, crc32: format.crc32, deflated, deflatedLength };
     };
     const text = body(reply.text, (f) => f.textHeader, (kept) => kept.text);
     const openMetrics = body(reply.openMetrics, (f) => f.openMetricsHeader, (kept) => kept.openMetrics ?? kept.text);
