@@ -68,6 +68,7 @@ export class AccountRuntime implements SchedulingView {
   private cachedPlan: PlanFigures | undefined;
   private loggedPlanKey = '';
   private planLogTimer: TimerHandle | undefined;
+  private planChangedAtMs = 0;
   private completedFirstCycle = false;
 
   constructor(private readonly options: AccountRuntimeOptions) {
@@ -262,10 +263,12 @@ export class AccountRuntime implements SchedulingView {
 
   /** Makes per-target jobs match the inventory (or the source's own targets). */
   private reconcile(): void {
-    for (const source of this.sources) {
-      if (source.scope === 'host') this.reconcileTargets<Host>(source, source.targets?.() ?? this.inventory.hosts, (h) => h.uuid);
-      else if (source.scope === 'website') this.reconcileTargets<Website>(source, source.targets?.() ?? this.inventory.websites, (w) => String(w.id));
-    }
+    this.scheduler.batch(() => {
+      for (const source of this.sources) {
+        if (source.scope === 'host') this.reconcileTargets<Host>(source, source.targets?.() ?? this.inventory.hosts, (h) => h.uuid);
+        else if (source.scope === 'website') this.reconcileTargets<Website>(source, source.targets?.() ?? this.inventory.websites, (w) => String(w.id));
+      }
+    });
   }
 
   /**
@@ -319,12 +322,19 @@ export class AccountRuntime implements SchedulingView {
 
   private planChanged(): void {
     this.cachedPlan = undefined;
-    // Jobs arrive in bursts (a host list adds a job per host): log the plan once it settles.
-    if (this.planLogTimer) this.options.clock.clearTimeout(this.planLogTimer);
+    // Jobs arrive in bursts (a host list adds a job per host): log the plan once it settles,
+    // with one timer for the burst rather than one per job.
+    this.planChangedAtMs = this.options.clock.now();
+    if (!this.planLogTimer) this.armPlanLog(PLAN_LOG_SETTLE_MS);
+  }
+
+  private armPlanLog(delayMs: number): void {
     this.planLogTimer = this.options.clock.setTimeout(() => {
       this.planLogTimer = undefined;
-      this.logPlanOnce();
-    }, PLAN_LOG_SETTLE_MS);
+      const quietMs = this.options.clock.now() - this.planChangedAtMs;
+      if (quietMs < PLAN_LOG_SETTLE_MS) this.armPlanLog(PLAN_LOG_SETTLE_MS - quietMs);
+      else this.logPlanOnce();
+    }, delayMs);
   }
 
   /** Logs the plan when its shape changes (not on every host list poll). */

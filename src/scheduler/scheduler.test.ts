@@ -45,6 +45,29 @@ describe('Scheduler', () => {
     s.stop();
   });
 
+  it('looks for due jobs once after a batch of upserts, so the batch is ranked as a whole', async () => {
+    const clock = new FakeClock();
+    const gate = gatedRunner();
+    const ranked = async (batched: boolean): Promise<string[]> => {
+      const runs: string[] = [];
+      const s = new Scheduler({ clock, maxConcurrentJobs: 1 });
+      s.start();
+      const add = (): void => {
+        s.upsert(job('bulk/1', 60_000, runs, { priority: 'bulk', run: gate.run }));
+        s.upsert(job('high/1', 60_000, runs, { priority: 'high', run: gate.run }));
+      };
+      if (batched) s.batch(add);
+      else add();
+      await flushMicrotasks();
+      s.stop();
+      return runs;
+    };
+    // Unbatched, the first upsert starts at once; batched, the higher priority goes first.
+    expect(await ranked(false)).toEqual(['bulk/1']);
+    expect(await ranked(true)).toEqual(['high/1']);
+    expect(gate.waiting()).toBe(2);
+  });
+
   it('starts higher priority first, then the longest waiting', async () => {
     const clock = new FakeClock();
     const runs: string[] = [];
