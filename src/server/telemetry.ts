@@ -83,6 +83,21 @@ function plainText(res: ServerResponse, status: number, body: string, headers: R
 }
 
 /** Answers requests for the telemetry path (any method; only GET and HEAD are served). */
+/**
+ * Writes a body's buffers as they are, never copied: a slow scraper holds references to the
+ * snapshot it started with, not a copy of it. Corked, they leave in as few writes as possible.
+ * A scraper gone meanwhile (its connection closed while the body was made) gets nothing:
+ * every write to a destroyed response makes an error, and a body has thousands of chunks.
+ */
+export function sendBody(res: Pick<ServerResponse, 'destroyed' | 'cork' | 'write' | 'end' | 'uncork'>, chunks: readonly Buffer[]): boolean {
+  if (res.destroyed) return false;
+  res.cork();
+  for (const chunk of chunks) res.write(chunk);
+  res.end();
+  res.uncork();
+  return true;
+}
+
 export function telemetryHandler(options: TelemetryOptions): (req: IncomingMessage, res: ServerResponse) => void {
   const { store, log, maxConcurrentScrapes } = options;
   if (!Number.isInteger(maxConcurrentScrapes) || maxConcurrentScrapes < 0) {
@@ -116,12 +131,7 @@ export function telemetryHandler(options: TelemetryOptions): (req: IncomingMessa
       return;
     }
     res.setTimeout(STALLED_SCRAPE_MS, () => res.destroy());
-    // The buffers are queued as they are, never copied: a slow scraper holds references to the
-    // snapshot it started with, not a copy of it. Corked, they leave in as few writes as possible.
-    res.cork();
-    for (const chunk of body.chunks) res.write(chunk);
-    res.end();
-    res.uncork();
+    sendBody(res, body.chunks);
   };
 
   return (req, res) => {
