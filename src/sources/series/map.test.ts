@@ -127,6 +127,16 @@ describe('mapSeries gauges', () => {
     labelsOf(second).forEach((l, i) => expect(l).toBe(labelsOf(first)[i]));
   });
 
+  it('shares one label object between the metrics of a host with the same metric labels', () => {
+    const labels = new HostLabels('prod', 'h1');
+    const naming = new SeriesNaming();
+    const read = labels.of(naming.metric('system.io.iops_r|sda'));
+    expect(labels.of(naming.metric('system.io.iops_w|sda'))).toBe(read);
+    expect(labels.of(naming.metric('system.io.iops_r|sdb'))).not.toBe(read);
+    expect(labels.of(naming.metric('system.io.iops_r|sdb'))).toEqual({ account: 'prod', host_uuid: 'h1', device: 'sdb' });
+    expect(new HostLabels('prod', 'h2').of(naming.metric('system.io.iops_r|sda'))).toEqual({ account: 'prod', host_uuid: 'h2', device: 'sda' });
+  });
+
   it('puts the host labels first and the metric labels after them', () => {
     const labels = new HostLabels('prod', 'h1');
     const metric = new SeriesNaming().metric('system.io.iops_r|sda');

@@ -1,7 +1,7 @@
 import type { FamilySamples, Labels } from '../../exposition/model.js';
 import type { LatestValue } from '../../upstream/monitoring/resources/latest.js';
 import type { SeriesPoint, SeriesResponse } from '../../upstream/monitoring/resources/series.js';
-import { counterSpec, FamilyCollector } from '../shared/families.js';
+import { counterSpec, FamilyCollector, labelKey } from '../shared/families.js';
 import { globMatcher } from '../shared/glob.js';
 import { carryAbsent } from '../shared/grace.js';
 import { parseTimestampMs, toBaseUnit } from '../shared/units.js';
@@ -57,6 +57,11 @@ export const DEFAULT_COUNTER_GRACE_MS = 3_600_000;
  * store keys series by label object identity). Hostname and tags are not among them: they
  * live on monapi_host_info, joined on (account, host_uuid).
  */
+/**
+ * A host's label objects, one per distinct set of metric labels (`{device: "sda"}` serves every
+ * per-device metric of sda): at a million series the memo keyed per series held a third of
+ * the heap's maps, and a label object per series.
+ */
 export class HostLabels {
   readonly host: Labels;
   private readonly memo = new Map<string, Labels>();
@@ -66,16 +71,21 @@ export class HostLabels {
   }
 
   of(metric: SeriesMetric): Labels {
-    let labels = this.memo.get(metric.seriesKey);
+    // Memoised by the metric's (shared) labels object: no string is built per call.
+    const key = labelKey(metric.labels);
+    if (key === NO_LABELS) return this.host;
+    let labels = this.memo.get(key);
     if (!labels) {
       // Not `{ ...this.host, ...metric.labels }`: V8 gives each object built by two spreads a
       // hidden class of its own (about 300 bytes a series); entries give them shared ones.
-      labels = Object.keys(metric.labels).length === 0 ? this.host : Object.fromEntries([...Object.entries(this.host), ...Object.entries(metric.labels)]);
-      this.memo.set(metric.seriesKey, labels);
+      labels = Object.fromEntries([...Object.entries(this.host), ...Object.entries(metric.labels)]);
+      this.memo.set(key, labels);
     }
     return labels;
   }
 }
+
+const NO_LABELS = labelKey({});
 
 export interface SeriesHostIdentity {
   readonly account: string;
