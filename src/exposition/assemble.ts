@@ -67,7 +67,8 @@ export interface BuiltFamily<Deflated = Buffer> {
 
 /**
  * How a large family's lines were last laid out as runs: the run of every group (by slot),
- * and each run's unit, runs numbered in body order. A build replaces it, never edits it.
+ * and the runs in body order. The next build that lays the family out edits `runOf` in place
+ * (a failed build discards every family's runs) and replaces `runs`.
  */
 export interface FamilyRuns {
   /** By group slot: the number of the run holding the group's lines of this family, or -1. */
@@ -161,19 +162,17 @@ function sharedBuffer(size: number): Buffer {
   return Buffer.from(new SharedArrayBuffer(size));
 }
 
+function copyOf(buffer: Buffer, allocate: (size: number) => Buffer = ownBuffer): Buffer {
+  const copy = allocate(buffer.length);
+  buffer.copy(copy);
+  return copy;
+}
+
 function sharedCopy(buffer: Buffer): Buffer {
-  const copy = sharedBuffer(buffer.length);
-  buffer.copy(copy);
-  return copy;
+  return copyOf(buffer, sharedBuffer);
 }
 
-function copyOf(buffer: Buffer): Buffer {
-  const copy = ownBuffer(buffer.length);
-  buffer.copy(copy);
-  return copy;
-}
-
-/** A family laid out as runs in this build: where each run ends in its lines, and the runs kept as they were. */
+/** A family laid out as runs in this build: each run's lines, and which runs are kept as they were. */
 interface RunLayout {
   readonly runOf: Int32Array;
   /** Per run in body order: its lines, kept from the last build or laid out anew. */
@@ -195,6 +194,11 @@ const CHANGED = -2;
 const LEFTOVER_RUN = 1 << 28;
 const CHANGED_RUN = 1 << 29;
 
+interface KeptRuns {
+  readonly runOf: Int32Array;
+  readonly kept: Run[];
+}
+
 /**
  * Dissolves the runs holding a changed group, and numbers the others 0.. in order. The
  * changed groups will go into new runs of their own at the end (with the last run when it is
@@ -202,11 +206,6 @@ const CHANGED_RUN = 1 << 29;
  * before them: the groups that changed together stay together. Edits `runOf` of the last
  * build in place: a failed build discards every family's runs.
  */
-interface KeptRuns {
-  readonly runOf: Int32Array;
-  readonly kept: Run[];
-}
-
 function keepRuns(previous: FamilyRuns | undefined, changedSlots: readonly number[], slots: number): KeptRuns {
   if (!previous) return { runOf: new Int32Array(slots).fill(LEFTOVER), kept: [] };
   let runOf = previous.runOf;
