@@ -4,35 +4,13 @@ import tseslint from 'typescript-eslint';
 /**
  * The simulator is an independent witness of the two API documents: it may not borrow the
  * exporter's schemas, catalogue or rules, or a mistake in them would be made twice and no
- * test could catch it. Generic helpers in src/lib are shared. The client, in turn, may not
- * lean on the simulator. `no-restricted-imports` matches the import text, not the resolved
- * path, so each folder depth gets the pattern that climbs exactly to src/ (and, for the
- * simulator, any that climbs past it). Upstream tests may use test/support.
+ * test could catch it. Generic helpers in src/lib are shared. The product, in turn, never
+ * imports the test world (the simulator, the demo, test support), so `npm run build` and the
+ * image hold the exporter only. `no-restricted-imports` matches the import text: every
+ * relative import that climbs into the forbidden folder has the shape the regex names.
  */
-const SIMULATOR_MESSAGE = 'src/simulator is written from the API documents alone: import only from src/simulator and src/lib.';
-const UPSTREAM_MESSAGE = 'The client must decode what the real service sends, not lean on the simulator: do not import src/simulator.';
-const MAX_DEPTH = 5;
-
-function forbidImports(folder, forbidden, message, { mayLeaveSrc }) {
-  return Array.from({ length: MAX_DEPTH }, (_, level) => {
-    const depth = level + 1;
-    const up = String.raw`(\.\./)`;
-    return {
-      files: [`src/${folder}/${'*/'.repeat(level)}*.ts`],
-      rules: {
-        'no-restricted-imports': [
-          'error',
-          {
-            patterns: [
-              { regex: `^${up}{${depth}}(${forbidden.join('|')})(\\.js)?(/|$)`, message },
-              ...(mayLeaveSrc ? [] : [{ regex: `^${up}{${depth + 1},}`, message: `${message} (this import leaves src/)` }]),
-            ],
-          },
-        ],
-      },
-    };
-  });
-}
+const SIMULATOR_MESSAGE = 'simulator/ is written from the API documents alone: import only from simulator/ and src/lib.';
+const PRODUCT_MESSAGE = 'The exporter does not ship or lean on the test world: do not import simulator/, scripts/, test/ or bench/ from src/.';
 
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'coverage/', 'helm/', 'grafana-dashboards/'] },
@@ -49,8 +27,20 @@ export default tseslint.config(
       '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true, allowBoolean: true }],
     },
   },
-  ...forbidImports('simulator', ['upstream', 'sources', 'exposition', 'scheduler', 'budget', 'config', 'server', 'exporter'], SIMULATOR_MESSAGE, { mayLeaveSrc: false }),
-  ...forbidImports('upstream', ['simulator'], UPSTREAM_MESSAGE, { mayLeaveSrc: true }),
+  {
+    files: ['simulator/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: String.raw`^(\.\./)+src/(?!lib/)`, message: SIMULATOR_MESSAGE }] }] },
+  },
+  {
+    files: ['src/**/*.ts'],
+    ignores: ['src/**/*.test.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: String.raw`^(\.\./)+(simulator|scripts|test|bench)(/|$)`, message: PRODUCT_MESSAGE }] }] },
+  },
+  {
+    // Unit tests of the client read bodies written by hand or by test/support, never the simulator's own.
+    files: ['src/**/*.test.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: String.raw`^(\.\./)+simulator(/|$)`, message: PRODUCT_MESSAGE }] }] },
+  },
   {
     files: ['**/*.js'],
     ...tseslint.configs.disableTypeChecked,

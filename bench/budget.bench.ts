@@ -10,7 +10,7 @@
  * any scale, only the counts are larger.
  */
 import { parseArgs } from 'node:util';
-import type { RunningSimulator } from '../src/simulator/index.js';
+import type { RunningSimulator } from '../simulator/index.js';
 import { passThroughGate } from '../test/support/test-server.js';
 import { UndiciTransport } from '../src/upstream/http/transport.js';
 import { MonitoringClient } from '../src/upstream/monitoring/client.js';

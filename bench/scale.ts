@@ -24,7 +24,7 @@ import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { gunzipSync } from 'node:zlib';
-import { startSimulator } from '../src/simulator/index.js';
+import { startSimulator } from '../simulator/index.js';
 import { rawRequest } from '../test/server/http.js';
 import { measureDecode } from './scale/decode.js';
 import { startNginx, type RunningNginx } from './scale/nginx.js';
@@ -233,7 +233,7 @@ async function startSimulatorProcess(index: number, hosts: number, websites: num
     '--hosts', String(hosts), '--websites', String(websites), '--seed', `scale-${index}`,
     '--rate-limit', String(SIMULATOR_LIMIT), '--burst', String(SIMULATOR_LIMIT),
   ];
-  const child = spawn(process.execPath, nodeArgs(join(REPO_ROOT, 'src/simulator/cli.ts'), args), { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, nodeArgs(join(REPO_ROOT, 'simulator/cli.ts'), args), { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   const match = await waitForLine(child, `simulator ${index}`, /Monitoring API:\s+(http:\/\/[^/\s]+)\/api\/v2/, 60_000);
   child.stdout?.resume();
   child.stderr?.resume();

@@ -4,7 +4,7 @@
  *
  *   node --import tsx bench/scale/decode-main.ts [hosts=40] [repetitions=7]
  */
-import { startSimulator } from '../../src/simulator/index.js';
+import { startSimulator } from '../../simulator/index.js';
 import { measureDecode } from './decode.js';
 
 const hosts = Number(process.argv[2] ?? 40);

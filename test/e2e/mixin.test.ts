@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { alertNames, alertGroups } from '../../mixin/alerts.js';
 import { DASHBOARDS_DIR, ROOT } from '../../mixin/build.js';
 import { DEFAULT_CONFIG, type MixinConfig } from '../../mixin/config.js';
-import type { RunningDemo } from '../../src/demo.js';
-import type { MonitoringWorld } from '../../src/simulator/monitoring/world-types.js';
+import type { RunningDemo } from '../../scripts/demo.js';
+import type { MonitoringWorld } from '../../simulator/monitoring/world-types.js';
 import {
   intervalSeconds,
   interpolate,

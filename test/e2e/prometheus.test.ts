@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDemo, type RunningDemo } from '../../src/demo.js';
-import type { ShapeSet } from '../../src/simulator/index.js';
-import type { SimAccount } from '../../src/simulator/monitoring/world-types.js';
+import { startDemo, type RunningDemo } from '../../scripts/demo.js';
+import type { ShapeSet } from '../../simulator/index.js';
+import type { SimAccount } from '../../simulator/monitoring/world-types.js';
 import { DEFAULT_CHECK_BUCKETS } from '../../src/sources/checks/map.js';
 import { requireBinary, startPrometheus, type RunningPrometheus } from '../support/prometheus.js';
 

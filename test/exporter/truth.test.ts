@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SimAccount } from '../../src/simulator/monitoring/world-types.js';
+import type { SimAccount } from '../../simulator/monitoring/world-types.js';
 import type { Driven } from '../support/drive.js';
 import { lineValue, sampleValue, samplesOf } from '../support/exposition-text.js';
 import { deltaCountersOf, exportedAlertEvents, runTruthScenario, TRUTH_RUN, type Snapshot, type TruthRun } from '../support/truth-run.js';

@@ -6,7 +6,7 @@ import { parseConfig } from '../../src/config/index.js';
 import type { Config } from '../../src/config/types.js';
 import { startExporter, type ExporterOptions, type RunningExporter } from '../../src/exporter.js';
 import { FakeClock } from '../../src/lib/clock.js';
-import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../src/simulator/index.js';
+import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../simulator/index.js';
 
 /**
  * The fault suite's rig: one simulator on a fake clock that outlives any number of exporter

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/index.js';
 import { startExporter, type RunningExporter } from '../../src/exporter.js';
 import { FakeClock } from '../../src/lib/clock.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { startSimulator, type RunningSimulator } from '../../simulator/index.js';
 import { requireBinary } from '../support/prometheus.js';
 
 /**

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ScaledClock } from '../../src/lib/clock.js';
-import type { RunningSimulator } from '../../src/simulator/index.js';
+import type { RunningSimulator } from '../../simulator/index.js';
 import {
   arrivalRatePerMinute,
   budgetedClient,

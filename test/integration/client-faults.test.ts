@@ -1,6 +1,6 @@
 import { Registry } from 'prom-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningSimulator } from '../../src/simulator/index.js';
+import type { RunningSimulator } from '../../simulator/index.js';
 import { InvalidResponseError, PlanRequiredError, ServerError, TimeoutError, UnauthorizedError } from '../../src/upstream/http/errors.js';
 import { createUpstreamMetrics } from '../../src/upstream/metrics.js';
 import {

@@ -1,6 +1,6 @@
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/index.js';
+import { startSimulator, type RunningSimulator } from '../../simulator/index.js';
 import { NotFoundError, PlanRequiredError, RateLimitedError, UnauthorizedError } from '../../src/upstream/http/errors.js';
 import { passThroughGate } from '../support/test-server.js';
 import { UndiciTransport } from '../../src/upstream/http/transport.js';

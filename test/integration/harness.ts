@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createRequestBudget, type RequestBudget, type RequestBudgetOptions } from '../../src/budget/index.js';
 import { systemClock, type Clock } from '../../src/lib/clock.js';
-import { startSimulator, type ClientStats, type RunningSimulator } from '../../src/simulator/index.js';
+import { startSimulator, type ClientStats, type RunningSimulator } from '../../simulator/index.js';
 import { UndiciTransport, type UndiciTransportOptions } from '../../src/upstream/http/transport.js';
 import type { UpstreamMetrics } from '../../src/upstream/metrics.js';
 import { MonitoringClient } from '../../src/upstream/monitoring/client.js';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { startDemo, type RunningDemo } from '../../src/demo.js';
+import { startDemo, type RunningDemo } from '../../scripts/demo.js';
 import { shardOfName } from '../../src/sharding/index.js';
 import { drive, type Driven } from '../support/drive.js';
 

@@ -17,6 +17,7 @@ const CHECKS = [
   'PID 1 is node running dist/cli.js',
   'the root file system is read-only and the exporter runs on it',
   'the image holds dist/ and production dependencies only',
+  'the image holds no simulator, demo or test file',
   'image config: user 65532:65532, exec-form node entrypoint, OCI labels',
   'SIGTERM ends the exporter cleanly within 5 s',
 ];

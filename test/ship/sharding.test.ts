@@ -8,7 +8,7 @@ import type { IStatefulSet } from 'kubernetes-models/apps/v1';
 import type { IConfigMap } from 'kubernetes-models/v1';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shardOfName } from '../../src/sharding/index.js';
-import { startSimulator, type RunningSimulator, type SimStats } from '../../src/simulator/index.js';
+import { startSimulator, type RunningSimulator, type SimStats } from '../../simulator/index.js';
 import { find, render, ROOT } from './chart-harness.js';
 
 /**

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeClock } from '../../src/lib/clock.js';
-import type { DeltaTruth, RunningSimulator } from '../../src/simulator/index.js';
-import { LATE_DATA_DEFAULTS, lateDataSettings } from '../../src/simulator/monitoring/late-data.js';
-import { SimHostList, SimSeriesResponse } from '../../src/simulator/monitoring/schemas.js';
+import type { DeltaTruth, RunningSimulator } from '../../simulator/index.js';
+import { LATE_DATA_DEFAULTS, lateDataSettings } from '../../simulator/monitoring/late-data.js';
+import { SimHostList, SimSeriesResponse } from '../../simulator/monitoring/schemas.js';
 import { call, parseWith, startTestSimulator } from './monitoring-helpers.js';
 
 /**

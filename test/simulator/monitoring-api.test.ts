@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeClock } from '../../src/lib/clock.js';
-import type { RunningSimulator } from '../../src/simulator/index.js';
+import type { RunningSimulator } from '../../simulator/index.js';
 import {
   SimAccountBody as Account,
   SimAlertEvent as AlertEvent,
@@ -17,7 +17,7 @@ import {
   SimWebsiteCheckList as WebsiteCheckList,
   SimWebsiteList as WebsiteList,
   SimWebsiteSummary as WebsiteSummary,
-} from '../../src/simulator/monitoring/schemas.js';
+} from '../../simulator/monitoring/schemas.js';
 import { call, everyEndpoint, parseWith, RFC3339_SECONDS, startTestSimulator, type Answer } from './monitoring-helpers.js';
 
 const MIN = 60_000;

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeClock } from '../../src/lib/clock.js';
-import type { RunningSimulator } from '../../src/simulator/index.js';
+import type { RunningSimulator } from '../../simulator/index.js';
 import {
   SimAccountBody as Account,
   SimErrorBody as ErrorBody,
@@ -8,7 +8,7 @@ import {
   SimSeriesResponse as SeriesResponse,
   SimWebsiteCheckList as WebsiteCheckList,
   SimWebsiteList as WebsiteList,
-} from '../../src/simulator/monitoring/schemas.js';
+} from '../../simulator/monitoring/schemas.js';
 import { call, everyEndpoint, parseWith, startTestSimulator, type Answer } from './monitoring-helpers.js';
 
 const DAY = 86_400_000;

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it, vi } from 'vitest';
-import { main, parseCliArgs } from '../../src/simulator/cli.js';
+import { main, parseCliArgs } from '../../simulator/cli.js';
 
 describe('simulator command line', () => {
   it.each<[string[], Record<string, unknown>]>([
@@ -65,7 +65,7 @@ describe('simulator command line', () => {
   it('starts, prints its URLs and keys, and closes cleanly on SIGTERM', async () => {
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', 'src/simulator/cli.ts', '--monitoring-port', '0', '--releases-port', '0', '--marketplace-port', '0', '--hosts', '2'],
+      ['--import', 'tsx', 'simulator/cli.ts', '--monitoring-port', '0', '--releases-port', '0', '--marketplace-port', '0', '--hosts', '2'],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let stdout = '';

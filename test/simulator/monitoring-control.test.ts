@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeClock } from '../../src/lib/clock.js';
-import type { RunningSimulator } from '../../src/simulator/index.js';
-import { DRIFT_EXTRA_FIELD } from '../../src/simulator/faults.js';
-import { SimHostList as HostList } from '../../src/simulator/monitoring/schemas.js';
+import type { RunningSimulator } from '../../simulator/index.js';
+import { DRIFT_EXTRA_FIELD } from '../../simulator/faults.js';
+import { SimHostList as HostList } from '../../simulator/monitoring/schemas.js';
 import { call, parseWith, startTestSimulator, type Answer } from './monitoring-helpers.js';
 
 let sim: RunningSimulator;

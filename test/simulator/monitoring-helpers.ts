@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { FakeClock } from '../../src/lib/clock.js';
-import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../src/simulator/index.js';
+import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../simulator/index.js';
 
 /** A simulator on free ports and a FakeClock; rate limits high unless the test is about them. */
 export async function startTestSimulator(options: SimulatorOptions = {}): Promise<{ sim: RunningSimulator; clock: FakeClock }> {

@@ -1,10 +1,10 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/lib/clock.js';
-import { buildMonitoringOpenApi } from '../../src/simulator/openapi.js';
-import { createMonitoringApi } from '../../src/simulator/monitoring/server.js';
-import { createWorld } from '../../src/simulator/monitoring/world.js';
-import { TokenBucketLimiter } from '../../src/simulator/rate-limit.js';
+import { buildMonitoringOpenApi } from '../../simulator/openapi.js';
+import { createMonitoringApi } from '../../simulator/monitoring/server.js';
+import { createWorld } from '../../simulator/monitoring/world.js';
+import { TokenBucketLimiter } from '../../simulator/rate-limit.js';
 
 interface Doc {
   openapi: string;

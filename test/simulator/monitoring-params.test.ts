@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/lib/clock.js';
-import { driftJson, DRIFT_EXTRA_FIELD, malformJson, OPTIONAL_FIELD_NAMES, parseFaultUpdate, truncateJson } from '../../src/simulator/faults.js';
+import { driftJson, DRIFT_EXTRA_FIELD, malformJson, OPTIONAL_FIELD_NAMES, parseFaultUpdate, truncateJson } from '../../simulator/faults.js';
 import {
   parseMetricNames,
   parsePositiveInteger,
@@ -10,8 +10,8 @@ import {
   rfc3339Seconds,
   seriesIntervalSeconds,
   singleValue,
-} from '../../src/simulator/monitoring/http/params.js';
-import { TokenBucketLimiter } from '../../src/simulator/rate-limit.js';
+} from '../../simulator/monitoring/http/params.js';
+import { TokenBucketLimiter } from '../../simulator/rate-limit.js';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/lib/clock.js';
-import { SimReleaseRecord as ReleaseRecord } from '../../src/simulator/releases/schemas.js';
-import { compareVersions, isPrerelease, normaliseVersion } from '../../src/simulator/releases/version.js';
+import { SimReleaseRecord as ReleaseRecord } from '../../simulator/releases/schemas.js';
+import { compareVersions, isPrerelease, normaliseVersion } from '../../simulator/releases/version.js';
 import {
   formatTagDate,
   fullName,
@@ -11,7 +11,7 @@ import {
   ReleaseStore,
   resolveProject,
   sharedReleaseStore,
-} from '../../src/simulator/releases/index.js';
+} from '../../simulator/releases/index.js';
 
 const MINUTE = 60_000;
 

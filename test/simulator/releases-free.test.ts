@@ -7,9 +7,9 @@ import {
   SimReleaseError as ReleaseErrorBody,
   SimReleaseRecord as ReleaseRecord,
   SimVersionAnswer as VersionOnly,
-} from '../../src/simulator/releases/schemas.js';
-import { createMarketplaceApp, createReleasesApp, publishRelease, ReleaseStore } from '../../src/simulator/releases/index.js';
-import type { ShapeSource } from '../../src/simulator/shapes/shapes.js';
+} from '../../simulator/releases/schemas.js';
+import { createMarketplaceApp, createReleasesApp, publishRelease, ReleaseStore } from '../../simulator/releases/index.js';
+import type { ShapeSource } from '../../simulator/shapes/shapes.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;

@@ -9,8 +9,8 @@ import {
   SimReleaseRecord as ReleaseRecord,
   SimSourceAnswer as MarketplaceSource,
   SimVersionAnswer as MarketplaceVersion,
-} from '../../src/simulator/releases/schemas.js';
-import { createMarketplaceApp, RELEASE_CATALOGUE, ReleaseStore } from '../../src/simulator/releases/index.js';
+} from '../../simulator/releases/schemas.js';
+import { createMarketplaceApp, RELEASE_CATALOGUE, ReleaseStore } from '../../simulator/releases/index.js';
 
 const KEY = 'mk-test-4f1c9a';
 const AUTH = { 'X-RapidAPI-Key': KEY, 'X-RapidAPI-Host': 'release-lookup.p.rapidapi.com' };

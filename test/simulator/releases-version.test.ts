@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compareVersions, inMajorLine, isPrerelease, majorProblem, normaliseVersion } from '../../src/simulator/releases/version.js';
+import { compareVersions, inMajorLine, isPrerelease, majorProblem, normaliseVersion } from '../../simulator/releases/version.js';
 
 /** The simulated Release Lookup service's own reading of versions (upstream facts). */
 

@@ -2,7 +2,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import type { FakeClock } from '../../src/lib/clock.js';
-import type { RunningSimulator, ShapeEndpoint } from '../../src/simulator/index.js';
+import type { RunningSimulator, ShapeEndpoint } from '../../simulator/index.js';
 import {
   SimAccountBody,
   SimAlertRuleList,
@@ -14,8 +14,8 @@ import {
   SimWebsiteList,
   SimWebsiteSummary,
   type SimWebsiteCheck,
-} from '../../src/simulator/monitoring/schemas.js';
-import { SimReleaseRecord, SimVersionAnswer, SimSourceAnswer, SimAssetsAnswer } from '../../src/simulator/releases/schemas.js';
+} from '../../simulator/monitoring/schemas.js';
+import { SimReleaseRecord, SimVersionAnswer, SimSourceAnswer, SimAssetsAnswer } from '../../simulator/releases/schemas.js';
 import {
   AltAccountBody,
   AltAlertRuleList,
@@ -25,8 +25,8 @@ import {
   AltWebsiteCheckList,
   AltWebsiteList,
   AltWebsiteSummary,
-} from '../../src/simulator/shapes/alt-schemas.js';
-import { buildMonitoringOpenApi } from '../../src/simulator/openapi.js';
+} from '../../simulator/shapes/alt-schemas.js';
+import { buildMonitoringOpenApi } from '../../simulator/openapi.js';
 import { call, parseWith, startTestSimulator, type Answer } from './monitoring-helpers.js';
 
 /**

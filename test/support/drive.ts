@@ -3,7 +3,7 @@ import { parseConfig } from '../../src/config/index.js';
 import { startExporter, type RunningExporter } from '../../src/exporter.js';
 import { FakeClock } from '../../src/lib/clock.js';
 import type { ShardAssignment } from '../../src/sharding/index.js';
-import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../src/simulator/index.js';
+import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../simulator/index.js';
 
 /**
  * The exporter against the in-process simulator on one fake clock. Time moves only when

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { renderRules } from '../../mixin/alerts.js';
 import { DEFAULT_CONFIG, scaleDurations, type MixinConfig } from '../../mixin/config.js';
-import { startDemo, type RunningDemo } from '../../src/demo.js';
-import { createWorld } from '../../src/simulator/monitoring/world.js';
-import type { MonitoringWorld } from '../../src/simulator/monitoring/world-types.js';
+import { startDemo, type RunningDemo } from '../../scripts/demo.js';
+import { createWorld } from '../../simulator/monitoring/world.js';
+import type { MonitoringWorld } from '../../simulator/monitoring/world-types.js';
 import { findScenario, type Scenario } from './mixin-scenario.js';
 import { startPrometheus, type RunningPrometheus } from './prometheus.js';
 

@@ -1,5 +1,5 @@
-import type { MonitoringWorld, SimAccount } from '../../src/simulator/monitoring/world-types.js';
-import { SIM_KEYS } from '../../src/simulator/monitoring/world-types.js';
+import type { MonitoringWorld, SimAccount } from '../../simulator/monitoring/world-types.js';
+import { SIM_KEYS } from '../../simulator/monitoring/world-types.js';
 
 /**
  * A moment of the simulated world worth watching the alert rules at: a host within its

@@ -1,5 +1,5 @@
 import { FakeClock } from '../../src/lib/clock.js';
-import type { SimAccount } from '../../src/simulator/monitoring/world-types.js';
+import type { SimAccount } from '../../simulator/monitoring/world-types.js';
 import { drive, type Driven } from './drive.js';
 import { lineValue, samplesOf } from './exposition-text.js';
 import { MINUTE_MS } from './truth.js';

@@ -1,6 +1,6 @@
-import type { RunningSimulator } from '../../src/simulator/index.js';
-import type { DeltaTruth } from '../../src/simulator/monitoring/late-data.js';
-import type { SimAccount } from '../../src/simulator/monitoring/world-types.js';
+import type { RunningSimulator } from '../../simulator/index.js';
+import type { DeltaTruth } from '../../simulator/monitoring/late-data.js';
+import type { SimAccount } from '../../simulator/monitoring/world-types.js';
 import type { UpstreamLog, UpstreamRequest } from './upstream-log.js';
 
 /**

@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { loadConfig } from './config/index.js';
-import { ScaledClock } from './lib/clock.js';
-import { createLogger } from './lib/logger.js';
-import { startExporter, type RunningExporter } from './exporter.js';
-import { SHAPE_SETS, startSimulator, type RunningSimulator, type ShapeSet } from './simulator/index.js';
+import { loadConfig } from '../src/config/index.js';
+import { ScaledClock } from '../src/lib/clock.js';
+import { createLogger } from '../src/lib/logger.js';
+import { startExporter, type RunningExporter } from '../src/exporter.js';
+import { SHAPE_SETS, startSimulator, type RunningSimulator, type ShapeSet } from '../simulator/index.js';
 
 /**
  * `npm run demo`: the simulator in-process and the exporter against it, configured through

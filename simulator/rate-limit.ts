@@ -1,4 +1,4 @@
-import type { Clock } from '../lib/clock.js';
+import type { Clock } from '../src/lib/clock.js';
 
 export interface RateLimitOptions {
   clock: Clock;

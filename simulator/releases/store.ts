@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Clock } from '../../lib/clock.js';
+import type { Clock } from '../../src/lib/clock.js';
 import type { SimReleaseRecord as ReleaseRecord } from './schemas.js';
 import { compareVersions, inMajorLine, isPrerelease, normaliseVersion } from './version.js';
 import { RELEASE_CATALOGUE, type CodeHost, type SimProject, type SimRelease } from './catalogue.js';

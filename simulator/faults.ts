@@ -1,6 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { z } from 'zod';
-import type { Clock, TimerHandle } from '../lib/clock.js';
+import type { Clock, TimerHandle } from '../src/lib/clock.js';
 import * as monitoringSchemas from './monitoring/schemas.js';
 import * as releaseSchemas from './releases/schemas.js';
 

@@ -1,6 +1,6 @@
 import express from 'express';
 import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
-import type { Clock } from '../../lib/clock.js';
+import type { Clock } from '../../src/lib/clock.js';
 import { buildMonitoringOpenApi } from '../openapi.js';
 import {
   altAccount,

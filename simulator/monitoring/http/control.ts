@@ -1,7 +1,7 @@
 import express from 'express';
 import type { NextFunction, Request, Response, Router } from 'express';
 import { z } from 'zod';
-import type { Clock } from '../../../lib/clock.js';
+import type { Clock } from '../../../src/lib/clock.js';
 import { describeIssues, FAULT_TARGETS, parseFaultUpdate, type FaultController } from '../../faults.js';
 import type { TokenBucketLimiter } from '../../rate-limit.js';
 import { parseShapeOverrides, parseShapeSet, ShapeUpdate, type Parsed, type ShapeController } from '../../shapes/shapes.js';

@@ -1,5 +1,5 @@
 import type { Request, RequestHandler, Response } from 'express';
-import type { Clock } from '../../../lib/clock.js';
+import type { Clock } from '../../../src/lib/clock.js';
 import { rfc3339Seconds } from './params.js';
 
 /** The three simulator listeners whose requests are counted. */

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import express from 'express';
 import type { Request, Response } from 'express';
-import type { Clock } from '../../lib/clock.js';
+import type { Clock } from '../../src/lib/clock.js';
 import type { SimReleaseRecord as ReleaseRecord } from './schemas.js';
 import { marketplaceAssetsBody, marketplaceSourceBody, marketplaceVersionBody, releaseRecordBody } from '../shapes/releases-alt.js';
 import { STANDARD_SHAPES, type ShapeSource } from '../shapes/shapes.js';

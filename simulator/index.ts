@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import type { Request } from 'express';
-import { systemClock, type Clock } from '../lib/clock.js';
+import { systemClock, type Clock } from '../src/lib/clock.js';
 import { FaultController } from './faults.js';
 import { presentedKey } from './monitoring/http/auth.js';
 import { createControlRouter } from './monitoring/http/control.js';
