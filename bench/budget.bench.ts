@@ -14,6 +14,7 @@ import type { RunningSimulator } from '../simulator/index.js';
 import { passThroughGate } from '../test/support/test-server.js';
 import { UndiciTransport } from '../src/upstream/http/transport.js';
 import { MonitoringClient } from '../src/upstream/monitoring/client.js';
+import { monitoringCalls } from '../test/support/monitoring-calls.js';
 import {
   arrivalRatePerMinute,
   budgetedClient,
@@ -100,7 +101,7 @@ function budgeted(limit: number): Promise<Row> {
 function fixedInterval(limit: number): Promise<Row> {
   return withSimulator(limit, async (sim) => {
     const transport = new UndiciTransport({ connectionsPerOrigin: 16 });
-    const client = new MonitoringClient({ baseUrl: sim.monitoringBaseUrl, apiKey: sim.keys.pro, transport, gate: passThroughGate });
+    const client = monitoringCalls(new MonitoringClient({ baseUrl: sim.monitoringBaseUrl, apiKey: sim.keys.pro, transport, gate: passThroughGate }));
     const intervalMs = 60_000 / limit;
     let running = true;
     const inFlight = new Set<Promise<unknown>>();
@@ -129,7 +130,7 @@ function fixedInterval(limit: number): Promise<Row> {
 function retryOn429(limit: number): Promise<Row> {
   return withSimulator(limit, async (sim) => {
     const transport = new UndiciTransport({ connectionsPerOrigin: CALLERS });
-    const client = new MonitoringClient({ baseUrl: sim.monitoringBaseUrl, apiKey: sim.keys.pro, transport, gate: passThroughGate });
+    const client = monitoringCalls(new MonitoringClient({ baseUrl: sim.monitoringBaseUrl, apiKey: sim.keys.pro, transport, gate: passThroughGate }));
     let running = true;
     const loops = Array.from({ length: CALLERS }, async () => {
       while (running) await client.hosts().catch(() => undefined);

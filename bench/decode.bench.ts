@@ -1,4 +1,4 @@
-import { monitoringDecoders } from '../src/upstream/decode.js';
+import { monitoringDecoders } from '../test/support/decoders.js';
 import { METRIC_CATALOGUE } from '../src/upstream/monitoring/metric-catalogue.js';
 
 /**

@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../src/config/index.js';
+import { loadConfig } from '../src/exporter/config.js';
 import { ScaledClock } from '../src/lib/clock.js';
 import { createLogger } from '../src/lib/logger.js';
-import { startExporter, type RunningExporter } from '../src/exporter.js';
+import { startExporter, type RunningExporter } from '../src/exporter/index.js';
 import { SHAPE_SETS, startSimulator, type RunningSimulator, type ShapeSet } from '../simulator/index.js';
 
 /**

@@ -1,10 +1,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Registry } from 'prom-client';
-import { createReloadMetrics, registerBuildInfo } from '../src/exporter.js';
+import { createReleaseLookupCounter, createReloadMetrics, registerBuildInfo } from '../src/exporter/self-metrics.js';
 import { createLimitMetrics } from '../src/limits/account-sink.js';
 import { createStateMetrics } from '../src/state/keeper.js';
-import { createReleaseLookupCounter } from '../src/scheduler/release-runtime.js';
 import { createBudgetMetrics } from '../src/budget/index.js';
 import { MetricStore } from '../src/exposition/store.js';
 import { FakeClock } from '../src/lib/clock.js';

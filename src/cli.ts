@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-import { ConfigError, FlagError, loadConfig, parseFlags, summarizeConfig } from './config/index.js';
+import { ConfigError, FlagError, parseFlags } from './config/index.js';
+import { loadConfig, summarizeConfig } from './exporter/config.js';
 import { createLogger } from './lib/logger.js';
-import { startExporter, type RunningExporter } from './exporter.js';
+import { startExporter, type RunningExporter } from './exporter/index.js';
 import { withLifecycle } from './server/lifecycle.js';
 import { loadWebConfig, WebConfigError } from './server/web-config.js';
 import { startWebServer } from './server/web-server.js';

@@ -1,10 +1,11 @@
 import { performance } from 'node:perf_hooks';
-import pino from 'pino';
-import { parseConfig } from '../../src/config/index.js';
+import { parseConfig } from '../../src/exporter/config.js';
 import type { FamilySamples, MetricSink } from '../../src/exposition/model.js';
 import { FakeClock, systemClock, type Clock } from '../../src/lib/clock.js';
-import { MONITORING_SOURCES } from '../../src/sources/index.js';
-import type { Inventory, MonitoringSource, SourceContext } from '../../src/sources/types.js';
+import { TopicBoard } from '../../src/scheduler/topics.js';
+import { SOURCES } from '../../src/sources/index.js';
+import type { MonitoringSource } from '../../src/sources/source.js';
+import { buildPoller } from '../../test/support/source-context.js';
 import { passThroughGate } from '../../test/support/test-server.js';
 import { UndiciTransport, type Transport, type TransportResponse } from '../../src/upstream/http/transport.js';
 import { MonitoringClient } from '../../src/upstream/monitoring/client.js';
@@ -78,22 +79,12 @@ async function runCycle(baseUrl: string, transport: Transport, clock: Clock, bod
   const account = config.accounts[0];
   if (!account) throw new Error('decode bench: no account in its own config');
   const client = new MonitoringClient({ baseUrl, apiKey: account.apiKey.reveal(), transport, gate: passThroughGate, clock });
-  const inventory: Inventory = { hosts: new Map(), websites: new Map(), metricNames: new Map() };
   const sink = countingSink();
-  let sources: MonitoringSource[] = [];
-  const ctx: SourceContext = {
-    account,
-    exporter: config.exporter,
-    client,
-    sink,
-    inventory,
-    clock,
-    log: pino({ level: 'silent' }),
-    events: { nameCollision: () => undefined },
-    inventoryChanged: () => undefined,
-    reservedFamilyNames: () => sources.flatMap((s) => s.families),
-  };
-  sources = MONITORING_SOURCES.map((factory) => factory(ctx)).filter((s) => account.sources[s.toggle]);
+  const board = new TopicBoard();
+  const sources = SOURCES.filter((source): source is MonitoringSource<unknown> => source.section === 'account' && account.sources[source.name]?.enabled === true).map((source) => ({
+    name: source.name,
+    poller: buildPoller(source, { account, exporter: config.exporter, upstream: client, sink, clock, board }),
+  }));
   const bySource = new Map<string, { ms: number; bytes: number; bodies: Buffer[] }>();
   const signal = new AbortController().signal;
   const timed = async (name: string, run: () => Promise<void>): Promise<void> => {
@@ -109,13 +100,10 @@ async function runCycle(baseUrl: string, transport: Transport, clock: Clock, bod
     }
     bySource.set(name, entry);
   };
-  for (const source of sources) if (source.scope === 'account') await timed(source.name, () => source.poll(signal));
-  for (const source of sources) {
-    if (source.scope === 'host') {
-      for (const host of inventory.hosts.values()) if (source.ready?.(host) ?? true) await timed(source.name, () => source.poll(host, signal));
-    } else if (source.scope === 'website') {
-      for (const site of inventory.websites.values()) if (source.ready?.(site) ?? true) await timed(source.name, () => source.poll(site, signal));
-    }
+  for (const { name, poller } of sources) if (poller.scope === 'unit') await timed(name, () => poller.poll(signal));
+  for (const { name, poller } of sources) {
+    if (poller.scope !== 'target') continue;
+    for (const target of poller.targets().values()) if (poller.ready?.(target) ?? true) await timed(name, () => poller.poll(target, signal));
   }
   return { samples: sink.samples, bySource };
 }

@@ -10,8 +10,8 @@ import { createWriteStream } from 'node:fs';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { writeHeapSnapshot } from 'node:v8';
 import pino from 'pino';
-import { loadConfig } from '../../src/config/index.js';
-import { startExporter } from '../../src/exporter.js';
+import { loadConfig } from '../../src/exporter/config.js';
+import { startExporter } from '../../src/exporter/index.js';
 import type { ExpositionSnapshot } from '../../src/exposition/store.js';
 import type { ExporterRequest, ExporterStats, LoopDelay } from './protocol.js';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError } from './errors.js';
-import { parseConfig } from './load.js';
+import { parseConfig } from '../exporter/config.js';
 import { thrownBy } from '../../test/support/thrown.js';
 
 /** The `http` and `limits` sections of an account: defaults, bounds, and the CA file. */

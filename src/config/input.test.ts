@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError } from './errors.js';
 import { CONFIG_FILE_MAX_BYTES, InputFileError, readBoundedFile } from './input.js';
-import { loadConfig } from './load.js';
+import { loadConfig } from '../exporter/config.js';
 import { thrownBy } from '../../test/support/thrown.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'monapi-input-'));

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { ConfigError } from './errors.js';
-import { parseConfig } from './load.js';
+import { parseConfig } from '../exporter/config.js';
 
 /**
  * Whatever text an operator (or a broken template) hands the loader, it either returns a

@@ -1,9 +1,23 @@
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from './errors.js';
-import { loadConfig, parseConfig } from './load.js';
+import { loadConfig, parseConfig } from '../exporter/config.js';
 import { DEFAULT_CHECK_BUCKETS } from '../sources/checks/map.js';
-import { selectMetrics } from './patterns.js';
+import type { HostSettings } from '../sources/hosts/settings.js';
+import type { OutdatedSettings } from '../sources/outdated/settings.js';
+import type { ReleaseSettings } from '../sources/releases/settings.js';
+import { selectMetrics, type SeriesSettings } from '../sources/series/settings.js';
+import type { SourceConfig } from './source-spec.js';
+
+/** One source's settings as the loader made them (typed by the test, which knows the source). */
+function settingsOf<S>(sources: Readonly<Record<string, SourceConfig>> | undefined, name: string): S {
+  return sources?.[name]?.settings as S;
+}
+
+/** Which sources of a section are on, by name. */
+function switchesOf(sources: Readonly<Record<string, SourceConfig>> | undefined): Record<string, boolean> {
+  return Object.fromEntries(Object.entries(sources ?? {}).map(([name, source]) => [name, source.enabled]));
+}
 
 const ENV = { PROD_KEY: 'prod-secret-1', STAGING_KEY: 'staging-secret-2', MARKET_KEY: 'market-secret-3', EMPTY_KEY: '' };
 const FILES: Record<string, string> = {
@@ -374,7 +388,7 @@ describe('parseConfig rejects bad configs with exact messages', () => {
 describe('parseConfig', () => {
   it('fills every default and converts durations to milliseconds', () => {
     const config = parse(ACCOUNT);
-    expect(config.exporter).toEqual({ metricPrefix: 'monapi_', sampleTimestamps: false, nullHandling: 'skip', checkBuckets: DEFAULT_CHECK_BUCKETS });
+    expect(config.exporter).toEqual({ metricPrefix: 'monapi_', sampleTimestamps: false, nullHandling: 'skip' });
     expect(config.releases).toBeUndefined();
     const account = config.accounts[0];
     expect(account).toMatchObject({
@@ -385,40 +399,40 @@ describe('parseConfig', () => {
       rateLimit: { requestsPerMinute: 120, burst: 30 },
       headroom: 0.1,
       concurrency: 4,
-      hosts: { includeTags: [], excludeTags: [], includeNames: [], excludeNames: [] },
-      metrics: { include: ['*'], exclude: [] },
-      tagLabels: [],
-      cadenceMs: {
-        hosts: 60_000,
-        websites: 60_000,
-        account: 300_000,
-        alerts: 60_000,
-        alertRules: 600_000,
-        series: 60_000,
-        seriesOffline: 600_000,
-        metricCatalogue: 3_600_000,
-        components: 3_600_000,
-        checks: 60_000,
-        websiteSummary: 900_000,
-        hostDetails: 3_600_000,
-      },
-      ingestDelayMs: 180_000,
-      lateDataHorizonMs: 7_200_000,
       counterGraceMs: 3_600_000,
-      metricOverrides: {},
-      websites: { includeNames: [], excludeNames: [] },
-      sources: {
-        hosts: true,
-        hostDetails: true,
-        series: true,
-        components: true,
-        websites: true,
-        websiteSummary: true,
-        checks: true,
-        alerts: true,
-        alertRules: true,
-        account: true,
-      },
+    });
+    const sources = account?.sources;
+    expect(settingsOf(sources, 'hosts')).toEqual({ filters: { includeTags: [], excludeTags: [], includeNames: [], excludeNames: [] }, tagLabels: [] });
+    expect(settingsOf(sources, 'series')).toEqual({ metrics: { include: ['*'], exclude: [] }, metricOverrides: {}, ingestDelayMs: 180_000, lateDataHorizonMs: 7_200_000 });
+    expect(settingsOf(sources, 'websites')).toEqual({ includeNames: [], excludeNames: [] });
+    expect(settingsOf(sources, 'checks')).toEqual(DEFAULT_CHECK_BUCKETS);
+    const cadences = Object.assign({}, ...Object.values(sources ?? {}).map((source) => source.cadenceMs)) as Record<string, number>;
+    expect(cadences).toEqual({
+      hosts: 60_000,
+      websites: 60_000,
+      account: 300_000,
+      alerts: 60_000,
+      alert_rules: 600_000,
+      series: 60_000,
+      series_offline: 600_000,
+      metric_catalogue: 3_600_000,
+      components: 3_600_000,
+      checks: 60_000,
+      website_summary: 900_000,
+      host_details: 3_600_000,
+    });
+    expect(switchesOf(sources)).toEqual({
+      hosts: true,
+      host_details: true,
+      metric_catalogue: true,
+      series: true,
+      components: true,
+      websites: true,
+      website_summary: true,
+      checks: true,
+      alerts: true,
+      alert_rules: true,
+      account: true,
     });
     expect(account?.apiKey.reveal()).toBe('prod-secret-1');
   });
@@ -464,7 +478,8 @@ describe('parseConfig', () => {
 
   it('reads releases in free mode with the default schedule', () => {
     const config = parse(`${ACCOUNT}${RELEASES}    - {id: nodejs/node, major: 20}\n`);
-    expect(config.releases).toEqual({
+    const { sources, ...releases } = config.releases ?? { sources: {} };
+    expect(releases).toEqual({
       mode: 'free',
       freeBaseUrl: 'https://free.example.com',
       http: { timeoutMs: 15_000, deadlineMs: 30_000, maxResponseBytes: 8 * 1024 * 1024, caFile: undefined, ca: undefined, insecureSkipVerify: false },
@@ -472,20 +487,25 @@ describe('parseConfig', () => {
       scheduleTimezone: 'Etc/UTC',
       shortestScheduleGapMs: 7_200_000,
       allowPollingFasterThanCache: false,
+    });
+    expect(settingsOf<ReleaseSettings>(sources, 'releases')).toEqual({
       projects: [
         { id: 'torvalds/linux', major: undefined },
         { id: 'nodejs/node', major: '20' },
       ],
-      outdated: {
-        line: 'minor',
-        software: {
-          nginx: { project: 'nginx/nginx', line: 'minor' },
-          'php-fpm': { project: 'php/php-src', line: 'minor' },
-          mysql: { project: 'mysql/mysql-server', line: 'minor' },
-          mariadb: { project: 'MariaDB/server', line: 'minor' },
-          varnish: { project: 'varnishcache/varnish-cache', line: 'minor' },
-          agent: { project: 'nginxinc/nginx-amplify-agent', line: 'minor' },
-        },
+      timing: { schedule: '17 */2 * * *', shortestGapMs: 7_200_000, minGapMs: 7_200_000 },
+    });
+    const outdated = settingsOf<OutdatedSettings>(sources, 'outdated');
+    expect({ enabled: outdated.enabled, line: outdated.line, software: Object.fromEntries(outdated.rules) }).toEqual({
+      enabled: true,
+      line: 'minor',
+      software: {
+        nginx: { project: 'nginx/nginx', line: 'minor' },
+        'php-fpm': { project: 'php/php-src', line: 'minor' },
+        mysql: { project: 'mysql/mysql-server', line: 'minor' },
+        mariadb: { project: 'MariaDB/server', line: 'minor' },
+        varnish: { project: 'varnishcache/varnish-cache', line: 'minor' },
+        agent: { project: 'nginxinc/nginx-amplify-agent', line: 'minor' },
       },
     });
   });
@@ -494,8 +514,9 @@ describe('parseConfig', () => {
     const config = parse(
       `${ACCOUNT}releases:\n  free_base_url: https://free.example.com\n  outdated:\n    line: major\n    projects:\n      nginx: {project: nginx/nginx, line: minor}\n      mysql: false\n      mariadb: mariadb/server-mirror\n      redis: redis/redis\n`,
     );
-    expect(config.releases?.projects).toEqual([]);
-    expect(config.releases?.outdated).toEqual({
+    expect(settingsOf<ReleaseSettings>(config.releases?.sources, 'releases').projects).toEqual([]);
+    const outdated = settingsOf<OutdatedSettings>(config.releases?.sources, 'outdated');
+    expect({ line: outdated.line, software: Object.fromEntries(outdated.rules) }).toEqual({
       line: 'major',
       software: {
         nginx: { project: 'nginx/nginx', line: 'minor' },
@@ -510,12 +531,12 @@ describe('parseConfig', () => {
 
   it('turns the outdated check off', () => {
     const config = parse(`${ACCOUNT}${RELEASES}  outdated:\n    enabled: false\n`);
-    expect(config.releases?.outdated).toBeUndefined();
+    expect(config.releases?.sources.outdated?.enabled).toBe(false);
   });
 
   it('takes a major line as the service does, keeping what YAML would turn into another number', () => {
     const config = parse(`${ACCOUNT}${RELEASES}    - {id: a/b, major: 0}\n    - {id: a/b, major: 1.26}\n    - {id: a/b, major: 1.20}\n    - {id: c/d, major: "1.20"}\n    - {id: e/f, major: 1.2}\n`);
-    expect(config.releases?.projects.map((p) => p.major)).toEqual([undefined, '0', '1.26', '1.20', '1.20', '1.2']);
+    expect(settingsOf<ReleaseSettings>(config.releases?.sources, 'releases').projects.map((p) => p.major)).toEqual([undefined, '0', '1.26', '1.20', '1.20', '1.2']);
     // 1.20 and "1.20" are one line: listed twice for one project is a duplicate.
     expect(issuesOf(`${ACCOUNT}${RELEASES}    - {id: a/b, major: 1.20}\n    - {id: a/b, major: "1.20"}\n`)).toEqual([
       'releases.projects[2]: duplicate project "a/b" with major 1.20 (also releases.projects[1])',
@@ -524,14 +545,14 @@ describe('parseConfig', () => {
 
   it('reads check histogram buckets, each list on its own, the rest defaulted', () => {
     const config = parse(`exporter:\n  check_buckets:\n    ttfb: [0.1, 0.5, 2]\n${ACCOUNT}`);
-    expect(config.exporter.checkBuckets).toEqual({ ...DEFAULT_CHECK_BUCKETS, ttfb: [0.1, 0.5, 2] });
+    expect(settingsOf(config.accounts[0]?.sources, 'checks')).toEqual({ ...DEFAULT_CHECK_BUCKETS, ttfb: [0.1, 0.5, 2] });
   });
 
   it('turns the detail sources off with their list sources, unless asked for', () => {
     const off = parse(`${ACCOUNT}    sources: {hosts: false, series: false, components: false, websites: false, checks: false}\n`).accounts[0];
-    expect(off?.sources).toMatchObject({ hostDetails: false, websiteSummary: false });
+    expect(switchesOf(off?.sources)).toMatchObject({ host_details: false, website_summary: false });
     const chosen = parse(`${ACCOUNT}    sources: {host_details: false}\n`).accounts[0];
-    expect(chosen?.sources).toMatchObject({ hosts: true, hostDetails: false, websiteSummary: true });
+    expect(switchesOf(chosen?.sources)).toMatchObject({ hosts: true, host_details: false, website_summary: true });
   });
 
   it('reads releases in marketplace mode, defaulting the host header to the URL host', () => {
@@ -545,7 +566,7 @@ describe('parseConfig', () => {
     expect(releases.marketplaceHost).toBe('releases.p.example.com');
     expect(releases.headerNames).toEqual({ key: 'X-RapidAPI-Key', host: 'X-RapidAPI-Host' });
     expect(releases.marketplaceKey.reveal()).toBe('market-secret-3');
-    expect(releases.projects.map((p) => p.id)).toEqual(['nginx', 'https://github.com/nginx/nginx']);
+    expect(settingsOf<ReleaseSettings>(releases.sources, 'releases').projects.map((p) => p.id)).toEqual(['nginx', 'https://github.com/nginx/nginx']);
   });
 
   it('reads a key file relative to the config folder, trimming the newline', () => {
@@ -570,7 +591,7 @@ describe('parseConfig', () => {
       ['prod', 0.2, 'prod-secret-1'],
       ['staging', 0.2, 'staging-secret-2'],
     ]);
-    expect(config.accounts[0]?.hosts.includeNames).toEqual([]);
+    expect(settingsOf<HostSettings>(config.accounts[0]?.sources, 'hosts').filters.includeNames).toEqual([]);
   });
 
   it('applies metric overrides and filters to the selected metrics', () => {
@@ -579,7 +600,7 @@ describe('parseConfig', () => {
     );
     const account = config.accounts[0];
     if (account === undefined) throw new Error('no account');
-    expect(selectMetrics(account).map((m) => `${m.name} ${m.kind} ${m.unit}`)).toEqual([
+    expect(selectMetrics(settingsOf<SeriesSettings>(account.sources, 'series')).map((m) => `${m.name} ${m.kind} ${m.unit}`)).toEqual([
       'redis.keys gauge count',
       'system.cpu.iowait gauge percent',
       'system.cpu.stolen gauge percent',
@@ -592,7 +613,7 @@ describe('parseConfig', () => {
     const config = parse(
       `${ACCOUNT}    metrics:\n      include: ["system.io.*|sd?", "system.cpu.*"]\n    metric_overrides:\n      system.cpu.nice: {kind: gauge, unit: percent, family: system_cpu_time, labels: {mode: nice}}\n      app.queue: {kind: gauge, unit: none, device_label: queue}\n`,
     );
-    expect(config.accounts[0]?.metricOverrides).toEqual({
+    expect(settingsOf<SeriesSettings>(config.accounts[0]?.sources, 'series').metricOverrides).toEqual({
       'system.cpu.nice': { kind: 'gauge', unit: 'percent', family: 'system_cpu_time', labels: { mode: 'nice' } },
       'app.queue': { kind: 'gauge', unit: 'none', deviceLabel: 'queue' },
     });
@@ -601,13 +622,13 @@ describe('parseConfig', () => {
   it('accepts an include list of per-device names only: their devices are known at run time', () => {
     for (const include of ['"system.net.bytes_sent|*"', '"system.io.iops_r|sd?", "system.io.iops_w|sd?"', '"*|lo"']) {
       const config = parse(`${ACCOUNT}    metrics:\n      include: [${include}]\n      exclude: ["system.io.*|sdb"]\n`);
-      expect(config.accounts[0]?.metrics.include).toEqual(JSON.parse(`[${include}]`));
+      expect(settingsOf<SeriesSettings>(config.accounts[0]?.sources, 'series').metrics.include).toEqual(JSON.parse(`[${include}]`));
     }
   });
 
   it('turns tag keys into prefixed, sanitised label names', () => {
     const config = parse(`${ACCOUNT}    tag_labels: [env, team-name]\n`);
-    expect(config.accounts[0]?.tagLabels).toEqual([
+    expect(settingsOf<HostSettings>(config.accounts[0]?.sources, 'hosts').tagLabels).toEqual([
       { tagKey: 'env', labelName: 'tag_env' },
       { tagKey: 'team-name', labelName: 'tag_team_name' },
     ]);

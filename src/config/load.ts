@@ -5,26 +5,23 @@
  */
 import { dirname, resolve as resolvePath } from 'node:path';
 import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
-import { resolveSoftwareRules } from '../sources/outdated/software.js';
-import { globToRegExp } from '../sources/shared/glob.js';
-import { METRIC_CATALOGUE, catalogueEntry } from '../upstream/monitoring/metric-catalogue.js';
 import { analyseCron, CRON_TIMEZONE } from './cron.js';
 import { formatDuration } from './duration.js';
 import { closestKey, ConfigError, formatPath, type ConfigIssue } from './errors.js';
 import { CONFIG_FILE_MAX_BYTES, describeFsError, InputFileError, KEY_FILE_MAX_BYTES, PEM_FILE_MAX_BYTES, readBoundedFile } from './input.js';
-import { createNameFilter, overrideProblems, selectMetrics, tagLabel, type IncludeExclude, type MetricOverride } from './patterns.js';
 import {
+  buildConfigSchema,
   describeValue,
   isUnknownKeyParams,
   issueMessage,
-  OWNER_REPO,
-  rawConfigSchema,
   unknownKeyMessage,
   type RawAccount,
   type RawConfig,
+  type RawExporter,
   type RawReleases,
 } from './schema.js';
 import { Secret } from './secret.js';
+import type { ConfigSection, SourceConfig, SourceConfigSpec } from './source-spec.js';
 import {
   DEFAULT_RELEASES_SCHEDULE,
   FREE_ENDPOINT_CACHE_MS,
@@ -33,7 +30,6 @@ import {
   type AccountConfig,
   type Config,
   type HttpConfig,
-  type OutdatedConfig,
   type ReleasesConfig,
   type SecretSource,
 } from './types.js';
@@ -60,25 +56,38 @@ export const MAX_ALIAS_COUNT = 1000;
 
 type Path = readonly (string | number)[];
 
-/**
- * Reads and validates a config file. Relative `api_key_file` paths are taken relative to
- * the config file's folder. Throws `ConfigError`.
- *
- * `loadConfig('/etc/monapi/monapi-exporter.yaml', process.env)`
- */
-export function loadConfig(path: string, env: NodeJS.ProcessEnv, readFile?: ReadFile): Config {
-  let text: string;
-  try {
-    text = (readFile ?? readConfigFile)(path);
-  } catch (error) {
-    const message = error instanceof InputFileError ? error.reason : `cannot read ${path}: ${describeFsError(error)}`;
-    throw new ConfigError(path, [{ path: '(file)', message }]);
-  }
-  return parseConfig(text, { env, readFile: readFile ?? readKeyFile, baseDir: dirname(resolvePath(path)), source: path });
+export interface ConfigLoader {
+  /**
+   * Reads and validates a config file. Relative `api_key_file` paths are taken relative to
+   * the config file's folder. Throws `ConfigError`.
+   *
+   * `loadConfig('/etc/monapi/monapi-exporter.yaml', process.env)`
+   */
+  loadConfig(path: string, env: NodeJS.ProcessEnv, readFile?: ReadFile): Config;
+  /** Validates config text; see `loadConfig`. Throws `ConfigError`. */
+  parseConfig(yamlText: string, options?: ParseConfigOptions): Config;
 }
 
-/** Validates config text; see `loadConfig`. Throws `ConfigError`. */
-export function parseConfig(yamlText: string, options: ParseConfigOptions = {}): Config {
+/** A loader for a configuration whose sources are these (the exporter passes its registry). */
+export function createConfigLoader(specs: readonly SourceConfigSpec[]): ConfigLoader {
+  const schema = buildConfigSchema(specs);
+  const parseConfig = (yamlText: string, options: ParseConfigOptions = {}): Config => parseWith(specs, schema, yamlText, options);
+  return {
+    parseConfig,
+    loadConfig(path, env, readFile) {
+      let text: string;
+      try {
+        text = (readFile ?? readConfigFile)(path);
+      } catch (error) {
+        const message = error instanceof InputFileError ? error.reason : `cannot read ${path}: ${describeFsError(error)}`;
+        throw new ConfigError(path, [{ path: '(file)', message }]);
+      }
+      return parseConfig(text, { env, readFile: readFile ?? readKeyFile, baseDir: dirname(resolvePath(path)), source: path });
+    },
+  };
+}
+
+function parseWith(specs: readonly SourceConfigSpec[], schema: ReturnType<typeof buildConfigSchema>, yamlText: string, options: ParseConfigOptions): Config {
   const source = options.source ?? '(inline)';
   const lineCounter = new LineCounter();
   const doc = parseDocument(yamlText, { lineCounter, merge: true, prettyErrors: false, uniqueKeys: true });
@@ -94,7 +103,7 @@ export function parseConfig(yamlText: string, options: ParseConfigOptions = {}):
   }
 
   const locator = new Locator(doc, lineCounter);
-  keepMajorLinesAsWritten(doc);
+  keepNumbersAsWritten(doc, specs);
   let data: unknown;
   try {
     data = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
@@ -117,7 +126,7 @@ export function parseConfig(yamlText: string, options: ParseConfigOptions = {}):
     ]);
   }
 
-  const parsed = rawConfigSchema.safeParse(data, { error: issueMessage });
+  const parsed = schema.safeParse(data, { error: issueMessage });
   if (!parsed.success) {
     const issues = parsed.error.issues.map((issue): ConfigIssue => {
       const path = issue.path.filter((segment): segment is string | number => typeof segment !== 'symbol');
@@ -130,34 +139,34 @@ export function parseConfig(yamlText: string, options: ParseConfigOptions = {}):
     throw new ConfigError(source, sortByLine(issues));
   }
 
-  const checker = new Checker(locator, options.env ?? process.env, options.readFile ?? readKeyFile, options.readFile ?? readPemFile, options.baseDir ?? process.cwd());
-  const config = checker.build(parsed.data);
+  const checker = new Checker(specs, locator, options.env ?? process.env, options.readFile ?? readKeyFile, options.readFile ?? readPemFile, options.baseDir ?? process.cwd());
+  // The composed schema's output type is the union of every source's keys: RawConfig types the fixed ones.
+  const config = checker.build(parsed.data as unknown as RawConfig);
   if (checker.issues.length > 0 || config === undefined) throw new ConfigError(source, sortByLine(checker.issues));
   return config;
 }
 
-/** For a pattern that matches nothing: the same pattern with its literal head corrected, e.g. `ngnix.*` → `nginx.*`. */
-function suggestPattern(pattern: string, names: readonly string[]): string | undefined {
-  const wildcard = pattern.search(/[*?]/);
-  const head = wildcard < 0 ? pattern : pattern.slice(0, wildcard);
-  if (head.length < 3) return undefined;
-  const heads = [...new Set(names.map((name) => name.slice(0, head.length)))];
-  const corrected = closestKey(head, heads);
-  return corrected === undefined || corrected === head ? undefined : `${corrected}${pattern.slice(head.length)}`;
-}
-
 /**
- * `major: 1.20` is the line 1.20, but YAML reads it as the number 1.2 (the line 1.2): every
- * plain numeric `major` of a release project is taken as the text written.
+ * `major: 1.20` is the line 1.20, but YAML reads it as the number 1.2 (the line 1.2): at the
+ * paths a source asks for, a plain number with a dot is taken as the text written.
  */
-function keepMajorLinesAsWritten(doc: Document): void {
-  const releases = doc.get('releases');
-  const projects = isMap(releases) ? releases.get('projects') : undefined;
-  if (!isSeq(projects)) return;
-  for (const project of projects.items) {
-    if (!isMap(project)) continue;
-    const major = project.get('major', true);
-    if (isScalar(major) && typeof major.value === 'number' && major.type === 'PLAIN' && major.source?.includes('.')) major.value = major.source;
+function keepNumbersAsWritten(doc: Document, specs: readonly SourceConfigSpec[]): void {
+  const sectionNodes = (section: ConfigSection): unknown[] => {
+    if (section === 'releases') return [doc.get('releases')];
+    const accounts = doc.get('accounts');
+    return isSeq(accounts) ? accounts.items : [];
+  };
+  const visit = (node: unknown, path: readonly string[]): void => {
+    const [head, ...rest] = path;
+    if (head === undefined) return;
+    const children = head === '*' ? (isSeq(node) ? node.items : []) : isMap(node) ? [node.get(head, true)] : [];
+    for (const child of children) {
+      if (rest.length > 0) visit(child, rest);
+      else if (isScalar(child) && typeof child.value === 'number' && child.type === 'PLAIN' && child.source?.includes('.')) child.value = child.source;
+    }
+  };
+  for (const spec of specs) {
+    for (const path of spec.numbersAsWritten ?? []) for (const node of sectionNodes(spec.section)) visit(node, path);
   }
 }
 
@@ -203,14 +212,12 @@ function isNode(value: unknown): value is Node {
 }
 
 
-const METRIC_NAME = /^[a-z0-9_-]+(\.[a-z0-9_-]+)*$/;
-const KNOWN_METRIC_NAMES = METRIC_CATALOGUE.map((entry) => entry.name);
-
-/** The rules across fields, and secrets; collects issues instead of stopping at the first. */
+/** The rules across fields, secrets, and the sources' own rules; collects issues instead of stopping at the first. */
 class Checker {
   readonly issues: ConfigIssue[] = [];
 
   constructor(
+    private readonly specs: readonly SourceConfigSpec[],
     private readonly locator: Locator,
     private readonly env: NodeJS.ProcessEnv,
     private readonly readFile: ReadFile,
@@ -252,27 +259,22 @@ class Checker {
   }
 
   build(raw: RawConfig): Config | undefined {
-    const accounts = raw.accounts.map((account, index) => this.account(account, index));
+    const accounts = raw.accounts.map((account, index) => this.account(account, raw.exporter, index));
     this.crossAccountRules(raw.accounts, accounts);
-    const releases = raw.releases === undefined ? undefined : this.releases(raw.releases);
+    const releases = raw.releases === undefined ? undefined : this.releases(raw.releases, raw.exporter);
     if (this.issues.length > 0) return undefined;
     return {
       exporter: {
         metricPrefix: METRIC_PREFIX,
         sampleTimestamps: raw.exporter.sample_timestamps,
         nullHandling: raw.exporter.null_handling,
-        checkBuckets: {
-          ttfb: raw.exporter.check_buckets.ttfb,
-          dnsLookup: raw.exporter.check_buckets.dns_lookup,
-          tlsHandshake: raw.exporter.check_buckets.tls_handshake,
-        },
       },
       accounts: accounts.filter((account): account is AccountConfig => account !== undefined),
       releases,
     };
   }
 
-  private account(raw: RawAccount, index: number): AccountConfig | undefined {
+  private account(raw: RawAccount, exporter: RawExporter, index: number): AccountConfig | undefined {
     const at = (...rest: (string | number)[]): Path => ['accounts', index, ...rest];
     const owner = `account ${JSON.stringify(raw.name)}`;
     const key = this.secret(at(), raw.api_key_env, raw.api_key_file, owner, ['api_key_env', 'api_key_file']);
@@ -281,81 +283,9 @@ class Checker {
     if (budgetedBurst < 1) {
       this.report(at('rate_limit', 'burst'), `a burst of ${raw.rate_limit.burst} minus headroom ${raw.headroom} leaves less than one request`);
     }
-
-    const overrides: Record<string, MetricOverride> = {};
-    for (const [name, override] of Object.entries(raw.metric_overrides)) {
-      const path = at('metric_overrides', name);
-      if (!METRIC_NAME.test(name)) {
-        this.report(path, `metric name ${JSON.stringify(name)} must be dotted lowercase, such as system.cpu.user`, true);
-        continue;
-      }
-      const { kind, unit, family, labels, device_label: deviceLabel } = override;
-      if (kind === undefined && unit === undefined && family === undefined && labels === undefined && deviceLabel === undefined) {
-        this.report(path, 'sets none of kind, unit, family, labels, device_label');
-        continue;
-      }
-      if (catalogueEntry(name) === undefined && (kind === undefined || unit === undefined)) {
-        this.report(path, `${JSON.stringify(name)} is not in the agent's metric catalogue, so both kind and unit are required`);
-        continue;
-      }
-      const problems = overrideProblems({ family, labels, deviceLabel });
-      for (const problem of problems) this.report([...path, problem.key], problem.message);
-      if (problems.length > 0) continue;
-      overrides[name] = {
-        ...(kind && { kind }),
-        ...(unit && { unit }),
-        ...(family !== undefined && { family }),
-        ...(labels !== undefined && { labels }),
-        ...(deviceLabel !== undefined && { deviceLabel }),
-      };
-    }
-
-    const knownNames = [...KNOWN_METRIC_NAMES, ...Object.keys(overrides)];
-    let includeProblems = 0;
-    raw.metrics.include.forEach((pattern, patternIndex) => {
-      // Per-device names (`name|device`) are not in the catalogue: their dotted part must be.
-      const bar = pattern.indexOf('|');
-      const regexp = globToRegExp(bar < 0 ? pattern : pattern.slice(0, bar));
-      if (!knownNames.some((name) => regexp.test(name))) {
-        includeProblems++;
-        const suggestion = suggestPattern(pattern, knownNames);
-        const hint = suggestion === undefined ? '' : ` (did you mean ${JSON.stringify(suggestion)}?)`;
-        this.report(at('metrics', 'include', patternIndex), `pattern ${JSON.stringify(pattern)} matches no metric in the catalogue or in metric_overrides${hint}`);
-      }
-    });
-    const metrics = { include: raw.metrics.include, exclude: raw.metrics.exclude };
-    if (includeProblems === 0 && raw.sources.series && selectMetrics({ metrics, metricOverrides: overrides }).length === 0 && !maySelectPerDeviceNames(metrics, knownNames)) {
-      this.report(at('metrics'), 'include and exclude leave no metric selected; set sources.series: false to poll no series');
-    }
-
-    const labelsByName = new Map<string, string>();
-    const tagLabels = raw.tag_labels.map((tagKey, labelIndex) => {
-      const label = tagLabel(tagKey);
-      const previous = labelsByName.get(label.labelName);
-      if (previous !== undefined) {
-        this.report(
-          at('tag_labels', labelIndex),
-          previous === tagKey
-            ? `tag key ${JSON.stringify(tagKey)} is listed twice`
-            : `tag keys ${JSON.stringify(previous)} and ${JSON.stringify(tagKey)} both become the label ${label.labelName}`,
-        );
-      }
-      labelsByName.set(label.labelName, tagKey);
-      return label;
-    });
-
-    const needs = (source: 'series' | 'components' | 'checks' | 'website_summary' | 'host_details', on: 'hosts' | 'websites', why: string) => {
-      if (raw.sources[source] && !raw.sources[on]) this.report(at('sources', source), `needs sources.${on}: ${why}; turn ${source} off too, or turn ${on} on`);
-    };
-    needs('series', 'hosts', 'the host list says which hosts to fetch series for');
-    needs('components', 'hosts', 'the host list says which hosts to fetch components for');
-    needs('checks', 'websites', 'the website list says which websites to fetch checks for');
-    needs('website_summary', 'websites', 'the website list says which websites to fetch summaries for');
-    needs('host_details', 'hosts', 'the host list says which hosts lack details');
-
+    const sources = this.sources('account', raw, exporter, at(), raw.sources, raw.cadence);
     const http = this.http(raw.http, at('http'));
     if (key === undefined) return undefined;
-    const cadence = raw.cadence;
     return {
       name: raw.name,
       baseUrl: raw.base_url.replace(/\/+$/, ''),
@@ -372,46 +302,51 @@ class Checker {
         labelNameLength: raw.limits.label_name_length,
         labelValueLength: raw.limits.label_value_length,
       },
-      hosts: {
-        includeTags: raw.hosts.include_tags,
-        excludeTags: raw.hosts.exclude_tags,
-        includeNames: raw.hosts.include_names,
-        excludeNames: raw.hosts.exclude_names,
-      },
-      metrics,
-      tagLabels,
-      cadenceMs: {
-        hosts: cadence.hosts,
-        websites: cadence.websites,
-        account: cadence.account,
-        alerts: cadence.alerts,
-        alertRules: cadence.alert_rules,
-        series: cadence.series,
-        seriesOffline: cadence.series_offline,
-        metricCatalogue: cadence.metric_catalogue,
-        components: cadence.components,
-        checks: cadence.checks,
-        websiteSummary: cadence.website_summary,
-        hostDetails: cadence.host_details,
-      },
-      ingestDelayMs: raw.ingest_delay,
-      lateDataHorizonMs: raw.late_data_horizon,
       counterGraceMs: raw.counter_grace,
-      metricOverrides: overrides,
-      websites: { includeNames: raw.websites.include_names, excludeNames: raw.websites.exclude_names },
-      sources: {
-        hosts: raw.sources.hosts,
-        hostDetails: raw.sources.host_details ?? raw.sources.hosts,
-        series: raw.sources.series,
-        components: raw.sources.components,
-        websites: raw.sources.websites,
-        websiteSummary: raw.sources.website_summary ?? raw.sources.websites,
-        checks: raw.sources.checks,
-        alerts: raw.sources.alerts,
-        alertRules: raw.sources.alert_rules,
-        account: raw.sources.account,
-      },
+      sources,
     };
+  }
+
+  /**
+   * Every source of a section: whether it is on (its switch, the switch it follows, or its
+   * settings), what it needs, its cadences, and its own settings with their rules.
+   */
+  private sources(
+    section: ConfigSection,
+    raw: Readonly<Record<string, unknown>>,
+    exporter: RawExporter,
+    at: Path,
+    switches: Readonly<Record<string, boolean | undefined>> = {},
+    cadence: Readonly<Record<string, number>> = {},
+  ): Record<string, SourceConfig> {
+    const specs = this.specs.filter((spec) => spec.section === section);
+    const byName = new Map(specs.map((spec) => [spec.name, spec]));
+    const switched = (name: string, seen = new Set<string>()): boolean => {
+      const spec = byName.get(name);
+      if (spec === undefined || seen.has(name)) return false;
+      seen.add(name);
+      if (spec.toggle) {
+        const set = switches[name];
+        if (set !== undefined) return set;
+        return typeof spec.toggle.default === 'boolean' ? spec.toggle.default : switched(spec.toggle.default.sameAs, seen);
+      }
+      return spec.enabledWith === undefined ? true : switched(spec.enabledWith, seen);
+    };
+    for (const spec of specs) {
+      if (!switches[spec.name]) continue;
+      for (const [other, why] of Object.entries(spec.needs ?? {})) {
+        if (!switched(other)) this.report([...at, 'sources', spec.name], `needs sources.${other}: ${why}; turn ${spec.name} off too, or turn ${other} on`);
+      }
+    }
+    const result: Record<string, SourceConfig> = {};
+    for (const spec of specs) {
+      const enabled = switched(spec.name);
+      const report = (path: readonly (string | number)[], message: string, atKey?: boolean) => this.report([...at, ...path], message, atKey);
+      const settings = spec.settings?.({ section: raw, exporter, enabled }, report);
+      const cadenceMs = Object.fromEntries(Object.keys(spec.cadences ?? {}).map((key) => [key, cadence[key] ?? 0]));
+      result[spec.name] = { enabled: enabled && (settings === undefined || (spec.enabledBy?.(settings) ?? true)), cadenceMs, settings };
+    }
+    return result;
   }
 
   private crossAccountRules(raw: readonly RawAccount[], built: readonly (AccountConfig | undefined)[]): void {
@@ -433,31 +368,12 @@ class Checker {
     });
   }
 
-  private releases(raw: RawReleases): ReleasesConfig | undefined {
+  private releases(raw: RawReleases, exporter: RawExporter): ReleasesConfig | undefined {
     const at = (...rest: (string | number)[]): Path => ['releases', ...rest];
-
-    const seen = new Map<string, number>();
-    const projects = raw.projects.map((project, index) => {
-      const identity = `${project.id}\u0000${project.major ?? ''}`;
-      const first = seen.get(identity);
-      if (first !== undefined) {
-        const major = project.major === undefined ? 'without major' : `with major ${project.major}`;
-        this.report(at('projects', index), `duplicate project ${JSON.stringify(project.id)} ${major} (also releases.projects[${first}])`);
-      } else {
-        seen.set(identity, index);
-      }
-      if (raw.mode === 'free' && !OWNER_REPO.test(project.id)) {
-        this.report(
-          at('projects', index, 'id'),
-          `the free endpoint looks projects up as <owner>/<repository>; ${JSON.stringify(project.id)} needs mode: marketplace`,
-        );
-      }
-      return { id: project.id, major: project.major };
-    });
-
-    const outdated = this.outdated(raw);
-    if (projects.length === 0 && outdated === undefined) {
-      this.report(at(), 'has nothing to look up: list projects, or leave outdated.enabled on so that installed components are checked');
+    const sources = this.sources('releases', raw, exporter, at());
+    if (!Object.values(sources).some((source) => source.enabled)) {
+      const ways = this.specs.filter((spec) => spec.section === 'releases' && spec.howToEnable !== undefined).map((spec) => spec.howToEnable);
+      this.report(at(), `has nothing to look up: ${ways.join(', or ')}`);
     }
 
     const schedule = raw.schedule;
@@ -483,8 +399,7 @@ class Checker {
       scheduleTimezone: CRON_TIMEZONE,
       shortestScheduleGapMs: gap,
       allowPollingFasterThanCache: raw.allow_polling_faster_than_cache,
-      projects,
-      outdated,
+      sources,
     } as const;
 
     if (raw.mode === 'free') {
@@ -511,24 +426,6 @@ class Checker {
       headerNames: { key: raw.header_names.key, host: raw.header_names.host },
       ...common,
     };
-  }
-
-  /** The outdated check's table: the defaults with the configured entries laid over them. */
-  private outdated(raw: RawReleases): OutdatedConfig | undefined {
-    const section = raw.outdated;
-    if (!section.enabled) return undefined;
-    const rules = resolveSoftwareRules(
-      Object.fromEntries(Object.entries(section.projects).map(([software, entry]) => [software, entry.project === false ? false : { project: entry.project, line: entry.line }])),
-      section.line,
-    );
-    if (raw.mode === 'free') {
-      for (const [software, entry] of Object.entries(section.projects)) {
-        if (entry.project !== false && !OWNER_REPO.test(entry.project)) {
-          this.report(['releases', 'outdated', 'projects', software], `the free endpoint looks projects up as <owner>/<repository>; ${JSON.stringify(entry.project)} needs mode: marketplace`);
-        }
-      }
-    }
-    return { line: section.line, software: Object.fromEntries(rules) };
   }
 
   /** Reads a key from exactly one of an environment variable and a file. Never puts the value in a message. */
@@ -579,20 +476,4 @@ class Checker {
     }
     return { secret: new Secret(value), source };
   }
-}
-
-/**
- * Whether a per-device include pattern (`name|device`) may select names the agent reports:
- * devices are known only at run time, so an example device stands in for the pattern's
- * device part, and the exclude patterns are applied to it.
- */
-function maySelectPerDeviceNames(metrics: IncludeExclude, knownNames: readonly string[]): boolean {
-  const selected = createNameFilter(metrics);
-  return metrics.include.some((pattern) => {
-    const bar = pattern.indexOf('|');
-    if (bar < 0) return false;
-    const dotted = globToRegExp(pattern.slice(0, bar));
-    const device = pattern.slice(bar + 1).replace(/[*?]/g, 'x');
-    return knownNames.some((name) => dotted.test(name) && selected(`${name}|${device}`));
-  });
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createHostFilter, createNameFilter, patternProblem, tagLabel, tagLabelProblem } from './patterns.js';
+import { createNameFilter, patternProblem } from './patterns.js';
 
 describe('patternProblem', () => {
   it.each([
@@ -36,44 +36,5 @@ describe('createNameFilter', () => {
     [{ include: ['nginx.*'], exclude: [] }, 'nginx.http.request.count', true],
   ])('%j on %j is %s', (filter, name, expected) => {
     expect(createNameFilter(filter)(name)).toBe(expected);
-  });
-});
-
-describe('createHostFilter', () => {
-  const none = { includeTags: [], excludeTags: [], includeNames: [], excludeNames: [] };
-  it.each([
-    [none, { hostname: 'web-1', tags: [] }, true],
-    [{ ...none, includeTags: ['env:prod'] }, { hostname: 'web-1', tags: ['env:prod', 'role:web'] }, true],
-    [{ ...none, includeTags: ['env:prod'] }, { hostname: 'web-1', tags: ['env:staging'] }, false],
-    [{ ...none, includeTags: ['env:*'] }, { hostname: 'web-1', tags: ['env:staging'] }, true],
-    // A bare tag (the agent allows them) matches only itself.
-    [{ ...none, includeTags: ['canary'] }, { hostname: 'web-1', tags: ['canary'] }, true],
-    [{ ...none, includeTags: ['canary'] }, { hostname: 'web-1', tags: ['canary:yes'] }, false],
-    [{ ...none, excludeTags: ['maintenance'] }, { hostname: 'web-1', tags: ['env:prod', 'maintenance'] }, false],
-    [{ ...none, includeNames: ['web-*'] }, { hostname: 'db-1', tags: [] }, false],
-    [{ ...none, includeTags: ['env:prod'], includeNames: ['web-*'] }, { hostname: 'web-2', tags: ['env:prod'] }, true],
-    [{ ...none, includeTags: ['env:prod'], excludeNames: ['web-2'] }, { hostname: 'web-2', tags: ['env:prod'] }, false],
-  ])('%j on %j is %s', (filter, host, expected) => {
-    expect(createHostFilter(filter)(host)).toBe(expected);
-  });
-});
-
-describe('tag labels', () => {
-  it.each([
-    ['env', 'tag_env'],
-    ['team-name', 'tag_team_name'],
-    ['k8s.io/zone', 'tag_k8s_io_zone'],
-    ['Role', 'tag_Role'],
-  ])('%j becomes %s', (key, label) => {
-    expect(tagLabel(key)).toEqual({ tagKey: key, labelName: label });
-  });
-
-  it.each([
-    ['', 'must not be empty'],
-    ['env:prod', 'tag key "env:prod" contains ":"; give only the key part of "key:value" tags'],
-    ['a b', 'tag key "a b" contains whitespace or a comma'],
-    ['---', 'tag key "---" has no letter or digit, so it gives no usable label name'],
-  ])('refuses %j', (key, message) => {
-    expect(tagLabelProblem(key)).toBe(message);
   });
 });

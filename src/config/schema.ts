@@ -1,17 +1,17 @@
 /**
  * The shape of the YAML file, in zod 4: types, ranges, formats and defaults of each field.
- * Rules that relate several fields (exactly one key source, unique names, the release
- * schedule against the free endpoint's cache) are checked afterwards in `load.ts`.
- * Every message says what is wrong in words an operator can act on; `issueMessage` turns
- * zod's generic issues into such words.
+ * The keys every account and the releases section have are here; the `sources:` and
+ * `cadence:` sections and each source's own keys are composed from the sources' specs
+ * (`buildConfigSchema`). Rules that relate several fields (exactly one key source, unique
+ * names, the release schedule against the free endpoint's cache) are checked afterwards in
+ * `load.ts`. Every message says what is wrong in words an operator can act on;
+ * `issueMessage` turns zod's generic issues into such words.
  */
 import { z } from 'zod';
 import { analyseCron } from './cron.js';
 import { formatDuration, parseDuration } from './duration.js';
-import { patternProblem, tagLabelProblem, type PatternKind } from './patterns.js';
-import { bucketsProblem, DEFAULT_CHECK_BUCKETS } from '../sources/checks/map.js';
-import { MAJOR_LINE_PATTERN } from '../upstream/releases/version.js';
-import { DEFAULT_LINE_POLICY, LINE_POLICIES } from '../sources/outdated/software.js';
+import { patternProblem, type PatternKind } from './patterns.js';
+import type { ConfigSection, SourceConfigSpec } from './source-spec.js';
 import { DEFAULT_RELEASES_SCHEDULE } from './types.js';
 
 export const ACCOUNT_KEY_HINT =
@@ -55,7 +55,7 @@ export function unknownKeyMessage(key: string, params: UnknownKeyParams, suggest
 }
 
 /** A mapping whose unknown keys are errors. */
-function strictObject<Shape extends z.core.$ZodLooseShape>(
+export function strictObject<Shape extends z.core.$ZodLooseShape>(
   shape: Shape,
   options: { secretHint?: string; fixed?: Readonly<Record<string, string>> } = {},
 ) {
@@ -66,15 +66,15 @@ function strictObject<Shape extends z.core.$ZodLooseShape>(
 const EMPTY_SECTION = {} as never;
 
 /** An optional mapping: absent or empty (`cadence:` with everything commented out) means all defaults. */
-function section<Shape extends z.core.$ZodLooseShape>(shape: Shape, options: { secretHint?: string; fixed?: Readonly<Record<string, string>> } = {}) {
+export function section<Shape extends z.core.$ZodLooseShape>(shape: Shape, options: { secretHint?: string; fixed?: Readonly<Record<string, string>> } = {}) {
   return z.preprocess((value) => (value === null ? undefined : value), strictObject(shape, options).prefault(EMPTY_SECTION));
 }
 
-function list<Item extends z.ZodType>(item: Item, fallback: z.output<Item>[]) {
+export function list<Item extends z.ZodType>(item: Item, fallback: z.output<Item>[]) {
   return z.preprocess((value) => (value === null ? undefined : value), z.array(item).default(fallback));
 }
 
-function globList(kind: PatternKind, fallback: string[]) {
+export function globList(kind: PatternKind, fallback: string[]) {
   return list(
     z.string().superRefine((pattern, ctx) => {
       const problem = patternProblem(pattern, kind);
@@ -85,7 +85,7 @@ function globList(kind: PatternKind, fallback: string[]) {
 }
 
 /** A duration string turned into milliseconds, with a default and bounds. */
-function duration(fallback: string, minMs: number, maxMs: number, tooShort = 'polling faster would spend the request budget') {
+export function duration(fallback: string, minMs: number, maxMs: number, tooShort = 'polling faster would spend the request budget') {
   return z
     .unknown()
     .optional()
@@ -122,40 +122,15 @@ function duration(fallback: string, minMs: number, maxMs: number, tooShort = 'po
     });
 }
 
-const SECOND = 1_000;
-const MINUTE = 60 * SECOND;
-const HOUR = 60 * MINUTE;
-const DAY = 24 * HOUR;
+export const SECOND = 1_000;
+export const MINUTE = 60 * SECOND;
+export const HOUR = 60 * MINUTE;
+export const DAY = 24 * HOUR;
 
-/** Defaults and minimums of every cadence. Minimums stop a typo from draining the shared budget. */
-export const CADENCES = {
-  hosts: { default: '60s', minMs: 30 * SECOND },
-  websites: { default: '60s', minMs: 30 * SECOND },
-  account: { default: '5m', minMs: MINUTE },
-  alerts: { default: '60s', minMs: 30 * SECOND },
-  alert_rules: { default: '10m', minMs: MINUTE },
-  // Series points are 60 s apart, so polling faster re-reads the same points.
-  series: { default: '60s', minMs: MINUTE },
-  series_offline: { default: '10m', minMs: MINUTE },
-  metric_catalogue: { default: '1h', minMs: 5 * MINUTE },
-  components: { default: '1h', minMs: 5 * MINUTE },
-  checks: { default: '60s', minMs: 30 * SECOND },
-  // Uptime over days, TTFB aggregates and certificate expiry change slowly; one request per website.
-  website_summary: { default: '15m', minMs: 5 * MINUTE },
-  // Only hosts whose list item lacks fields are asked; their names and tags rarely change.
-  host_details: { default: '1h', minMs: 5 * MINUTE },
-} as const;
 export const CADENCE_MAX_MS = DAY;
-export const INGEST_DELAY = { default: '3m', minMs: 0, maxMs: 2 * HOUR } as const;
-// The series window must reach back over the horizon and stay within 4 h (60 s points).
-export const LATE_DATA_HORIZON = { default: '2h', minMs: 0, maxMs: 3 * HOUR + 30 * MINUTE } as const;
 export const COUNTER_GRACE = { default: '1h', minMs: 0, maxMs: DAY } as const;
 
-const cadenceShape = Object.fromEntries(
-  Object.entries(CADENCES).map(([key, spec]) => [key, duration(spec.default, spec.minMs, CADENCE_MAX_MS)]),
-) as { [K in keyof typeof CADENCES]: ReturnType<typeof duration> };
-
-function httpUrl() {
+export function httpUrl() {
   return z.string().superRefine((text, ctx) => {
     const problem = httpUrlProblem(text);
     if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
@@ -186,13 +161,13 @@ function monitoringPathProblem(text: string): string | undefined {
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 // The value is never echoed: an operator may have pasted the key itself here.
-const envVarName = z.string().superRefine((name, ctx) => {
+export const envVarName = z.string().superRefine((name, ctx) => {
   if (!ENV_NAME.test(name)) {
     ctx.addIssue({ code: 'custom', message: 'must be the name of an environment variable (letters, digits and _, not starting with a digit), not the key itself' });
   }
 });
 
-const nonEmptyString = z.string().min(1);
+export const nonEmptyString = z.string().min(1);
 
 const MIB = 1024 * 1024;
 
@@ -221,7 +196,8 @@ const limitsSection = () =>
 
 const ACCOUNT_NAME = /^[a-z0-9_-]+$/;
 
-const accountSchema = strictObject({
+/** The keys of every account mapping, whatever sources exist. */
+const ACCOUNT_KEYS = {
   name: z.string().superRefine((name, ctx) => {
     if (!ACCOUNT_NAME.test(name)) {
       ctx.addIssue({
@@ -245,215 +221,105 @@ const accountSchema = strictObject({
   concurrency: z.number().int().min(1).max(64).default(4),
   http: httpSection(),
   limits: limitsSection(),
-  hosts: section({
-    include_tags: globList('tag', []),
-    exclude_tags: globList('tag', []),
-    include_names: globList('name', []),
-    exclude_names: globList('name', []),
-  }),
-  metrics: section({
-    include: z.preprocess(
-      (value) => (value === null ? undefined : value),
-      z
-        .array(
-          z.string().superRefine((pattern, ctx) => {
-            const problem = patternProblem(pattern, 'metric');
-            if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
-          }),
-        )
-        .min(1, 'must list at least one pattern; use ["*"] for every metric, or turn the series source off')
-        .default(['*']),
-    ),
-    exclude: globList('metric', []),
-  }),
-  tag_labels: list(
-    z.string().superRefine((key, ctx) => {
-      const problem = tagLabelProblem(key);
-      if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
-    }),
-    [],
-  ),
-  cadence: section(cadenceShape),
-  ingest_delay: duration(INGEST_DELAY.default, INGEST_DELAY.minMs, INGEST_DELAY.maxMs),
-  late_data_horizon: duration(LATE_DATA_HORIZON.default, LATE_DATA_HORIZON.minMs, LATE_DATA_HORIZON.maxMs),
   counter_grace: duration(COUNTER_GRACE.default, COUNTER_GRACE.minMs, COUNTER_GRACE.maxMs),
-  metric_overrides: z.preprocess(
-    (value) => (value === null ? undefined : value),
-    z
-      .record(
-        z.string(),
-        strictObject({
-          kind: z.enum(['gauge', 'delta']).optional(),
-          unit: z.enum(['percent', 'bytes', 'kilobytes', 'milliseconds', 'seconds', 'count', 'status', 'none']).optional(),
-          family: z.string().optional(),
-          labels: z.record(z.string(), z.string()).optional(),
-          device_label: z.string().optional(),
-        }),
-      )
-      .default({}),
-  ),
-  websites: section({
-    include_names: globList('name', []),
-    exclude_names: globList('name', []),
-  }),
-  sources: section({
-    hosts: z.boolean().default(true),
-    // Default: on whenever hosts is (it completes the host list).
-    host_details: z.boolean().optional(),
-    series: z.boolean().default(true),
-    components: z.boolean().default(true),
-    websites: z.boolean().default(true),
-    // Default: on whenever websites is (it completes the website list).
-    website_summary: z.boolean().optional(),
-    checks: z.boolean().default(true),
-    alerts: z.boolean().default(true),
-    alert_rules: z.boolean().default(true),
-    account: z.boolean().default(true),
-  }),
-});
-
-const PROJECT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
-export const OWNER_REPO = /^[A-Za-z0-9][A-Za-z0-9._-]*\/[A-Za-z0-9._-]+$/;
-
-function projectIdProblem(id: string): string | undefined {
-  if (PROJECT_NAME.test(id) || OWNER_REPO.test(id)) return undefined;
-  if (/^https?:\/\//.test(id) && httpUrlProblem(id) === undefined) return undefined;
-  return `must be a project name (nginx), an owner/repository (torvalds/linux) or an http(s) URL (got ${describeValue(id)})`;
-}
-
-/**
- * A major line as the service takes it: a prefix of the version ending at a dot, such as
- * `4`, `0` or `1.26`. load.ts hands a number over as written (`1.20` stays `1.20`).
- */
-const majorVersion = z
-  .unknown()
-  .optional()
-  .transform((value, ctx): string | undefined => {
-    if (value === undefined) return undefined;
-    const text = typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? String(value) : typeof value === 'string' ? value.trim() : undefined;
-    if (text === undefined || !MAJOR_LINE_PATTERN.test(text)) {
-      ctx.addIssue({ code: 'custom', message: `must be a version line such as 4, 0 or 1.26: numbers separated by dots (got ${describeValue(value)})` });
-      return z.NEVER;
-    }
-    return text;
-  });
-
-const projectSchema = z.preprocess(
-  (value) => (typeof value === 'string' ? { id: value } : value),
-  strictObject({
-    id: z.string().superRefine((id, ctx) => {
-      const problem = projectIdProblem(id);
-      if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
-    }),
-    major: majorVersion,
-  }),
-);
+};
 
 const HTTP_TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const headerName = z.string().superRefine((name, ctx) => {
   if (!HTTP_TOKEN.test(name)) ctx.addIssue({ code: 'custom', message: `must be an HTTP header name such as X-RapidAPI-Key (got ${describeValue(name)})` });
 });
 
-const SOFTWARE_NAME = /^[a-z0-9][a-z0-9_.-]*$/;
-
-/** A project of the outdated check's table, or `false`: that software is not checked. */
-const outdatedProject = z.unknown().transform((value, ctx): string | false => {
-  if (value === false) return false;
-  const problem = typeof value === 'string' ? projectIdProblem(value) : `must be a project id such as nginx/nginx, or false to not check this software (got ${describeValue(value)})`;
-  if (problem !== undefined) {
-    ctx.addIssue({ code: 'custom', message: problem });
-    return z.NEVER;
-  }
-  return value as string;
-});
-
-/** `nginx: nginx/nginx`, `nginx: {project: nginx/nginx, line: major}` or `nginx: false`. */
-const outdatedEntry = z.preprocess(
-  (value) => (typeof value === 'object' && value !== null ? value : { project: value }),
-  strictObject({ project: outdatedProject, line: z.enum(LINE_POLICIES).optional() }),
-);
-
-const outdatedSchema = section({
-  enabled: z.boolean().default(true),
-  line: z.enum(LINE_POLICIES).default(DEFAULT_LINE_POLICY),
-  projects: z.preprocess(
-    (value) => (value === null ? undefined : value),
-    z
-      .record(
-        z.string().superRefine((name, ctx) => {
-          if (!SOFTWARE_NAME.test(name)) {
-            ctx.addIssue({ code: 'custom', message: `software names are lowercase letters, digits, ., _ and -, as the component's type (got ${describeValue(name)})` });
-          }
-        }),
-        outdatedEntry,
-      )
-      .default({}),
+/** How the release lookups reach their endpoint and when they run; the sources add what to look up. */
+const RELEASES_KEYS = {
+  mode: z.enum(['free', 'marketplace']).default('free'),
+  free_base_url: httpUrl().optional(),
+  marketplace_base_url: httpUrl().optional(),
+  marketplace_key_env: envVarName.optional(),
+  marketplace_key_file: nonEmptyString.optional(),
+  marketplace_host: z
+    .string()
+    .superRefine((host, ctx) => {
+      if (!/^[A-Za-z0-9.-]+(:\d{1,5})?$/.test(host)) {
+        ctx.addIssue({ code: 'custom', message: `must be a host name such as releases.p.rapidapi.com (got ${describeValue(host)})` });
+      }
+    })
+    .optional(),
+  header_names: section(
+    { key: headerName.default('X-RapidAPI-Key'), host: headerName.default('X-RapidAPI-Host') },
+    { secretHint: MARKETPLACE_KEY_HINT },
   ),
-});
+  schedule: z
+    .string()
+    .default(DEFAULT_RELEASES_SCHEDULE)
+    .superRefine((expression, ctx) => {
+      const analysis = analyseCron(expression);
+      if (!analysis.ok) ctx.addIssue({ code: 'custom', message: analysis.error });
+    }),
+  allow_polling_faster_than_cache: z.boolean().default(false),
+  http: httpSection(),
+};
 
-const releasesSchema = strictObject(
-  {
-    mode: z.enum(['free', 'marketplace']).default('free'),
-    free_base_url: httpUrl().optional(),
-    marketplace_base_url: httpUrl().optional(),
-    marketplace_key_env: envVarName.optional(),
-    marketplace_key_file: nonEmptyString.optional(),
-    marketplace_host: z
-      .string()
-      .superRefine((host, ctx) => {
-        if (!/^[A-Za-z0-9.-]+(:\d{1,5})?$/.test(host)) {
-          ctx.addIssue({ code: 'custom', message: `must be a host name such as releases.p.rapidapi.com (got ${describeValue(host)})` });
-        }
-      })
-      .optional(),
-    header_names: section(
-      { key: headerName.default('X-RapidAPI-Key'), host: headerName.default('X-RapidAPI-Host') },
-      { secretHint: MARKETPLACE_KEY_HINT },
-    ),
-    schedule: z
-      .string()
-      .default(DEFAULT_RELEASES_SCHEDULE)
-      .superRefine((expression, ctx) => {
-        const analysis = analyseCron(expression);
-        if (!analysis.ok) ctx.addIssue({ code: 'custom', message: analysis.error });
-      }),
-    allow_polling_faster_than_cache: z.boolean().default(false),
-    http: httpSection(),
-    projects: list(projectSchema, []),
-    outdated: outdatedSchema,
-  },
-  { secretHint: MARKETPLACE_KEY_HINT },
-);
+const EXPORTER_KEYS = {
+  sample_timestamps: z.boolean().default(false),
+  null_handling: z.enum(['skip', 'nan']).default('skip'),
+};
 
-function bucketList(fallback: readonly number[]) {
-  return list(z.number(), [...fallback]).superRefine((bounds, ctx) => {
-    const problem = bucketsProblem(bounds);
-    if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+/** Keys two specs (or a spec and the fixed keys) both claim: a programming error, caught at start. */
+function mergeKeys(into: Record<string, z.ZodType>, from: Readonly<Record<string, z.ZodType>> | undefined, owner: string): void {
+  for (const [key, schema] of Object.entries(from ?? {})) {
+    if (key in into) throw new Error(`source ${owner} declares the config key ${key}, which is already taken`);
+    into[key] = schema;
+  }
+}
+
+/**
+ * The whole file's schema: the fixed keys, and from each source spec its switch under
+ * `sources:`, its cadences under `cadence:` and its own keys.
+ */
+export function buildConfigSchema(specs: readonly SourceConfigSpec[]) {
+  const inSection = (section: ConfigSection) => specs.filter((spec) => spec.section === section);
+  const toggles: Record<string, z.ZodType> = {};
+  const cadences: Record<string, z.ZodType> = {};
+  const account: Record<string, z.ZodType> = { ...ACCOUNT_KEYS };
+  const releases: Record<string, z.ZodType> = { ...RELEASES_KEYS };
+  const exporter: Record<string, z.ZodType> = { ...EXPORTER_KEYS };
+  for (const spec of inSection('account')) {
+    // A switch whose default follows another source's is left unset here and resolved by load.ts.
+    if (spec.toggle) toggles[spec.name] = typeof spec.toggle.default === 'boolean' ? z.boolean().default(spec.toggle.default) : z.boolean().optional();
+    for (const [key, cadence] of Object.entries(spec.cadences ?? {})) {
+      if (key in cadences) throw new Error(`source ${spec.name} declares the cadence ${key}, which is already taken`);
+      cadences[key] = duration(cadence.default, cadence.minMs, CADENCE_MAX_MS, cadence.tooShort);
+    }
+    mergeKeys(account, spec.keys, spec.name);
+  }
+  for (const spec of inSection('releases')) mergeKeys(releases, spec.keys, spec.name);
+  for (const spec of specs) mergeKeys(exporter, spec.exporterKeys, spec.name);
+  account.cadence = section(cadences);
+  account.sources = section(toggles);
+
+  const accountSchema = strictObject(account);
+  const releasesSchema = strictObject(releases, { secretHint: MARKETPLACE_KEY_HINT });
+  return strictObject({
+    exporter: section(exporter, {
+      fixed: { metric_prefix: 'cannot be set: metric names always start with "monapi_" so that dashboards and alerts keep working' },
+    }),
+    accounts: z
+      .array(accountSchema, { error: (issue) => (issue.input === undefined ? 'is required: list at least one Monitoring API account' : undefined) })
+      .min(1, 'must list at least one account'),
+    releases: z.preprocess((value) => (value === null ? undefined : value), releasesSchema.optional()),
   });
 }
 
-export const rawConfigSchema = strictObject({
-  exporter: section(
-    {
-      sample_timestamps: z.boolean().default(false),
-      null_handling: z.enum(['skip', 'nan']).default('skip'),
-      check_buckets: section({
-        ttfb: bucketList(DEFAULT_CHECK_BUCKETS.ttfb),
-        dns_lookup: bucketList(DEFAULT_CHECK_BUCKETS.dnsLookup),
-        tls_handshake: bucketList(DEFAULT_CHECK_BUCKETS.tlsHandshake),
-      }),
-    },
-    { fixed: { metric_prefix: 'cannot be set: metric names always start with "monapi_" so that dashboards and alerts keep working' } },
-  ),
-  accounts: z
-    .array(accountSchema, { error: (issue) => (issue.input === undefined ? 'is required: list at least one Monitoring API account' : undefined) })
-    .min(1, 'must list at least one account'),
-  releases: z.preprocess((value) => (value === null ? undefined : value), releasesSchema.optional()),
-});
-
-export type RawConfig = z.output<typeof rawConfigSchema>;
-export type RawAccount = RawConfig['accounts'][number];
-export type RawReleases = NonNullable<RawConfig['releases']>;
+type Fixed<Keys extends Record<string, z.ZodType>> = { [K in keyof Keys]: z.output<Keys[K]> };
+/** Each section as parsed: the fixed keys typed, the sources' keys as the sources read them. */
+export type RawAccount = Fixed<typeof ACCOUNT_KEYS> & { readonly cadence: Readonly<Record<string, number>>; readonly sources: Readonly<Record<string, boolean | undefined>> } & Readonly<Record<string, unknown>>;
+export type RawReleases = Fixed<typeof RELEASES_KEYS> & Readonly<Record<string, unknown>>;
+export type RawExporter = Fixed<typeof EXPORTER_KEYS> & Readonly<Record<string, unknown>>;
+export interface RawConfig {
+  readonly exporter: RawExporter;
+  readonly accounts: readonly RawAccount[];
+  readonly releases: RawReleases | undefined;
+}
 
 /** A short, safe description of a value for messages; long strings are cut. */
 export function describeValue(value: unknown): string {

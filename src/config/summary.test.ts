@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { METRIC_CATALOGUE } from '../upstream/monitoring/metric-catalogue.js';
-import { parseConfig } from './load.js';
-import { summarizeConfig } from './summary.js';
+import { parseConfig, summarizeConfig } from '../exporter/config.js';
 
 describe('summarizeConfig', () => {
   const config = parseConfig(

@@ -1,6 +1,5 @@
-import type { HostFilterConfig, IncludeExclude, MetricOverride, TagLabel } from './patterns.js';
 import type { Secret } from './secret.js';
-import type { LinePolicy } from '../sources/outdated/software.js';
+import type { SourceConfig } from './source-spec.js';
 
 /** The program's view of the configuration: fully defaulted, camelCase, durations in milliseconds. */
 export interface Config {
@@ -20,56 +19,17 @@ export const METRIC_PREFIX = 'monapi_';
  */
 export type NullHandling = 'skip' | 'nan';
 
-/** Upper bounds (seconds, finite, strictly ascending) of the website check histograms. */
-export interface CheckBuckets {
-  readonly ttfb: readonly number[];
-  readonly dnsLookup: readonly number[];
-  readonly tlsHandshake: readonly number[];
-}
-
 export interface ExporterConfig {
   readonly metricPrefix: typeof METRIC_PREFIX;
   /** Opt-in: timestamps on samples break staleness handling and cause out-of-order drops. */
   readonly sampleTimestamps: boolean;
   readonly nullHandling: NullHandling;
-  /** Always set by the loader; absent only in hand-built configs, which get the defaults. */
-  readonly checkBuckets?: CheckBuckets;
 }
 
 export type AuthScheme = 'bearer' | 'x-api-key';
 
 /** Where a secret came from, for summaries and error messages (never the value). */
 export type SecretSource = { readonly kind: 'env'; readonly name: string } | { readonly kind: 'file'; readonly path: string };
-
-export const SOURCE_NAMES = [
-  'hosts',
-  'hostDetails',
-  'series',
-  'components',
-  'websites',
-  'websiteSummary',
-  'checks',
-  'alerts',
-  'alertRules',
-  'account',
-] as const;
-export type SourceName = (typeof SOURCE_NAMES)[number];
-
-export const CADENCE_NAMES = [
-  'hosts',
-  'websites',
-  'account',
-  'alerts',
-  'alertRules',
-  'series',
-  'seriesOffline',
-  'metricCatalogue',
-  'components',
-  'checks',
-  'websiteSummary',
-  'hostDetails',
-] as const;
-export type CadenceName = (typeof CADENCE_NAMES)[number];
 
 /** How an account (or the release lookups) talks HTTP to its upstream. */
 export interface HttpConfig {
@@ -111,35 +71,10 @@ export interface AccountConfig {
   readonly http?: HttpConfig;
   /** Absent only in hand-built configs, which get the defaults. */
   readonly limits?: LimitsConfig;
-  readonly hosts: HostFilterConfig;
-  /** Glob patterns on dotted metric names; see `selectMetrics`. */
-  readonly metrics: IncludeExclude;
-  readonly tagLabels: readonly TagLabel[];
-  readonly cadenceMs: Readonly<Record<CadenceName, number>>;
-  /** Points newer than this are not counted yet: the agent reports late. */
-  readonly ingestDelayMs: number;
-  /** A delta point still null when due is waited for this long (the agent buffers up to 2 h), then given up. */
-  readonly lateDataHorizonMs: number;
   /** Counter state of a host or metric that disappeared is kept this long, so it continues if it comes back. */
   readonly counterGraceMs: number;
-  readonly metricOverrides: Readonly<Record<string, MetricOverride>>;
-  readonly websites: { readonly includeNames: readonly string[]; readonly excludeNames: readonly string[] };
-  readonly sources: Readonly<Record<SourceName, boolean>>;
-}
-
-export interface ReleaseProject {
-  /** A name (`nginx`), `owner/repo`, or a URL. */
-  readonly id: string;
-  /** A major line as the service takes it: `4`, `0`, `1.26` (a prefix of the version at a dot). */
-  readonly major: string | undefined;
-}
-
-/** The outdated check: installed versions against the latest release of their line. */
-export interface OutdatedConfig {
-  /** The line policy of entries that set none. */
-  readonly line: LinePolicy;
-  /** Every checked software with its project and line: the defaults with the configured entries laid over them. */
-  readonly software: Readonly<Record<string, { readonly project: string; readonly line: LinePolicy }>>;
+  /** Every source of the account by name: switched on or not, its cadences and its own settings. */
+  readonly sources: Readonly<Record<string, SourceConfig>>;
 }
 
 interface ReleasesCommon {
@@ -150,11 +85,10 @@ interface ReleasesCommon {
   /** The shortest time between two runs of the schedule; undefined if it runs at most once in 28 years. */
   readonly shortestScheduleGapMs: number | undefined;
   readonly allowPollingFasterThanCache: boolean;
-  readonly projects: readonly ReleaseProject[];
   /** Absent only in hand-built configs, which get the defaults. */
   readonly http?: HttpConfig;
-  /** Set by the loader unless `outdated.enabled` is false; absent in hand-built configs: off. */
-  readonly outdated?: OutdatedConfig | undefined;
+  /** The release sources by name: what each looks up (its settings) and whether it is on. */
+  readonly sources: Readonly<Record<string, SourceConfig>>;
 }
 
 export interface FreeReleasesConfig extends ReleasesCommon {

@@ -2,33 +2,16 @@ import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { PlanFigures } from './plan.js';
 import type { SourceHealth } from './source-health.js';
 
-/** Anything with sources whose health is exposed: an account, the release lookups. */
-export interface SourceHealthView {
+/** A view of one unit's scheduling (an account, or the release lookups) that the self-metrics read at scrape time. */
+export interface SchedulingView {
   /** The account label (`(releases)` for the release lookups). */
   readonly account: string;
   sourceHealth(): readonly SourceHealth[];
-}
-
-/** Requests per run of one source of a view without a polling plan (the release lookups). */
-export interface PlanSource {
-  readonly source: string;
-  readonly jobs: number;
-  readonly requestsPerRun: number;
-}
-
-/** Lookups made per scheduled run rather than per cadence: their count is their plan. */
-export interface PlanView {
-  readonly account: string;
-  planSources(): readonly PlanSource[];
-}
-
-/** A view of one account's scheduling that the self-metrics read at scrape time. */
-export interface SchedulingView extends SourceHealthView {
-  readonly account: string;
   plan(): PlanFigures;
   /** Per source: seconds since the least recently refreshed target last succeeded. */
   staleness(nowMs: number): ReadonlyMap<string, number>;
-  up(): { readonly up: boolean; readonly reason: string };
+  /** Whether the upstream answers the unit's key; undefined for a unit without `monapi_up` (the release lookups). */
+  up(): { readonly up: boolean; readonly reason: string } | undefined;
   lagSeconds(): number;
 }
 
@@ -36,12 +19,8 @@ export interface SchedulerMetrics {
   observeRun(account: string, source: string, seconds: number, outcome: 'success' | 'error', finishedMs: number): void;
   nameCollision(account: string): void;
   track(view: SchedulingView): void;
-  /** Exposes the sources' health of a view that has no scheduling figures. */
-  trackHealth(view: SourceHealthView): void;
   /** Stops exposing a view (an account or the release lookups removed by a reload). */
-  untrack(view: SourceHealthView | PlanView): void;
-  /** Exposes the requests per run of a view that has no cadences (monapi_plan_requests_per_cycle, monapi_plan_jobs). */
-  trackPlan(view: PlanView): void;
+  untrack(view: SchedulingView): void;
 }
 
 /**
@@ -50,8 +29,6 @@ export interface SchedulerMetrics {
  */
 export function createSchedulerMetrics(registry: Registry, clock: { now(): number }): SchedulerMetrics {
   const views: SchedulingView[] = [];
-  const healthViews: SourceHealthView[] = [];
-  const planViews: PlanView[] = [];
   const runs = new Counter({
     name: 'monapi_job_runs_total',
     help: 'Polling job runs by account, source and outcome (success or error).',
@@ -90,12 +67,11 @@ export function createSchedulerMetrics(registry: Registry, clock: { now(): numbe
         fill(this);
       },
     });
-  /** A gauge filled at scrape time from every view of a list. */
-  const gaugeOver = <V>(list: readonly V[]) => (name: string, help: string, labelNames: string[], read: (g: Gauge, v: V) => void) =>
+  /** A gauge filled at scrape time from every view. */
+  const viewGauge = (name: string, help: string, labelNames: string[], read: (g: Gauge, v: SchedulingView) => void) =>
     scrapeGauge(name, help, labelNames, (g) => {
-      for (const view of list) read(g, view);
+      for (const view of views) read(g, view);
     });
-  const viewGauge = gaugeOver(views);
 
   viewGauge(
     'monapi_job_staleness_seconds',
@@ -108,18 +84,11 @@ export function createSchedulerMetrics(registry: Registry, clock: { now(): numbe
   viewGauge('monapi_scheduler_lag_seconds', 'How far behind its cadence the most overdue polling job is.', ['account'], (g, v) =>
     g.set({ account: v.account }, v.lagSeconds()),
   );
-  // The release lookups have no cadences, only requests per run of their schedule: the same two figures.
-  const planGauge = (name: string, help: string, labelNames: string[], read: (g: Gauge, v: SchedulingView) => void, readRuns: (g: Gauge, v: PlanView) => void) =>
-    scrapeGauge(name, help, labelNames, (g) => {
-      for (const view of views) read(g, view);
-      for (const view of planViews) readRuns(g, view);
-    });
-  planGauge(
+  viewGauge(
     'monapi_plan_requests_per_cycle',
     'Requests needed to run every polling job of the account once; for account="(releases)", the requests of one run of the release schedule.',
     ['account'],
     (g, v) => g.set({ account: v.account }, v.plan().requestsPerCycle),
-    (g, v) => g.set({ account: v.account }, v.planSources().reduce((sum, s) => sum + s.requestsPerRun, 0)),
   );
   viewGauge(
     'monapi_plan_demand_requests_per_second',
@@ -150,15 +119,12 @@ export function createSchedulerMetrics(registry: Registry, clock: { now(): numbe
       }
     },
   );
-  planGauge(
+  viewGauge(
     'monapi_plan_jobs',
     'Polling jobs per source (one per target); for account="(releases)", lookups per run (one per project and version line).',
     ['account', 'source'],
     (g, v) => {
       for (const s of v.plan().sources) g.set({ account: v.account, source: s.source }, s.jobs);
-    },
-    (g, v) => {
-      for (const s of v.planSources()) g.set({ account: v.account, source: s.source }, s.jobs);
     },
   );
   viewGauge(
@@ -166,13 +132,13 @@ export function createSchedulerMetrics(registry: Registry, clock: { now(): numbe
     'Whether the account answers the exporter: 0 with reason unauthorized or plan_required after a 401 or 403, 0 with reason unreachable after repeated failures, 0 with reason pending before the first answer.',
     ['account', 'reason'],
     (g, v) => {
-      const { up, reason } = v.up();
-      g.set({ account: v.account, reason }, up ? 1 : 0);
+      const state = v.up();
+      if (state) g.set({ account: v.account, reason: state.reason }, state.up ? 1 : 0);
     },
   );
 
   const healthGauge = (name: string, help: string, labelNames: string[], read: (g: Gauge, account: string, h: SourceHealth) => void) =>
-    gaugeOver(healthViews)(name, help, labelNames, (g, view) => {
+    viewGauge(name, help, labelNames, (g, view) => {
       for (const health of view.sourceHealth()) read(g, view.account, health);
     });
   healthGauge(
@@ -199,19 +165,10 @@ export function createSchedulerMetrics(registry: Registry, clock: { now(): numbe
     },
     track(view) {
       views.push(view);
-      healthViews.push(view);
-    },
-    trackHealth(view) {
-      healthViews.push(view);
     },
     untrack(view) {
-      for (const list of [views, healthViews, planViews] as unknown[][]) {
-        const index = list.indexOf(view);
-        if (index >= 0) list.splice(index, 1);
-      }
-    },
-    trackPlan(view) {
-      planViews.push(view);
+      const index = views.indexOf(view);
+      if (index >= 0) views.splice(index, 1);
     },
   };
 }

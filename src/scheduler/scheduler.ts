@@ -9,8 +9,10 @@ export interface Job {
   readonly id: string;
   readonly source: string;
   readonly priority: Priority;
-  /** How often the job wants to run. */
+  /** How often the job wants to run (for a scheduled job, the shortest gap of its schedule). */
   cadenceMs(): number;
+  /** When the next run is due after a run that started then; default: that start plus `cadenceMs`. */
+  nextDueMs?(startedMs: number): number;
   /** Requests one run costs (for the plan figures; the budget enforces the real limit). */
   requestsPerRun(): number;
   run(signal: AbortSignal): Promise<void>;
@@ -41,6 +43,8 @@ interface Entry {
 }
 
 const PRIORITY_RANK: Record<Priority, number> = { high: 0, normal: 1, bulk: 2 };
+/** Node's timers overflow past this (and would fire at once): a job due later is looked at again then. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * Pulls work instead of firing timers per job: whenever a slot is free it starts the due
@@ -195,7 +199,7 @@ export class Scheduler {
         // The next run is measured from the start of this one, so a job's cadence does not
         // drift by its own duration; an overdue job is simply due again at once. A job that
         // was removed and re-added during its run keeps the earlier due time upsert gave it.
-        entry.dueMs = abort.signal.aborted ? Math.min(entry.dueMs, finishedMs) : startedMs + Math.max(1, entry.job.cadenceMs());
+        entry.dueMs = abort.signal.aborted ? Math.min(entry.dueMs, finishedMs) : (entry.job.nextDueMs?.(startedMs) ?? startedMs + Math.max(1, entry.job.cadenceMs()));
         if (!this.stopped && !abort.signal.aborted) this.options.onOutcome?.({ job: entry.job, startedMs, finishedMs, error });
       }
       if (this.running === 0) this.idleWaiters.splice(0).forEach((resolve) => resolve());
@@ -227,7 +231,7 @@ export class Scheduler {
         this.timer = undefined;
         this.timerDueMs = Infinity;
         this.kick();
-      }, nextDue - now);
+      }, Math.min(nextDue - now, MAX_TIMER_MS));
     }
   }
 }

@@ -1,5 +1,4 @@
 import { BudgetClosedError } from '../budget/request-budget.js';
-import type { FailingSource } from '../server/status.js';
 import { UpstreamError } from '../upstream/http/errors.js';
 
 /**
@@ -115,4 +114,20 @@ export function failingSources(account: string, health: readonly SourceHealth[],
       message: h.lastError?.message,
       upgradeUrl: h.reason === 'plan_required' ? upgradeUrl : undefined,
     }));
+}
+
+/** A source failing now, as the landing page lists it. */
+export interface FailingSource {
+  /** The account label, `(releases)` for the release lookups. */
+  readonly account: string;
+  readonly source: string;
+  /** A bounded reason such as decode_error or plan_required (see the README's troubleshooting section). */
+  readonly reason: string;
+  /** Targets failing, of how many. */
+  readonly failing: number;
+  readonly targets: number;
+  /** The latest error message, secrets scrubbed. */
+  readonly message: string | undefined;
+  /** Where to upgrade the plan, after a 403 plan_required. */
+  readonly upgradeUrl?: string | undefined;
 }

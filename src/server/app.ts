@@ -11,7 +11,8 @@ import { DEFAULT_MAX_CONCURRENT_SCRAPES, telemetryHandler } from './telemetry.js
 
 export { DEFAULT_MAX_CONCURRENT_SCRAPES } from './telemetry.js';
 export { parseListenAddress, startHttpServer, type ListenAddress, type RunningServer } from './listen.js';
-export type { FailingSource, StatusProvider } from './status.js';
+export type { StatusProvider } from './status.js';
+export type { FailingSource } from '../scheduler/source-health.js';
 
 export interface ServerOptions {
   readonly store: MetricStore;

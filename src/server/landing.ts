@@ -1,4 +1,4 @@
-import type { FailingSource } from './status.js';
+import type { FailingSource } from '../scheduler/source-health.js';
 
 export interface LandingPageInfo {
   readonly version: string;

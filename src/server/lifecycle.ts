@@ -1,5 +1,5 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import type { Lifecycle } from '../exporter.js';
+import type { Lifecycle } from '../exporter/index.js';
 
 /**
  * `POST /-/reload`, as Prometheus has it: re-reads the configuration. Behind

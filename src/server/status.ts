@@ -1,3 +1,5 @@
+import type { FailingSource } from '../scheduler/source-health.js';
+
 /**
  * What the HTTP server asks the rest of the exporter about its state. `status()` is served
  * as JSON at /status as is: the provider guarantees it is JSON-safe and holds no secrets.
@@ -10,19 +12,4 @@ export interface StatusProvider {
   notReadyReason?(): string;
   /** Sources failing now, for the landing page (never about readiness: a failing source does not stop scrapes). */
   failingSources?(): readonly FailingSource[];
-}
-
-export interface FailingSource {
-  /** The account label, `(releases)` for the release lookups. */
-  readonly account: string;
-  readonly source: string;
-  /** A bounded reason such as decode_error or plan_required (see the README's troubleshooting section). */
-  readonly reason: string;
-  /** Targets failing, of how many. */
-  readonly failing: number;
-  readonly targets: number;
-  /** The latest error message, secrets scrubbed. */
-  readonly message: string | undefined;
-  /** Where to upgrade the plan, after a 403 plan_required. */
-  readonly upgradeUrl?: string | undefined;
 }

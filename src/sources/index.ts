@@ -1,30 +1,36 @@
-import { createAccountSource } from './account/index.js';
-import { createAlertRulesSource } from './alert-rules/index.js';
-import { createAlertsSource } from './alerts/index.js';
-import { createChecksSource } from './checks/index.js';
-import { createComponentsSource } from './components/index.js';
-import { createHostDetailsSource } from './host-details/index.js';
-import { createHostsSource } from './hosts/index.js';
-import { createMetricCatalogueSource } from './metric-catalogue/index.js';
-import { createSeriesSource } from './series/index.js';
-import { createWebsiteSummarySource } from './website-summary/index.js';
-import { createWebsitesSource } from './websites/index.js';
-import type { MonitoringSourceFactory } from './types.js';
+import { accountSource } from './account/index.js';
+import { alertRulesSource } from './alert-rules/index.js';
+import { alertsSource } from './alerts/index.js';
+import { checksSource } from './checks/index.js';
+import { componentsSource } from './components/index.js';
+import { hostDetailsSource } from './host-details/index.js';
+import { hostsSource } from './hosts/index.js';
+import { metricCatalogueSource } from './metric-catalogue/index.js';
+import { outdatedSource } from './outdated/index.js';
+import { releasesSource } from './releases/index.js';
+import { seriesSource } from './series/index.js';
+import type { AnySource } from './source.js';
+import { websiteSummarySource } from './website-summary/index.js';
+import { websitesSource } from './websites/index.js';
 
 /**
- * Every polled source of the Monitoring API. Adding an endpoint is one module beside these
- * and one line here.
+ * Every source, in one explicit list: adding an endpoint is one folder beside these and one
+ * line here. The configuration (switches, cadences, keys), the polling plan, `/status`, the
+ * state file and docs/metrics.md all follow from this list. Within a unit, jobs due at the
+ * same time start in this order.
  */
-export const MONITORING_SOURCES: readonly MonitoringSourceFactory[] = [
-  createHostsSource,
-  createHostDetailsSource,
-  createAccountSource,
-  createMetricCatalogueSource,
-  createSeriesSource,
-  createComponentsSource,
-  createWebsitesSource,
-  createChecksSource,
-  createWebsiteSummarySource,
-  createAlertsSource,
-  createAlertRulesSource,
+export const SOURCES: readonly AnySource[] = [
+  hostsSource,
+  hostDetailsSource,
+  metricCatalogueSource,
+  seriesSource,
+  componentsSource,
+  websitesSource,
+  websiteSummarySource,
+  checksSource,
+  alertsSource,
+  alertRulesSource,
+  accountSource,
+  releasesSource,
+  outdatedSource,
 ];

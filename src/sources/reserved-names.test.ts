@@ -1,20 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { MONITORING_SOURCES } from './index.js';
+import { SOURCES } from './index.js';
 import { SeriesNaming } from './series/naming.js';
-import { RELEASE_FAMILY_NAMES, SELF_METRIC_PREFIXES } from './reserved-names.js';
-import type { SourceContext } from './types.js';
+import { SELF_METRIC_PREFIXES } from './reserved-names.js';
 
-/** Every source's declared families, from the real list, with a context that is never called. */
+/** Every source's declared families, from the real list. */
 function declaredFamilies(): string[] {
-  const unused = new Proxy({} as SourceContext, {
-    get: (_target, key) => (key === 'account' ? ({ metricOverrides: {}, hosts: { includeTags: [], excludeTags: [], includeNames: [], excludeNames: [] }, tagLabels: [], websites: { includeNames: [], excludeNames: [] } }) : undefined),
-  });
-  return MONITORING_SOURCES.flatMap((factory) => factory(unused).families);
+  return SOURCES.flatMap((source) => source.families);
 }
 
 describe('names reserved against agent metrics', () => {
   it('every source declares its fixed families, each name once', () => {
-    const names = [...declaredFamilies(), ...RELEASE_FAMILY_NAMES];
+    const names = declaredFamilies();
     expect(names).toContain('monapi_hosts');
     expect(names).toContain('monapi_website_check_ttfb_seconds');
     expect(names).toContain('monapi_alert_events_total');
@@ -30,7 +26,7 @@ describe('names reserved against agent metrics', () => {
     ['budget.tokens', 'monapi_budget_tokens'],
     ['exporter.scrapes', 'monapi_exporter_scrapes'],
   ])('drops an unknown agent metric %s that would be %s', (dotted, family) => {
-    const naming = new SeriesNaming({ reservedFamilyNames: [...declaredFamilies(), ...RELEASE_FAMILY_NAMES], reservedPrefixes: SELF_METRIC_PREFIXES });
+    const naming = new SeriesNaming({ reservedFamilyNames: declaredFamilies(), reservedPrefixes: SELF_METRIC_PREFIXES });
     const { metrics, collisions } = naming.resolve([dotted, 'system.cpu.user']);
     expect(metrics.map((m) => m.dotted)).toEqual(['system.cpu.user']);
     expect(collisions).toEqual([{ familyKey: family, kept: undefined, dropped: [dotted] }]);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { thrownBy } from '../../test/support/thrown.js';
-import { decodeBody, monitoringDecoders, parseJsonBody, type JsonDecoder } from './decode.js';
+import { monitoringDecoders } from '../../test/support/decoders.js';
+import { decodeBody, parseJsonBody, type JsonDecoder } from './decode.js';
 import { InvalidResponseError, type RequestContext } from './http/errors.js';
 
 const context: RequestContext = { api: 'monitoring', endpoint: '/test' };

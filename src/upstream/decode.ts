@@ -1,21 +1,12 @@
 import { InvalidResponseError, type RequestContext } from './http/errors.js';
-import { decodeAccount } from './monitoring/resources/account.js';
-import { decodeAlertRules } from './monitoring/resources/alert-rules.js';
-import { decodeRecentAlerts } from './monitoring/resources/alert-events.js';
-import { decodeChecks } from './monitoring/resources/checks.js';
-import { decodeComponents } from './monitoring/resources/components.js';
-import { decodeHost, decodeHosts } from './monitoring/resources/hosts.js';
-import { decodeLatest } from './monitoring/resources/latest.js';
-import { decodeMetricNames } from './monitoring/resources/metric-names.js';
-import { decodeSeries } from './monitoring/resources/series.js';
-import { decodeWebsites, decodeWebsiteSummary } from './monitoring/resources/websites.js';
 import type { Decoded, JsonDecoder } from './tolerant/body.js';
 
 /**
  * Response decoding: parse the JSON, then read it tolerantly (src/upstream/tolerant/):
  * lists wherever they plausibly sit, unknown fields ignored, optional fields nullable, one
  * malformed item dropped and reported instead of failing the whole response. The shapes
- * accepted per endpoint are in docs/upstream-shapes.md.
+ * accepted per endpoint are in docs/upstream-shapes.md; each endpoint's decoder lives with the
+ * source that polls it (src/sources/<name>/decode.ts).
  */
 
 export type { Decoded, DroppedItem, JsonDecoder } from './tolerant/body.js';
@@ -42,19 +33,3 @@ export function parseJsonBody(body: Buffer, context: RequestContext, contentType
 export function decodeBody<T>(decoder: JsonDecoder<T>, body: Buffer, context: RequestContext, contentType?: string): Decoded<T> {
   return decoder(parseJsonBody(body, context, contentType), context);
 }
-
-/** One decoder per Monitoring API response. */
-export const monitoringDecoders = {
-  account: decodeAccount,
-  hosts: decodeHosts,
-  host: decodeHost,
-  metricCatalogue: decodeMetricNames,
-  series: decodeSeries,
-  latest: decodeLatest,
-  components: decodeComponents,
-  alertRules: decodeAlertRules,
-  recentAlerts: decodeRecentAlerts,
-  websites: decodeWebsites,
-  websiteSummary: decodeWebsiteSummary,
-  checks: decodeChecks,
-} satisfies Record<string, JsonDecoder<unknown>>;

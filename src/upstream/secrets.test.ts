@@ -8,6 +8,7 @@ import { json, passThroughGate, startLocalServer, type LocalServer } from '../..
 import { UndiciTransport } from './http/transport.js';
 import { createUpstreamMetrics } from './metrics.js';
 import { MonitoringClient } from './monitoring/client.js';
+import { monitoringCalls } from '../../test/support/monitoring-calls.js';
 import { ReleaseClient } from './releases/client.js';
 
 const KEY = 'secret-key-123';
@@ -92,7 +93,7 @@ describe('API keys never leak', () => {
   });
 
   function monitoring(baseUrl = `${server.url}/api/v2`, authScheme: 'bearer' | 'x-api-key' = 'bearer') {
-    return new MonitoringClient({ baseUrl, apiKey: KEY, authScheme, transport, gate: passThroughGate, metrics, logger, account: 'a' });
+    return monitoringCalls(new MonitoringClient({ baseUrl, apiKey: KEY, authScheme, transport, gate: passThroughGate, metrics, logger, account: 'a' }));
   }
 
   async function failure(promise: Promise<unknown>): Promise<Error> {

@@ -3,9 +3,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { formatDuration } from '../../src/config/duration.js';
-import { loadConfig } from '../../src/config/load.js';
-import { CADENCES } from '../../src/config/schema.js';
-import { DEFAULT_CHECK_BUCKETS } from '../../src/sources/checks/map.js';
+import { loadConfig } from '../../src/exporter/config.js';
+import { SOURCES } from '../../src/sources/index.js';
 
 const examples = join(dirname(fileURLToPath(import.meta.url)), '../../examples');
 const examplePath = join(examples, 'config.yaml');
@@ -22,14 +21,16 @@ describe('examples/config.yaml', () => {
     expect(config.accounts.map((a) => a.name)).toEqual(['prod', 'staging']);
     expect(config.accounts.map((a) => a.apiKey.reveal())).toEqual(['prod-example-key', 'staging-example-key']);
     expect(config.accounts[1]?.authScheme).toBe('x-api-key');
-    expect(config.accounts[0]?.cadenceMs.series).toBe(120_000);
+    expect(config.accounts[0]?.sources.series?.cadenceMs.series).toBe(120_000);
     expect(config.releases?.mode).toBe('free');
-    expect(config.releases?.projects).toHaveLength(4);
+    expect((config.releases?.sources.releases?.settings as { projects: unknown[] }).projects).toHaveLength(4);
   });
 
   it('shows every cadence with its default and minimum', () => {
     const text = readFileSync(examplePath, 'utf8');
-    for (const [name, spec] of Object.entries(CADENCES)) {
+    const cadences = SOURCES.flatMap((source) => Object.entries(source.cadences ?? {}));
+    expect(cadences.length).toBeGreaterThan(10);
+    for (const [name, spec] of cadences) {
       expect(text).toMatch(new RegExp(`^\\s*#?\\s*${name}: \\S+\\s+# ${spec.default}\\s*/ ${formatDuration(spec.minMs)}\\b`, 'm'));
     }
   });
@@ -46,7 +47,7 @@ describe('examples/config.yaml', () => {
       .replace(/^\s*(marketplace_\w+|header_names|key|host): .*$/gm, '')
       .replace(/^\s*header_names:\s*$/m, '');
     const config = loadConfig(examplePath, env, (path) => (path === examplePath ? text : readFile(path)));
-    expect(config.exporter).toEqual({ metricPrefix: 'monapi_', sampleTimestamps: false, nullHandling: 'skip', checkBuckets: DEFAULT_CHECK_BUCKETS });
-    expect(config.accounts[0]?.websites).toEqual({ includeNames: [], excludeNames: [] });
+    expect(config.exporter).toEqual({ metricPrefix: 'monapi_', sampleTimestamps: false, nullHandling: 'skip' });
+    expect(config.accounts[0]?.sources.websites?.settings).toEqual({ includeNames: [], excludeNames: [] });
   });
 });

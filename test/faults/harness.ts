@@ -2,9 +2,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
-import { parseConfig } from '../../src/config/index.js';
+import { parseConfig } from '../../src/exporter/config.js';
 import type { Config } from '../../src/config/types.js';
-import { startExporter, type ExporterOptions, type RunningExporter } from '../../src/exporter.js';
+import { startExporter, type ExporterOptions, type RunningExporter } from '../../src/exporter/index.js';
 import { FakeClock } from '../../src/lib/clock.js';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../simulator/index.js';
 

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/index.js';
+import { loadConfig } from '../../src/exporter/config.js';
 import { startHttpServer } from '../../src/server/listen.js';
 import { withLifecycle } from '../../src/server/lifecycle.js';
 import { familySum, sampleValue, startRig, type Rig } from './harness.js';

@@ -6,6 +6,7 @@ import { passThroughGate } from '../support/test-server.js';
 import { UndiciTransport } from '../../src/upstream/http/transport.js';
 import { createUpstreamMetrics } from '../../src/upstream/metrics.js';
 import { MonitoringClient } from '../../src/upstream/monitoring/client.js';
+import { monitoringCalls } from '../support/monitoring-calls.js';
 import { ReleaseClient } from '../../src/upstream/releases/client.js';
 
 /** Every client method against the simulator of both APIs, over real sockets. */
@@ -35,7 +36,7 @@ describe('clients against the simulator', () => {
   });
 
   const monitoring = (apiKey: string, authScheme: 'bearer' | 'x-api-key' = 'bearer', maxUrlLength?: number) =>
-    new MonitoringClient({ baseUrl: sim.monitoringBaseUrl, apiKey, authScheme, transport, gate: passThroughGate, metrics, maxUrlLength });
+    monitoringCalls(new MonitoringClient({ baseUrl: sim.monitoringBaseUrl, apiKey, authScheme, transport, gate: passThroughGate, metrics }), { maxUrlLength });
 
   it.each(['bearer', 'x-api-key'] as const)('reads every Monitoring endpoint with the %s scheme', async (scheme) => {
     const client = monitoring(sim.keys.pro, scheme);
@@ -184,7 +185,7 @@ describe('rate limit from the simulator', () => {
     const sim = await startSimulator({ monitoringPort: 0, releasesPort: 0, marketplacePort: 0, hosts: 1, websites: 1, rateLimitPerMinute: 1, burst: 1 });
     const transport = new UndiciTransport();
     try {
-      const client = new MonitoringClient({ baseUrl: sim.monitoringBaseUrl, apiKey: sim.keys.pro, transport, gate: passThroughGate });
+      const client = monitoringCalls(new MonitoringClient({ baseUrl: sim.monitoringBaseUrl, apiKey: sim.keys.pro, transport, gate: passThroughGate }));
       await client.account();
       const error = await client.account().catch((e: unknown) => e);
       expect(error).toBeInstanceOf(RateLimitedError);

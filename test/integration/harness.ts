@@ -5,6 +5,7 @@ import { startSimulator, type ClientStats, type RunningSimulator } from '../../s
 import { UndiciTransport, type UndiciTransportOptions } from '../../src/upstream/http/transport.js';
 import type { UpstreamMetrics } from '../../src/upstream/metrics.js';
 import { MonitoringClient } from '../../src/upstream/monitoring/client.js';
+import { monitoringCalls, type MonitoringCalls } from '../support/monitoring-calls.js';
 
 /**
  * Shared by the budget integration tests and `bench/budget.bench.ts`: the real simulator on
@@ -97,7 +98,8 @@ export function arrivalRatePerMinute(stats: ClientStats): number {
 
 export interface BudgetedClient {
   readonly budget: RequestBudget;
-  readonly client: MonitoringClient;
+  /** Every endpoint, as the sources call it. */
+  readonly client: MonitoringCalls;
   readonly transport: UndiciTransport;
   close(): Promise<void>;
 }
@@ -115,14 +117,16 @@ export function budgetedClient(options: BudgetedClientOptions): BudgetedClient {
   const clock = options.budget.clock ?? systemClock;
   const budget = createRequestBudget({ name: 'integration', ...options.budget, clock });
   const transport = new UndiciTransport({ connectionsPerOrigin: 16, ...options.transport });
-  const client = new MonitoringClient({
-    baseUrl: options.sim.monitoringBaseUrl,
-    apiKey: options.apiKey,
-    transport,
-    gate: budget,
-    clock,
-    ...(options.metrics ? { metrics: options.metrics } : {}),
-  });
+  const client = monitoringCalls(
+    new MonitoringClient({
+      baseUrl: options.sim.monitoringBaseUrl,
+      apiKey: options.apiKey,
+      transport,
+      gate: budget,
+      clock,
+      ...(options.metrics ? { metrics: options.metrics } : {}),
+    }),
+  );
   return {
     budget,
     client,

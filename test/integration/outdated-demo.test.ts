@@ -118,9 +118,11 @@ describe('the demo', () => {
 
       // The latest release of every line in use, and the lookups in /status.
       expect(samples(body, 'monapi_component_latest_version_info')).toContainEqual({ labels: { project: 'nginx/nginx', line: '1.27', version: '1.27.3' }, value: 1 });
-      const status = (await (await fetch(`${demo.exporter.url}/status`)).json()) as { releases: { plan: { component_lines: number }; outdated: { lines: { project: string; last_error?: string }[] } } };
+      const status = (await (await fetch(`${demo.exporter.url}/status`)).json()) as {
+        releases: { plan: { sources: { source: string; jobs: number }[] }; outdated: { lines: { project: string; last_error?: string }[] } };
+      };
       const lines = status.releases.outdated.lines;
-      expect(status.releases.plan.component_lines).toBe(lines.length);
+      expect(status.releases.plan.sources.find((s) => s.source === 'outdated')?.jobs).toBe(lines.length);
       expect(lines.filter((l) => l.last_error !== undefined)).toEqual([]);
     },
     90_000,

@@ -1,6 +1,6 @@
 import pino, { type Logger } from 'pino';
-import { parseConfig } from '../../src/config/index.js';
-import { startExporter, type RunningExporter } from '../../src/exporter.js';
+import { parseConfig } from '../../src/exporter/config.js';
+import { startExporter, type RunningExporter } from '../../src/exporter/index.js';
 import { FakeClock } from '../../src/lib/clock.js';
 import type { ShardAssignment } from '../../src/sharding/index.js';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../simulator/index.js';

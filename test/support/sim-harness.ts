@@ -1,5 +1,4 @@
-import { pino } from 'pino';
-import { parseConfig } from '../../src/config/load.js';
+import { parseConfig } from '../../src/exporter/config.js';
 import type { AccountConfig } from '../../src/config/types.js';
 import type { FamilySamples, MetricSink } from '../../src/exposition/model.js';
 import { renderText } from '../../src/exposition/render-text.js';
@@ -7,8 +6,12 @@ import { FakeClock } from '../../src/lib/clock.js';
 import { startSimulator, type RunningSimulator } from '../../simulator/index.js';
 import type { SimAccount } from '../../simulator/monitoring/world-types.js';
 import { UndiciTransport } from '../../src/upstream/http/transport.js';
-import { MonitoringClient } from '../../src/upstream/monitoring/client.js';
-import type { Inventory, SourceContext } from '../../src/sources/types.js';
+import { MonitoringClient, type Endpoint, type PathParams, type QueryValues } from '../../src/upstream/monitoring/client.js';
+import type { Priority } from '../../src/budget/types.js';
+import type { Decoded } from '../../src/upstream/decode.js';
+import type { Poller, SourceDefinition, TargetPoller, Topic, UnitPoller } from '../../src/sources/source.js';
+import { TopicBoard } from '../../src/scheduler/topics.js';
+import { buildPoller } from './source-context.js';
 
 /**
  * Test helper for the source modules' tests: the real simulator in-process on a FakeClock,
@@ -48,11 +51,14 @@ export interface SourceHarness {
   readonly clock: FakeClock;
   readonly account: AccountConfig;
   readonly sink: MemorySink;
-  readonly inventory: Inventory;
-  /** How many times a source called `inventoryChanged()`. */
-  inventoryChanges(): number;
-  /** A source built on the harness's context, optionally with another client. */
-  source<S>(factory: (ctx: SourceContext) => S, client?: MonitoringClient): S;
+  /** A topic as the harness's unit holds it now. */
+  read<T>(topic: Topic<T>): T;
+  /** How many times a source provided a topic (each is a change the unit's jobs follow). */
+  topicChanges(): number;
+  /** A source of the whole unit, built on the harness's context, optionally with another client. */
+  unitSource(definition: SourceDefinition<MonitoringClient, unknown>, client?: MonitoringClient): UnitPoller;
+  /** A per-target source, built on the harness's context, optionally with another client. */
+  targetSource<T>(definition: SourceDefinition<MonitoringClient, unknown>, client?: MonitoringClient): TargetPoller<T>;
   /** The harness's client, or a new one of a subclass that changes what an endpoint returns. */
   client(Client?: ClientClass): MonitoringClient;
   close(): Promise<void>;
@@ -66,6 +72,17 @@ export interface HarnessOptions {
 
 /** A MonitoringClient subclass lets a test change what an endpoint returns. */
 export type ClientClass = typeof MonitoringClient;
+
+/** A client whose answers from one endpoint pass through `change` first (a service that sends less, or other items). */
+export function changingClient<T>(endpoint: Endpoint<T>, change: (value: T) => T): ClientClass {
+  return class extends MonitoringClient {
+    override async get<U>(target: Endpoint<U>, params?: PathParams, query?: QueryValues, priority?: Priority): Promise<Decoded<U>> {
+      const answer = await super.get(target, params, query, priority);
+      // Only the endpoint named above is changed, so U is T here.
+      return target === (endpoint as unknown) ? { ...answer, value: change(answer.value as unknown as T) as unknown as U } : answer;
+    }
+  };
+}
 
 export async function startSourceHarness(options: HarnessOptions = {}): Promise<SourceHarness> {
   const clock = new FakeClock();
@@ -96,9 +113,10 @@ export async function startSourceHarness(options: HarnessOptions = {}): Promise<
     });
   const defaultClient = makeClient();
   const sink = new MemorySink();
-  const inventory: Inventory = { hosts: new Map(), websites: new Map(), metricNames: new Map() };
+  const board = new TopicBoard();
   let changes = 0;
-  const log = pino({ level: 'silent' });
+  board.onChange(() => changes++);
+  const build = (definition: SourceDefinition<MonitoringClient, unknown>, client: MonitoringClient): Poller => buildPoller(definition, { account, upstream: client, sink, clock, board });
 
   return {
     sim,
@@ -106,24 +124,19 @@ export async function startSourceHarness(options: HarnessOptions = {}): Promise<
     clock,
     account,
     sink,
-    inventory,
-    inventoryChanges: () => changes,
+    read: (topic) => board.read('sim', topic),
+    topicChanges: () => changes,
     client: (Client) => (Client ? makeClient(Client) : defaultClient),
-    source(factory, client = defaultClient) {
-      return factory({
-        account,
-        exporter: { metricPrefix: 'monapi_', sampleTimestamps: false, nullHandling: 'skip' },
-        reservedFamilyNames: () => [],
-        client,
-        sink,
-        inventory,
-        clock,
-        log,
-        events: { nameCollision: () => undefined },
-        inventoryChanged: () => {
-          changes++;
-        },
-      });
+    unitSource(definition, client = defaultClient) {
+      const poller = build(definition, client);
+      if (poller.scope !== 'unit') throw new Error(`${definition.name} polls per target`);
+      return poller;
+    },
+    targetSource<T>(definition: SourceDefinition<MonitoringClient, unknown>, client = defaultClient) {
+      const poller = build(definition, client);
+      if (poller.scope !== 'target') throw new Error(`${definition.name} polls the whole unit`);
+      // The test names the target type the source polls.
+      return poller as TargetPoller<T>;
     },
     async close() {
       await transport.close();

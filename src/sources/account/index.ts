@@ -1,21 +1,33 @@
-import { familyNames, groupName, type AccountSource, type MonitoringSourceFactory } from '../types.js';
+import { MINUTE } from '../../config/schema.js';
+import { endpoint } from '../../upstream/monitoring/client.js';
+import { every, familyNames, groupName, type MonitoringSource } from '../source.js';
+import { decodeAccount } from './decode.js';
 import { ACCOUNT_FAMILIES, mapAccount } from './map.js';
+
+export const ACCOUNT_ENDPOINT = endpoint('/account', decodeAccount);
 
 /**
  * `/account`: plan, limits, usage and rate limit; rarely changes, so polled rarely. The rate
  * limit it states goes to the runtime, which lowers the request budget to it when it is
  * below the configured one.
  */
-export const createAccountSource: MonitoringSourceFactory = (ctx): AccountSource => ({
+export const accountSource: MonitoringSource = {
   name: 'account',
-  toggle: 'account',
-  families: familyNames(ACCOUNT_FAMILIES),
-  scope: 'account',
+  section: 'account',
+  toggle: { default: true },
+  cadences: { account: { default: '5m', minMs: MINUTE } },
+  endpoints: [ACCOUNT_ENDPOINT],
   priority: 'high',
-  cadence: 'account',
-  async poll() {
-    const { value } = await ctx.client.account();
-    ctx.sink.publish(groupName('account', ctx.account.name), mapAccount(value, { account: ctx.account.name }));
-    ctx.upstreamRateLimit?.({ requestsPerMinute: value.rate_limit.requests_per_minute, burst: value.rate_limit.burst });
+  families: familyNames(ACCOUNT_FAMILIES),
+  create(ctx) {
+    return {
+      scope: 'unit',
+      cadence: () => every(ctx.cadenceMs('account')),
+      async poll() {
+        const { value } = await ctx.upstream.get(ACCOUNT_ENDPOINT, {}, {}, 'high');
+        ctx.sink.publish(groupName('account', ctx.unit.name), mapAccount(value, { account: ctx.unit.name }));
+        ctx.upstreamRateLimit?.({ requestsPerMinute: value.rate_limit.requests_per_minute, burst: value.rate_limit.burst });
+      },
+    };
   },
-});
+};

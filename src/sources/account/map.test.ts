@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Account } from '../../upstream/monitoring/resources/account.js';
+import type { Account } from './decode.js';
 import { familyHeads, sampleLines } from '../../../test/support/family-lines.js';
 import { mapAccount } from './map.js';
 

@@ -1,5 +1,5 @@
 import type { FamilySamples } from '../../exposition/model.js';
-import type { Account } from '../../upstream/monitoring/resources/account.js';
+import type { Account } from './decode.js';
 import { FamilyCollector, gaugeSpec, infoSpec } from '../shared/families.js';
 
 /**

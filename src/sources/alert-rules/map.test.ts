@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { FamilySamples } from '../../exposition/model.js';
 import { renderText } from '../../exposition/render-text.js';
 import type { SourceUnit } from '../../upstream/monitoring/metric-catalogue.js';
-import type { AlertRule } from '../../upstream/monitoring/resources/alert-rules.js';
+import type { AlertRule } from './decode.js';
 import { ALERT_RULE_FAMILIES, mapAlertRules } from './map.js';
 
 function rule(overrides: Partial<AlertRule> = {}): AlertRule {

@@ -1,6 +1,6 @@
 import type { FamilySamples } from '../../exposition/model.js';
 import type { SourceUnit } from '../../upstream/monitoring/metric-catalogue.js';
-import type { AlertRule } from '../../upstream/monitoring/resources/alert-rules.js';
+import type { AlertRule } from './decode.js';
 import { FamilyCollector, gaugeSpec, infoSpec } from '../shared/families.js';
 import { boolToNumber, toBaseUnit } from '../shared/units.js';
 

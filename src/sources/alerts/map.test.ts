@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { FamilySamples } from '../../exposition/model.js';
 import { renderText } from '../../exposition/render-text.js';
 import { runSuccessivePolls } from '../../../test/support/family-lines.js';
-import type { AlertEvent } from '../../upstream/monitoring/resources/alert-events.js';
+import type { AlertEvent } from './decode.js';
 import {
   ALERT_FAMILIES,
   DEFAULT_ALERTS_LIMIT,

@@ -1,6 +1,6 @@
 import type { FamilySamples } from '../../exposition/model.js';
-import type { AlertEvent } from '../../upstream/monitoring/resources/alert-events.js';
-import { counterSamples, CounterTableUpdate, EMPTY_COUNTER_TABLE, type CounterTable } from '../checks/counter-table.js';
+import type { AlertEvent } from './decode.js';
+import { counterSamples, CounterTableUpdate, EMPTY_COUNTER_TABLE, type CounterTable } from '../shared/counter-table.js';
 import { counterSpec, FamilyCollector, gaugeSpec } from '../shared/families.js';
 import { parseTimestampMs } from '../shared/units.js';
 

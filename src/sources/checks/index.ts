@@ -1,8 +1,28 @@
-import { decodeChecks, encodeChecks } from '../../state/codecs.js';
+import { z } from 'zod';
+import { list, section, SECOND } from '../../config/schema.js';
+import type { SettingsInput } from '../../config/source-spec.js';
+import { endpoint, type MonitoringClient } from '../../upstream/monitoring/client.js';
 import { GraceMap } from '../shared/grace.js';
-import { detailsOf, familyNames, groupName, type SourceContext, type WebsiteSource } from '../types.js';
+import { every, familyNames, groupName, type MonitoringSource, type SourceContext } from '../source.js';
 import { exactCertExpiryMs } from '../website-summary/map.js';
-import { CHECK_FAMILIES, checksCadenceMs, DEFAULT_CHECK_BUCKETS, EMPTY_CHECKS_STATE, mapChecks, nextChecksQuery, type ChecksState } from './map.js';
+import { WEBSITE_SUMMARIES } from '../website-summary/topics.js';
+import type { Website } from '../websites/decode.js';
+import { POLLED_WEBSITES } from '../websites/topics.js';
+import { decodeChecks } from './decode.js';
+import { bucketsProblem, CHECK_FAMILIES, checksCadenceMs, DEFAULT_CHECK_BUCKETS, EMPTY_CHECKS_STATE, mapChecks, nextChecksQuery, type CheckBuckets, type ChecksState } from './map.js';
+import { decodeChecks as decodeChecksState, encodeChecks } from './state.js';
+
+/** Upper bound of `limit` on `/websites/{id}/checks`. */
+export const MAX_CHECKS_LIMIT = 500;
+
+export const CHECKS_ENDPOINT = endpoint('/websites/{id}/checks', decodeChecks, { since: { kind: 'window' }, limit: { kind: 'count', max: MAX_CHECKS_LIMIT } });
+
+function bucketList(fallback: readonly number[]) {
+  return list(z.number(), [...fallback]).superRefine((bounds, ctx) => {
+    const problem = bucketsProblem(bounds);
+    if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+  });
+}
 
 /**
  * `/websites/{id}/checks`, once per selected website: each new check counted once into
@@ -10,33 +30,54 @@ import { CHECK_FAMILIES, checksCadenceMs, DEFAULT_CHECK_BUCKETS, EMPTY_CHECKS_ST
  * each asks only for the checks since the last one counted. A website that leaves the list
  * keeps its cursor and counters for `counter_grace`, so one that comes back continues them.
  */
-export function createChecksSource(ctx: SourceContext): WebsiteSource {
+export const checksSource: MonitoringSource<CheckBuckets> = {
+  name: 'checks',
+  section: 'account',
+  toggle: { default: true },
+  cadences: { checks: { default: '60s', minMs: 30 * SECOND } },
+  needs: { websites: 'the website list says which websites to fetch checks for' },
+  exporterKeys: {
+    check_buckets: section({
+      ttfb: bucketList(DEFAULT_CHECK_BUCKETS.ttfb),
+      dns_lookup: bucketList(DEFAULT_CHECK_BUCKETS.dnsLookup),
+      tls_handshake: bucketList(DEFAULT_CHECK_BUCKETS.tlsHandshake),
+    }),
+  },
+  settings: ({ exporter }: SettingsInput): CheckBuckets => {
+    // The schema above made this key; the loader hands every section over untyped.
+    const buckets = (exporter as { check_buckets: { ttfb: number[]; dns_lookup: number[]; tls_handshake: number[] } }).check_buckets;
+    return { ttfb: buckets.ttfb, dnsLookup: buckets.dns_lookup, tlsHandshake: buckets.tls_handshake };
+  },
+  endpoints: [CHECKS_ENDPOINT],
+  priority: 'bulk',
+  families: familyNames(CHECK_FAMILIES),
+  reads: [POLLED_WEBSITES, WEBSITE_SUMMARIES],
+  create: (ctx) => createChecksPoller(ctx),
+};
+
+function createChecksPoller(ctx: SourceContext<MonitoringClient, CheckBuckets>) {
   let graceMap: GraceMap<string, ChecksState> | undefined;
   // Built on first use, like the series source's: some tests build sources from a partial context.
-  const statesOf = () => (graceMap ??= new GraceMap(ctx.account.counterGraceMs));
-  const summaries = () => detailsOf(ctx.inventory).websites;
-  const group = (key: string) => groupName('checks', ctx.account.name, key);
-
+  const statesOf = () => (graceMap ??= new GraceMap(ctx.unit.counterGraceMs));
+  const group = (key: string) => groupName('checks', ctx.unit.name, key);
+  const buckets = ctx.settings ?? DEFAULT_CHECK_BUCKETS;
   return {
-    name: 'checks',
-    toggle: 'checks',
-    families: familyNames(CHECK_FAMILIES),
-    scope: 'website',
-    priority: 'bulk',
-    cadenceMs: (website) => checksCadenceMs(ctx.account.cadenceMs.checks, website.check_interval_seconds),
+    scope: 'target' as const,
+    targets: () => ctx.read(POLLED_WEBSITES),
+    cadence: (website: Website) => every(checksCadenceMs(ctx.cadenceMs('checks'), website.check_interval_seconds)),
     requestsPerRun: () => 1,
-    async poll(website, signal) {
+    async poll(website: Website, signal: AbortSignal) {
       const key = String(website.id);
       statesOf().sweep(ctx.clock.now());
       const previous = statesOf().get(key) ?? EMPTY_CHECKS_STATE;
-      const { value } = await ctx.client.checks(website.id, nextChecksQuery(previous, ctx.clock.now()), 'bulk');
+      const { value } = await ctx.upstream.get(CHECKS_ENDPOINT, { id: website.id }, { ...nextChecksQuery(previous, ctx.clock.now()) }, 'bulk');
       if (signal.aborted) return;
       const result = mapChecks(value, previous, {
-        account: ctx.account.name,
+        account: ctx.unit.name,
         websiteId: website.id,
         websiteName: website.name,
-        buckets: ctx.exporter.checkBuckets,
-        certExpiresAtMs: exactCertExpiryMs(summaries().get(website.id)),
+        buckets,
+        certExpiresAtMs: exactCertExpiryMs(ctx.read(WEBSITE_SUMMARIES).get(website.id)),
       });
       statesOf().set(key, result.state);
       ctx.sink.publish(group(key), result.families);
@@ -47,24 +88,22 @@ export function createChecksSource(ctx: SourceContext): WebsiteSource {
         );
       }
     },
-    forget(key) {
+    forget(key: string) {
       statesOf().release(key, ctx.clock.now());
       ctx.sink.retract(group(key));
     },
     persist: {
       save: () => [...statesOf().entries()].map(([id, state, releasedAtMs]) => ({ id, state: encodeChecks(state), releasedAtMs: releasedAtMs ?? null })),
-      restore(data) {
+      restore(data: unknown) {
         if (!Array.isArray(data)) throw new TypeError('checks state must be a list of websites');
-        const buckets = ctx.exporter.checkBuckets ?? DEFAULT_CHECK_BUCKETS;
         const bounds = { ttfb: buckets.ttfb.length, dns: buckets.dnsLookup.length, tls: buckets.tlsHandshake.length };
         const now = ctx.clock.now();
         const restored = (data as { id?: unknown; state?: unknown; releasedAtMs?: unknown }[]).map((item) => {
           if (typeof item.id !== 'string') throw new TypeError('checks state: a website without an id');
-          return { id: item.id, state: decodeChecks(item.state, bounds), releasedAtMs: typeof item.releasedAtMs === 'number' ? Math.min(item.releasedAtMs, now) : now };
+          return { id: item.id, state: decodeChecksState(item.state, bounds), releasedAtMs: typeof item.releasedAtMs === 'number' ? Math.min(item.releasedAtMs, now) : now };
         });
         for (const { id, state, releasedAtMs } of restored) statesOf().restoreReleased(id, state, releasedAtMs);
       },
     },
   };
 }
-

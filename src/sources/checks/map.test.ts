@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { FamilySamples } from '../../exposition/model.js';
 import { renderText } from '../../exposition/render-text.js';
 import { runSuccessivePolls } from '../../../test/support/family-lines.js';
-import type { WebsiteCheck, WebsiteCheckList } from '../../upstream/monitoring/resources/checks.js';
+import type { WebsiteCheck, WebsiteCheckList } from './decode.js';
 import {
   bucketsProblem,
   CHECK_FAMILIES,

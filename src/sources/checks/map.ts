@@ -1,10 +1,23 @@
-import type { CheckBuckets } from '../../config/types.js';
 import type { FamilySamples, FamilySpec, HistogramSample, Labels } from '../../exposition/model.js';
-import type { ChecksQuery } from '../../upstream/monitoring/client.js';
-import { SECURITY_HEADER_FIELDS, type WebsiteCheck, type WebsiteCheckList } from '../../upstream/monitoring/resources/checks.js';
+import { SECURITY_HEADER_FIELDS, type WebsiteCheck, type WebsiteCheckList } from './decode.js';
 import { counterSpec, FamilyCollector, gaugeSpec, infoSpec } from '../shared/families.js';
 import { boolToNumber, millisecondsToSeconds, parseTimestampMs, percentToRatio } from '../shared/units.js';
-import { counterSamples, CounterTableUpdate, EMPTY_COUNTER_TABLE, type CounterTable } from './counter-table.js';
+import { counterSamples, CounterTableUpdate, EMPTY_COUNTER_TABLE, type CounterTable } from '../shared/counter-table.js';
+
+/** Upper bounds (seconds, finite, strictly ascending) of the website check histograms. */
+export interface CheckBuckets {
+  readonly ttfb: readonly number[];
+  readonly dnsLookup: readonly number[];
+  readonly tlsHandshake: readonly number[];
+}
+
+/** The query of one checks request. */
+export interface ChecksQuery {
+  /** Relative window such as `15m` or `1d`: checks inside it, oldest first. */
+  readonly since?: string;
+  /** At most 500. */
+  readonly limit?: number;
+}
 
 /**
  * Maps `/websites/{id}/checks` (WebsiteCheckList) to per-website metrics, counting each
@@ -28,7 +41,7 @@ import { counterSamples, CounterTableUpdate, EMPTY_COUNTER_TABLE, type CounterTa
 
 const FROM = 'from /websites/{id}/checks, polled in the background';
 
-export type { CheckBuckets } from '../../config/types.js';
+
 
 /**
  * Defaults chosen for web latency (docs/website-checks.md compares them with

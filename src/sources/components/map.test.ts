@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Component } from '../../upstream/monitoring/resources/components.js';
+import type { Component } from './decode.js';
 import { sampleLines } from '../../../test/support/family-lines.js';
 import { componentName, mapComponents } from './map.js';
 

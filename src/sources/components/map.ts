@@ -1,5 +1,5 @@
 import type { FamilySamples } from '../../exposition/model.js';
-import type { Component, ComponentList } from '../../upstream/monitoring/resources/components.js';
+import type { Component, ComponentList } from './decode.js';
 import { FamilyCollector, infoSpec } from '../shared/families.js';
 
 /** Maps `/hosts/{uuid}/components` to one info series per detected component. Pure. */

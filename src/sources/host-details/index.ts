@@ -1,5 +1,11 @@
-import type { Host } from '../../upstream/monitoring/resources/hosts.js';
-import { detailsOf, type ListedHostSource, type SourceContext } from '../types.js';
+import { MINUTE } from '../../config/schema.js';
+import { endpoint } from '../../upstream/monitoring/client.js';
+import { decodeHost, type Host } from '../hosts/decode.js';
+import { HOSTS_LACKING } from '../hosts/topics.js';
+import { every, type MonitoringSource } from '../source.js';
+import { HOST_DETAILS } from './topics.js';
+
+export const HOST_ENDPOINT = endpoint('/hosts/{uuid}', decodeHost);
 
 /**
  * `/hosts/{uuid}`, only for hosts whose `/hosts` item lacks fields the host metrics use
@@ -9,24 +15,35 @@ import { detailsOf, type ListedHostSource, type SourceContext } from '../types.j
  * hosts source completes its list item with the answer (host filters included: a host whose
  * tags only the details carry is selected once they arrive). It publishes nothing itself.
  */
-export function createHostDetailsSource(ctx: SourceContext): ListedHostSource {
-  const details = () => detailsOf(ctx.inventory);
-  return {
-    name: 'host_details',
-    toggle: 'hostDetails',
-    families: [],
-    scope: 'host',
-    priority: 'normal',
-    targets: () => new Map([...details().hostsLacking].map(([uuid, { host }]) => [uuid, host])),
-    cadenceMs: () => ctx.account.cadenceMs.hostDetails,
-    requestsPerRun: () => 1,
-    async poll(host: Host, signal) {
-      const { value } = await ctx.client.host(host.uuid);
-      if (signal.aborted) return;
-      details().hosts.set(host.uuid, { ...value, uuid: host.uuid });
-    },
-    forget(uuid) {
-      details().hosts.delete(uuid);
-    },
-  };
-}
+export const hostDetailsSource: MonitoringSource = {
+  name: 'host_details',
+  section: 'account',
+  toggle: { default: { sameAs: 'hosts' } },
+  // Only hosts whose list item lacks fields are asked; their names and tags rarely change.
+  cadences: { host_details: { default: '1h', minMs: 5 * MINUTE } },
+  needs: { hosts: 'the host list says which hosts lack details' },
+  endpoints: [HOST_ENDPOINT],
+  priority: 'normal',
+  families: [],
+  reads: [HOSTS_LACKING],
+  create(ctx) {
+    // The host list reads the answers at its next poll; no job follows them, so they are
+    // provided once and kept up to date in place.
+    const answers = new Map<string, Host>();
+    ctx.provide(HOST_DETAILS, answers);
+    return {
+      scope: 'target',
+      targets: () => new Map([...ctx.read(HOSTS_LACKING)].map(([uuid, { host }]) => [uuid, host])),
+      cadence: () => every(ctx.cadenceMs('host_details')),
+      requestsPerRun: () => 1,
+      async poll(host: Host, signal) {
+        const { value } = await ctx.upstream.get(HOST_ENDPOINT, { uuid: host.uuid });
+        if (signal.aborted) return;
+        answers.set(host.uuid, { ...value, uuid: host.uuid });
+      },
+      forget(uuid) {
+        answers.delete(uuid);
+      },
+    };
+  },
+};

@@ -1,45 +1,60 @@
-import { createHostFilter } from '../../config/patterns.js';
-import { detailsOf, familyNames, groupName, type AccountSource, type SourceContext } from '../types.js';
-import { completeHost, HOST_FAMILIES, inventoryHost, mapHosts, missingHostFields } from './map.js';
+import { SECOND } from '../../config/schema.js';
+import { endpoint } from '../../upstream/monitoring/client.js';
+import { HOST_DETAILS } from '../host-details/topics.js';
+import { every, familyNames, groupName, type MonitoringSource } from '../source.js';
+import { decodeHosts } from './decode.js';
+import { completeHost, createHostFilter, HOST_FAMILIES, inventoryHost, mapHosts, missingHostFields } from './map.js';
+import { HOST_KEYS, hostSettings, type HostSettings } from './settings.js';
+import { HOSTS_LACKING, POLLED_HOSTS, type InventoryHost } from './topics.js';
+
+export const HOSTS_ENDPOINT = endpoint('/hosts', decodeHosts);
 
 /**
- * `/hosts`: host info and state for every host, and the inventory of hosts that per-host
- * sources poll (not refused by the plan, and selected by the host filters). Where a list item
- * lacks fields, the host_details source's `/hosts/{uuid}` answer completes it.
+ * `/hosts`: host info and state for every host, and the hosts that per-host sources poll
+ * (within the plan's host limit and selected by the host filters). Where a list item lacks
+ * fields, the host_details source's `/hosts/{uuid}` answer completes it.
  */
-export function createHostsSource(ctx: SourceContext): AccountSource {
-  const selected = createHostFilter(ctx.account.hosts);
-  const tagKeys = ctx.account.tagLabels.map((t) => t.tagKey);
-  return {
-    name: 'hosts',
-    toggle: 'hosts',
-    families: familyNames(HOST_FAMILIES),
-    scope: 'account',
-    priority: 'high',
-    cadence: 'hosts',
-    async poll() {
-      const { value } = await ctx.client.hosts();
-      const details = detailsOf(ctx.inventory);
-      const now = ctx.clock.now();
-      const hosts = value.hosts.map((listed) => completeHost(listed, details.hosts.get(listed.uuid), now));
-      ctx.sink.publish(groupName('hosts', ctx.account.name), mapHosts(hosts, { account: ctx.account.name, tagLabels: tagKeys }));
+export const hostsSource: MonitoringSource<HostSettings> = {
+  name: 'hosts',
+  section: 'account',
+  toggle: { default: true },
+  cadences: { hosts: { default: '60s', minMs: 30 * SECOND } },
+  keys: HOST_KEYS,
+  settings: hostSettings,
+  endpoints: [HOSTS_ENDPOINT],
+  priority: 'high',
+  families: familyNames(HOST_FAMILIES),
+  reads: [HOST_DETAILS],
+  create(ctx) {
+    const selected = createHostFilter(ctx.settings.filters);
+    const tagKeys = ctx.settings.tagLabels.map((t) => t.tagKey);
+    let polledCount = 0;
+    return {
+      scope: 'unit',
+      cadence: () => every(ctx.cadenceMs('hosts')),
+      status: () => ({ hosts_polled: polledCount }),
+      async poll() {
+        const { value } = await ctx.upstream.get(HOSTS_ENDPOINT, {}, {}, 'high');
+        const details = ctx.read(HOST_DETAILS);
+        const now = ctx.clock.now();
+        const hosts = value.hosts.map((listed) => completeHost(listed, details.get(listed.uuid), now));
+        ctx.sink.publish(groupName('hosts', ctx.unit.name), mapHosts(hosts, { account: ctx.unit.name, tagLabels: tagKeys }));
 
-      const listedUuids = new Set(value.hosts.map((h) => h.uuid));
-      for (const uuid of details.hosts.keys()) if (!listedUuids.has(uuid)) details.hosts.delete(uuid);
-      details.hostsLacking.clear();
-      for (const listed of value.hosts) {
-        const missing = missingHostFields(listed);
-        if (missing.length > 0 && listed.allowed !== false) details.hostsLacking.set(listed.uuid, { host: listed, missing });
-      }
-
-      const polled = new Map(hosts.filter((h) => h.allowed !== false).map(inventoryHost).filter(selected).map((h) => [h.uuid, h]));
-      ctx.inventory.hosts.clear();
-      for (const [uuid, host] of polled) ctx.inventory.hosts.set(uuid, host);
-      for (const uuid of ctx.inventory.metricNames.keys()) {
-        if (!polled.has(uuid)) ctx.inventory.metricNames.delete(uuid);
-      }
-      ctx.inventoryChanged();
-      ctx.versions?.agents([...polled.values()]);
-    },
-  };
-}
+        const lacking = new Map<string, { host: (typeof value.hosts)[number]; missing: ReturnType<typeof missingHostFields> }>();
+        for (const listed of value.hosts) {
+          const missing = missingHostFields(listed);
+          if (missing.length > 0 && listed.allowed !== false) lacking.set(listed.uuid, { host: listed, missing });
+        }
+        const polled = new Map<string, InventoryHost>();
+        for (const host of hosts) {
+          if (host.allowed === false) continue;
+          const inventory = inventoryHost(host);
+          if (selected(inventory)) polled.set(inventory.uuid, inventory);
+        }
+        polledCount = polled.size;
+        ctx.provide(HOSTS_LACKING, lacking);
+        ctx.provide(POLLED_HOSTS, polled);
+      },
+    };
+  },
+};

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { Host } from '../../upstream/monitoring/resources/hosts.js';
-import { globMatcher } from '../shared/glob.js';
+import type { Host } from './decode.js';
+import { globMatcher } from '../../lib/glob.js';
 import { familyHeads, sampleLines } from '../../../test/support/family-lines.js';
-import { completeHost, inventoryHost, mapHosts, missingHostFields, ONLINE_WITHIN_MS, parseTag, selectHosts, tagLabels, type HostFilters } from './map.js';
+import { completeHost, createHostFilter, inventoryHost, mapHosts, missingHostFields, ONLINE_WITHIN_MS, parseTag, tagLabels, type HostFilters } from './map.js';
 
 function host(overrides: Partial<Host> = {}): Host {
   return {
@@ -178,7 +178,7 @@ describe('parseTag / tagLabels', () => {
   });
 });
 
-describe('selectHosts', () => {
+describe('createHostFilter over a list', () => {
   const hosts = [
     { hostname: 'web-1', tags: ['env:prod'] },
     { hostname: 'web-2', tags: ['env:staging', 'canary'] },
@@ -198,6 +198,25 @@ describe('selectHosts', () => {
       want: ['web-1'],
     },
   ])('$name', ({ filters, want }) => {
-    expect(selectHosts(hosts, filters).map((h) => h.hostname)).toEqual(want);
+    expect(hosts.filter(createHostFilter(filters)).map((h) => h.hostname)).toEqual(want);
+  });
+});
+
+describe('createHostFilter', () => {
+  const none = { includeTags: [], excludeTags: [], includeNames: [], excludeNames: [] };
+  it.each([
+    [none, { hostname: 'web-1', tags: [] }, true],
+    [{ ...none, includeTags: ['env:prod'] }, { hostname: 'web-1', tags: ['env:prod', 'role:web'] }, true],
+    [{ ...none, includeTags: ['env:prod'] }, { hostname: 'web-1', tags: ['env:staging'] }, false],
+    [{ ...none, includeTags: ['env:*'] }, { hostname: 'web-1', tags: ['env:staging'] }, true],
+    // A bare tag (the agent allows them) matches only itself.
+    [{ ...none, includeTags: ['canary'] }, { hostname: 'web-1', tags: ['canary'] }, true],
+    [{ ...none, includeTags: ['canary'] }, { hostname: 'web-1', tags: ['canary:yes'] }, false],
+    [{ ...none, excludeTags: ['maintenance'] }, { hostname: 'web-1', tags: ['env:prod', 'maintenance'] }, false],
+    [{ ...none, includeNames: ['web-*'] }, { hostname: 'db-1', tags: [] }, false],
+    [{ ...none, includeTags: ['env:prod'], includeNames: ['web-*'] }, { hostname: 'web-2', tags: ['env:prod'] }, true],
+    [{ ...none, includeTags: ['env:prod'], excludeNames: ['web-2'] }, { hostname: 'web-2', tags: ['env:prod'] }, false],
+  ])('%j on %j is %s', (filter, host, expected) => {
+    expect(createHostFilter(filter)(host)).toBe(expected);
   });
 });

@@ -1,8 +1,9 @@
 import type { FamilySamples } from '../../exposition/model.js';
-import { HOST_DETAIL_FIELDS, type Host, type HostDetailField } from '../../upstream/monitoring/resources/hosts.js';
-import type { InventoryHost } from '../types.js';
+import { HOST_DETAIL_FIELDS, type Host, type HostDetailField } from './decode.js';
+import type { InventoryHost } from './topics.js';
+import { createNameFilter } from '../../config/patterns.js';
 import { FamilyCollector, gaugeSpec, infoSpec } from '../shared/families.js';
-import { globMatcher } from '../shared/glob.js';
+import { globMatcher } from '../../lib/glob.js';
 import { prefixedLabelName } from '../shared/names.js';
 import { boolToNumber, timestampSeconds } from '../shared/units.js';
 
@@ -164,21 +165,14 @@ export interface HostFilters {
 }
 
 /**
- * The hosts to fetch per-host data for, in input order. A host is kept when its name
- * matches an include glob (or there are none) and one of its tags matches an include tag
- * glob (or there are none), and neither its name nor any tag matches an exclude glob.
- * Exclusion wins. Host-level metrics (mapHosts) still cover every host.
+ * Which hosts per-host data is fetched for: a host is kept when one of its tags matches an
+ * include tag glob (or there are none) and its name matches an include glob (or there are
+ * none), and neither its name nor any tag matches an exclude glob. Exclusion wins.
+ * Host-level metrics (mapHosts) still cover every host.
  */
-export function selectHosts<H extends Pick<InventoryHost, 'hostname' | 'tags'>>(hosts: readonly H[], filters: HostFilters): H[] {
-  const includeName = globMatcher(filters.includeNames);
-  const excludeName = globMatcher(filters.excludeNames);
+export function createHostFilter(filters: HostFilters): (host: { readonly hostname: string; readonly tags: readonly string[] }) => boolean {
   const includeTag = globMatcher(filters.includeTags);
   const excludeTag = globMatcher(filters.excludeTags);
-  return hosts.filter(
-    (h) =>
-      (filters.includeNames.length === 0 || includeName(h.hostname)) &&
-      (filters.includeTags.length === 0 || h.tags.some(includeTag)) &&
-      !excludeName(h.hostname) &&
-      !h.tags.some(excludeTag),
-  );
+  const name = createNameFilter({ include: filters.includeNames, exclude: filters.excludeNames });
+  return (host) => (filters.includeTags.length === 0 || host.tags.some(includeTag)) && !host.tags.some(excludeTag) && name(host.hostname);
 }

@@ -1,32 +1,50 @@
-import { groupName, type HostSource, type MonitoringSourceFactory } from '../types.js';
+import { MINUTE } from '../../config/schema.js';
+import { endpoint } from '../../upstream/monitoring/client.js';
+import { POLLED_HOSTS } from '../hosts/topics.js';
 import { selectMetricNames } from '../series/map.js';
+import { seriesSource } from '../series/index.js';
+import { every, groupName, type MonitoringSource } from '../source.js';
+import { decodeMetricNames } from './decode.js';
 import { SharedNameLists } from './name-lists.js';
+import { METRIC_NAMES } from './topics.js';
+
+export const METRIC_CATALOGUE_ENDPOINT = endpoint('/hosts/{uuid}/metrics', decodeMetricNames);
 
 /**
  * `/hosts/{uuid}/metrics`: which metric names each host has. Rarely polled; the metric
- * filters are applied here, so names an operator excluded never cost a series request.
+ * filters of the series source are applied here, so names an operator excluded never cost
+ * a series request. On whenever the series source is.
  */
-export const createMetricCatalogueSource: MonitoringSourceFactory = (ctx): HostSource => {
-  const lists = new SharedNameLists();
-  return {
-    name: 'metric_catalogue',
-    toggle: 'series',
-    families: [],
-    scope: 'host',
-    priority: 'normal',
-    cadenceMs: () => ctx.account.cadenceMs.metricCatalogue,
-    requestsPerRun: () => 1,
-    async poll(host, signal) {
-      const { value } = await ctx.client.metricCatalogue(host.uuid);
-      if (signal.aborted) return;
-      const names = lists.share(selectMetricNames(value.metrics, ctx.account.metrics), () => ctx.inventory.metricNames.values());
-      const before = ctx.inventory.metricNames.get(host.uuid);
-      ctx.inventory.metricNames.set(host.uuid, names);
-      if (before?.join(',') !== names.join(',')) ctx.inventoryChanged();
-    },
-    forget(uuid) {
-      ctx.inventory.metricNames.delete(uuid);
-      ctx.sink.retract(groupName('metric_catalogue', ctx.account.name, uuid));
-    },
-  };
+export const metricCatalogueSource: MonitoringSource = {
+  name: 'metric_catalogue',
+  section: 'account',
+  enabledWith: 'series',
+  cadences: { metric_catalogue: { default: '1h', minMs: 5 * MINUTE } },
+  endpoints: [METRIC_CATALOGUE_ENDPOINT],
+  priority: 'normal',
+  families: [],
+  reads: [POLLED_HOSTS],
+  create(ctx) {
+    const lists = new SharedNameLists();
+    const names = new Map<string, readonly string[]>();
+    const filters = ctx.settingsOf(seriesSource)?.metrics ?? { include: ['*'], exclude: [] };
+    return {
+      scope: 'target',
+      targets: () => ctx.read(POLLED_HOSTS),
+      cadence: () => every(ctx.cadenceMs('metric_catalogue')),
+      requestsPerRun: () => 1,
+      async poll(host: { readonly uuid: string }, signal) {
+        const { value } = await ctx.upstream.get(METRIC_CATALOGUE_ENDPOINT, { uuid: host.uuid });
+        if (signal.aborted) return;
+        const selected = lists.share(selectMetricNames(value.metrics, filters), () => names.values());
+        const before = names.get(host.uuid);
+        names.set(host.uuid, selected);
+        if (before?.join(',') !== selected.join(',')) ctx.provide(METRIC_NAMES, names);
+      },
+      forget(uuid) {
+        if (names.delete(uuid)) ctx.provide(METRIC_NAMES, names);
+        ctx.sink.retract(groupName('metric_catalogue', ctx.unit.name, uuid));
+      },
+    };
+  },
 };

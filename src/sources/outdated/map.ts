@@ -1,5 +1,5 @@
 import type { FamilySamples } from '../../exposition/model.js';
-import type { Component } from '../../upstream/monitoring/resources/components.js';
+import type { Component } from '../components/decode.js';
 import { compareParsed, matchesMajor, parseVersion, type ParsedVersion } from '../../upstream/releases/version.js';
 import { componentName } from '../components/map.js';
 import { parseTagDate } from '../releases/map.js';

@@ -1,4 +1,4 @@
-import type { Component } from '../../upstream/monitoring/resources/components.js';
+import type { Component } from '../components/decode.js';
 import { parseVersion, type ParsedVersion } from '../../upstream/releases/version.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { MetricSink } from '../../exposition/model.js';
-import type { Component } from '../../upstream/monitoring/resources/components.js';
-import { groupName } from '../types.js';
+import type { Component } from '../components/decode.js';
+import { groupName } from '../source.js';
 import {
   agentInstall,
   CHECK_RESULTS,
@@ -67,8 +67,10 @@ export class OutdatedTracker {
 
   /** The feed of one account's sources. Publishes the account's (zero) counts at once. */
   forAccount(account: string): InstalledVersionsFeed {
-    this.accounts.add(account);
-    this.publishCounts(account);
+    if (!this.accounts.has(account)) {
+      this.accounts.add(account);
+      this.publishCounts(account);
+    }
     const changed = (uuid: string, change: (host: HostEntry) => void): void => {
       if (this.apply(account, uuid, change)) this.afterChange(account);
     };
@@ -88,6 +90,23 @@ export class OutdatedTracker {
         if (any) this.afterChange(account);
       },
     };
+  }
+
+  /** An account is no longer polled (a reload removed it): its hosts and counts leave /metrics. */
+  forgetAccount(account: string): void {
+    if (!this.accounts.delete(account)) return;
+    for (const [id, host] of [...this.hosts]) {
+      if (host.account !== account) continue;
+      this.hosts.delete(id);
+      this.options.sink.retract(groupName(SOURCE, account, host.uuid));
+    }
+    this.options.sink.retract(groupName(SOURCE, account));
+    this.refreshWanted();
+  }
+
+  /** The accounts with a feed. */
+  knownAccounts(): readonly string[] {
+    return [...this.accounts];
   }
 
   /** Called when installs need a line that has no answer and was not needed before. */

@@ -1,6 +1,5 @@
-import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../../config/index.js';
+import { parseConfig } from '../../exporter/config.js';
 import { renderSampleLines } from '../../exposition/format.js';
 import type { FamilySamples, MetricSink } from '../../exposition/model.js';
 import { FakeClock } from '../../lib/clock.js';
@@ -8,9 +7,12 @@ import type { RequestGate } from '../../budget/types.js';
 import type { Transport } from '../../upstream/http/transport.js';
 import { MonitoringClient } from '../../upstream/monitoring/client.js';
 import { METRIC_CATALOGUE } from '../../upstream/monitoring/metric-catalogue.js';
-import type { InventoryHost } from '../types.js';
-import type { HostSource, SourceContext } from '../types.js';
-import { createSeriesSource } from './index.js';
+import { targetPoller } from '../../../test/support/source-context.js';
+import { TopicBoard } from '../../scheduler/topics.js';
+import { POLLED_HOSTS, type InventoryHost } from '../hosts/topics.js';
+import { METRIC_NAMES } from '../metric-catalogue/topics.js';
+import { seriesSource } from './index.js';
+import type { SeriesSettings } from './settings.js';
 import { counterKeysOf } from './map.js';
 import { SeriesNaming } from './naming.js';
 
@@ -103,19 +105,11 @@ function setup(arrival: (minute: number) => number, value: (name: string, minute
     tags: [],
     created_at: new Date(START - 24 * HOUR).toISOString(),
   };
-  const ctx: SourceContext = {
-    account,
-    exporter: config.exporter,
-    client,
-    sink: recorded.sink,
-    inventory: { hosts: new Map([[UUID, host]]), websites: new Map(), metricNames: new Map([[UUID, names]]) },
-    clock,
-    log: pino({ level: 'silent' }),
-    events: { nameCollision: () => undefined },
-    inventoryChanged: () => undefined,
-    reservedFamilyNames: () => [],
-  };
-  const source = createSeriesSource(ctx) as HostSource;
+  // What the host list and the metric catalogue would have provided.
+  const board = new TopicBoard();
+  board.provide(account.name, POLLED_HOSTS, new Map([[UUID, host]]));
+  board.provide(account.name, METRIC_NAMES, new Map([[UUID, names]]));
+  const source = targetPoller<InventoryHost, MonitoringClient>(seriesSource, { account, exporter: config.exporter, upstream: client, sink: recorded.sink, clock, board });
   return { clock, upstream, recorded, source, host, account };
 }
 
@@ -165,7 +159,8 @@ describe('series source over 3 simulated hours with late data', () => {
     }
 
     // Truth: the minutes from the first poll's cursor to the last one's that have arrived.
-    const delay = account.ingestDelayMs;
+    const seriesSettings = account.sources.series?.settings as SeriesSettings;
+    const delay = seriesSettings.ingestDelayMs;
     const from = minuteOf(START - delay);
     const to = minuteOf(clock.now() - delay);
     let truth = 0;
@@ -177,7 +172,7 @@ describe('series source over 3 simulated hours with late data', () => {
         truth += value('nginx.http.request.count', m);
         truthCount += value('nginx.http.request.time.count', m);
         truthSum += value('nginx.http.request.time.count', m) * value('nginx.http.request.time', m);
-      } else if ((m + 1) * MIN < clock.now() - account.lateDataHorizonMs) givenUp += 1;
+      } else if ((m + 1) * MIN < clock.now() - seriesSettings.lateDataHorizonMs) givenUp += 1;
     }
     expect(truth).toBeGreaterThan(0);
     expect(recorded.value(counter)).toBe(truth);

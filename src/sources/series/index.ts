@@ -1,7 +1,12 @@
-import { planSeriesBatches, DEFAULT_MAX_URL_LENGTH, type SeriesResult } from '../../upstream/monitoring/client.js';
+import { MINUTE } from '../../config/schema.js';
 import { catalogueEntry } from '../../upstream/monitoring/metric-catalogue.js';
+import { POLLED_HOSTS } from '../hosts/topics.js';
+import { METRIC_NAMES } from '../metric-catalogue/topics.js';
+import { SELF_METRIC_PREFIXES } from '../reserved-names.js';
 import { GraceMap } from '../shared/grace.js';
-import { groupName, type HostSource, type MonitoringSourceFactory, type SourceContext } from '../types.js';
+import { every, groupName, type MonitoringSource, type SourceContext } from '../source.js';
+import type { MonitoringClient } from '../../upstream/monitoring/client.js';
+import { DEFAULT_MAX_URL_LENGTH, fetchLatest, fetchSeries, LATEST_ENDPOINT, planSeriesBatches, SERIES_ENDPOINT, type SeriesResult } from './fetch.js';
 import {
   counterKeysOf,
   EMPTY_SERIES_STATE,
@@ -16,8 +21,8 @@ import {
   type SeriesHostState,
 } from './map.js';
 import { SeriesNaming, type MetricDefinition, type MetricOverrides } from './naming.js';
-import { RELEASE_FAMILY_NAMES, SELF_METRIC_PREFIXES } from '../reserved-names.js';
-import { decodeSeriesHost, encodeSeriesHost } from '../../state/codecs.js';
+import { SERIES_KEYS, seriesSettings, seriesSummary, type SeriesSettings } from './settings.js';
+import { decodeSeriesHost, encodeSeriesHost } from './state.js';
 
 /** Longest query string besides the names: `?since=240m&names=` and the host path. */
 const SERIES_URL_OVERHEAD = '/hosts//metrics/series?since=240m&names='.length;
@@ -31,26 +36,48 @@ interface HostEntry {
  * `/hosts/{uuid}/metrics/series`: the heart of the exporter. Asks each host for exactly
  * the window its counters need (so no delta point is skipped, open holes are read again
  * until the late-data horizon, and none is fetched twice more than necessary), in as few
- * batched requests as the URL length allows; the window never changes how many.
+ * batched requests as the URL length allows; the window never changes how many. A host
+ * with a single gauge to fetch is asked `/hosts/{uuid}/metrics/{name}/latest` instead.
  *
  * A host that leaves the list loses its series at once; its counter state is kept for
  * `counter_grace`, so a host that comes back continues its counters.
  */
-export const createSeriesSource: MonitoringSourceFactory = (ctx): HostSource => {
+export const seriesSource: MonitoringSource<SeriesSettings> = {
+  name: 'series',
+  section: 'account',
+  toggle: { default: true },
+  cadences: {
+    // Series points are 60 s apart, so polling faster re-reads the same points.
+    series: { default: '60s', minMs: MINUTE },
+    series_offline: { default: '10m', minMs: MINUTE },
+  },
+  needs: { hosts: 'the host list says which hosts to fetch series for' },
+  keys: SERIES_KEYS,
+  settings: seriesSettings,
+  summary: ({ settings, cadenceMs }) => ({ inline: seriesSummary(settings, cadenceMs) }),
+  endpoints: [SERIES_ENDPOINT, LATEST_ENDPOINT],
+  priority: 'bulk',
+  families: [POINTS_MISSING.name],
+  reads: [POLLED_HOSTS, METRIC_NAMES],
+  create: (ctx) => createSeriesPoller(ctx),
+};
+
+function createSeriesPoller(ctx: SourceContext<MonitoringClient, SeriesSettings>) {
+  const account = ctx.unit.name;
   let naming: SeriesNaming | undefined;
   // Built on first use: the other sources' family names are known only once all exist.
   const namingOf = (): SeriesNaming =>
     (naming ??= new SeriesNaming({
-      overrides: effectiveOverrides(ctx),
-      reservedFamilyNames: [...ctx.reservedFamilyNames(), ...RELEASE_FAMILY_NAMES],
+      overrides: effectiveOverrides(ctx.settings),
+      reservedFamilyNames: ctx.reservedFamilyNames(),
       reservedPrefixes: SELF_METRIC_PREFIXES,
     }));
   let hosts: GraceMap<string, HostEntry> | undefined;
-  const hostsOf = () => (hosts ??= new GraceMap(ctx.account.counterGraceMs));
+  const hostsOf = () => (hosts ??= new GraceMap(ctx.unit.counterGraceMs));
   const reported = new Set<string>();
   const missing = new MissingPointTotals();
-  const group = (uuid: string) => groupName('series', ctx.account.name, uuid);
-  const namesOf = (uuid: string) => namingOf().fetchable(ctx.inventory.metricNames.get(uuid) ?? []);
+  const group = (uuid: string) => groupName('series', account, uuid);
+  const namesOf = (uuid: string) => namingOf().fetchable(ctx.read(METRIC_NAMES).get(uuid) ?? []);
   // The planner asks for every host on every turn; hosts of one kind share their list of names.
   const batchCounts = new WeakMap<readonly string[], Map<number, number>>();
   const batchCount = (urlOverhead: number, names: readonly string[]): number => {
@@ -62,25 +89,22 @@ export const createSeriesSource: MonitoringSourceFactory = (ctx): HostSource => 
   };
 
   return {
-    name: 'series',
-    toggle: 'series',
-    families: [POINTS_MISSING.name],
-    scope: 'host',
-    priority: 'bulk',
-    cadenceMs: (host) => (host.online ? ctx.account.cadenceMs.series : ctx.account.cadenceMs.seriesOffline),
-    requestsPerRun: (host) => batchCount(ctx.account.baseUrl.length + host.uuid.length + SERIES_URL_OVERHEAD, namesOf(host.uuid)),
-    ready: (host) => namesOf(host.uuid).length > 0,
-    async poll(host, signal) {
+    scope: 'target' as const,
+    targets: () => ctx.read(POLLED_HOSTS),
+    cadence: (host: { readonly online: boolean }) => every(host.online ? ctx.cadenceMs('series') : ctx.cadenceMs('series_offline')),
+    requestsPerRun: (host: { readonly uuid: string }) => batchCount(ctx.unit.baseUrl.length + host.uuid.length + SERIES_URL_OVERHEAD, namesOf(host.uuid)),
+    ready: (host: { readonly uuid: string }) => namesOf(host.uuid).length > 0,
+    async poll(host: { readonly uuid: string }, signal: AbortSignal) {
       const names = namesOf(host.uuid);
       if (names.length === 0) return;
       const now = ctx.clock.now();
       hostsOf().sweep(now);
-      const entry = hostsOf().get(host.uuid) ?? { state: EMPTY_SERIES_STATE, labels: new HostLabels(ctx.account.name, host.uuid) };
-      const identity = { account: ctx.account.name, hostUuid: host.uuid, labels: entry.labels };
+      const entry = hostsOf().get(host.uuid) ?? { state: EMPTY_SERIES_STATE, labels: new HostLabels(account, host.uuid) };
+      const identity = { account, hostUuid: host.uuid, labels: entry.labels };
       const [only] = names;
 
       if (names.length === 1 && only !== undefined && latestValueUsable(only, namingOf())) {
-        const { value } = await ctx.client.latest(host.uuid, only, 'bulk');
+        const { value } = await fetchLatest(ctx.upstream, host.uuid, only, 'bulk');
         if (signal.aborted) return;
         const { families, collisions } = mapLatestValue(value, { ...identity, nowMs: ctx.clock.now(), naming: namingOf() });
         report(collisions);
@@ -89,17 +113,17 @@ export const createSeriesSource: MonitoringSourceFactory = (ctx): HostSource => 
         return;
       }
 
-      const since = requiredWindow(entry.state, now, ctx.account.ingestDelayMs, undefined, counterKeysOf(names, namingOf()));
-      const { value } = await ctx.client.series(host.uuid, names, since);
+      const since = requiredWindow(entry.state, now, ctx.settings.ingestDelayMs, undefined, counterKeysOf(names, namingOf()));
+      const { value } = await fetchSeries(ctx.upstream, host.uuid, names, since);
       // Removed while the request was out (the host left the list): publish nothing, or its
       // series would come back after they were retracted and stay for good.
       if (signal.aborted) return;
       const result = mapSeries(batchesOf(value), entry.state, {
         ...identity,
         nowMs: ctx.clock.now(),
-        ingestDelayMs: ctx.account.ingestDelayMs,
-        lateDataHorizonMs: ctx.account.lateDataHorizonMs,
-        counterGraceMs: ctx.account.counterGraceMs,
+        ingestDelayMs: ctx.settings.ingestDelayMs,
+        lateDataHorizonMs: ctx.settings.lateDataHorizonMs,
+        counterGraceMs: ctx.unit.counterGraceMs,
         naming: namingOf(),
         nullHandling: ctx.exporter.nullHandling,
         sampleTimestamps: ctx.exporter.sampleTimestamps,
@@ -108,7 +132,7 @@ export const createSeriesSource: MonitoringSourceFactory = (ctx): HostSource => 
       report(result.collisions);
       ctx.sink.publish(group(host.uuid), result.families);
       missing.add(entry.state.missing, result.state.missing);
-      ctx.sink.publish(groupName('series', ctx.account.name), missing.families(ctx.account.name));
+      ctx.sink.publish(groupName('series', account), missing.families(account));
 
       function report(collisions: readonly { familyKey: string; kept: string | undefined; dropped: readonly string[] }[]) {
         for (const c of collisions) {
@@ -119,7 +143,7 @@ export const createSeriesSource: MonitoringSourceFactory = (ctx): HostSource => 
         }
       }
     },
-    forget(uuid) {
+    forget(uuid: string) {
       const now = ctx.clock.now();
       hostsOf().release(uuid, now);
       hostsOf().sweep(now);
@@ -128,7 +152,7 @@ export const createSeriesSource: MonitoringSourceFactory = (ctx): HostSource => 
     },
     persist: {
       save: () => [...hostsOf().entries()].map(([uuid, entry, releasedAtMs]) => ({ uuid, state: encodeSeriesHost(entry.state), releasedAtMs: releasedAtMs ?? null })),
-      restore(data) {
+      restore(data: unknown) {
         if (!Array.isArray(data)) throw new TypeError('series state must be a list of hosts');
         const now = ctx.clock.now();
         // Decode everything before taking any of it, so a bad entry leaves the source as it was.
@@ -137,13 +161,13 @@ export const createSeriesSource: MonitoringSourceFactory = (ctx): HostSource => 
           return { uuid: item.uuid, state: decodeSeriesHost(item.state), releasedAtMs: typeof item.releasedAtMs === 'number' ? Math.min(item.releasedAtMs, now) : now };
         });
         // Every restored host waits in its grace period until the host list names it again.
-        for (const { uuid, state, releasedAtMs } of restored) hostsOf().restoreReleased(uuid, { state, labels: new HostLabels(ctx.account.name, uuid) }, releasedAtMs);
+        for (const { uuid, state, releasedAtMs } of restored) hostsOf().restoreReleased(uuid, { state, labels: new HostLabels(account, uuid) }, releasedAtMs);
       },
     },
   };
-};
+}
 
-/** The client merges batches by metric; the mapper wants them grouped by interval. */
+/** The merged batches, grouped by interval as the mapper wants them. */
 function batchesOf(result: SeriesResult): SeriesBatch[] {
   const byInterval = new Map<number, Record<string, SeriesBatch['points'][string]>>();
   for (const [name, series] of Object.entries(result.series)) {
@@ -155,9 +179,9 @@ function batchesOf(result: SeriesResult): SeriesBatch[] {
 }
 
 /** Config overrides may set only some keys; kind and unit default to the catalogue's. */
-function effectiveOverrides(ctx: SourceContext): MetricOverrides {
+function effectiveOverrides(settings: SeriesSettings): MetricOverrides {
   const result: Record<string, MetricDefinition> = {};
-  for (const [name, override] of Object.entries(ctx.account.metricOverrides)) {
+  for (const [name, override] of Object.entries(settings.metricOverrides)) {
     const entry = catalogueEntry(name);
     const kind = override.kind ?? entry?.kind;
     const unit = override.unit ?? entry?.unit;

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { FamilySamples } from '../../exposition/model.js';
 import { renderSampleLines } from '../../exposition/format.js';
-import type { SeriesPoint } from '../../upstream/monitoring/resources/series.js';
+import type { SeriesPoint } from './decode.js';
 import { popcount } from './deltas.js';
 import {
   counterKeysOf,

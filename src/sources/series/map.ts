@@ -1,8 +1,8 @@
 import type { FamilySamples, Labels } from '../../exposition/model.js';
-import type { LatestValue } from '../../upstream/monitoring/resources/latest.js';
-import type { SeriesPoint, SeriesResponse } from '../../upstream/monitoring/resources/series.js';
+import type { LatestValue } from './decode-latest.js';
+import type { SeriesPoint, SeriesResponse } from './decode.js';
 import { counterSpec, FamilyCollector, labelKey } from '../shared/families.js';
-import { globMatcher } from '../shared/glob.js';
+import { globMatcher } from '../../lib/glob.js';
 import { carryAbsent } from '../shared/grace.js';
 import { parseTimestampMs, toBaseUnit } from '../shared/units.js';
 import { advanceDelta, MISSING_REASONS, oldestOpenMs, type DeltaPoint, type DeltaState, type DeltaTally, type MissingReason } from './deltas.js';

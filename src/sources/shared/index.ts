@@ -11,6 +11,6 @@ export {
   boolToNumber,
   type BaseUnit,
 } from './units.js';
-export { globToRegExp, globMatcher } from './glob.js';
+export { globToRegExp, globMatcher } from '../../lib/glob.js';
 export { gaugeSpec, counterSpec, infoSpec, summarySpec, labelKey, FamilyCollector, type ScalarSpec, type SummarySpec } from './families.js';
 export { GraceMap, carryAbsent } from './grace.js';

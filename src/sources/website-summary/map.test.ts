@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { WebsiteSummary } from '../../upstream/monitoring/resources/websites.js';
+import type { WebsiteSummary } from '../websites/decode.js';
 import { sampleLines } from '../../../test/support/family-lines.js';
 import { exactCertExpiryMs, mapWebsiteSummary } from './map.js';
 

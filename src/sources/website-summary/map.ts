@@ -1,5 +1,5 @@
 import type { FamilySamples } from '../../exposition/model.js';
-import type { UptimeWindow, WebsiteSummary } from '../../upstream/monitoring/resources/websites.js';
+import type { UptimeWindow, WebsiteSummary } from '../websites/decode.js';
 import { FamilyCollector } from '../shared/families.js';
 import { percentToRatio } from '../shared/units.js';
 import { inRange, WEBSITE_FAMILIES, websiteLabels } from '../websites/map.js';

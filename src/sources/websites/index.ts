@@ -1,31 +1,52 @@
-import { detailsOf, familyNames, groupName, type AccountSource, type SourceContext } from '../types.js';
-import { mapWebsites, selectWebsites, WEBSITE_FAMILIES, withSummary } from './map.js';
+import { globList, section, SECOND } from '../../config/schema.js';
+import type { SettingsInput } from '../../config/source-spec.js';
+import { endpoint } from '../../upstream/monitoring/client.js';
+import { every, familyNames, groupName, type MonitoringSource } from '../source.js';
+import { WEBSITE_SUMMARIES } from '../website-summary/topics.js';
+import { decodeWebsites, type Website } from './decode.js';
+import { mapWebsites, selectWebsites, WEBSITE_FAMILIES, withSummary, type WebsiteFilters } from './map.js';
+import { POLLED_WEBSITES } from './topics.js';
+
+export const WEBSITES_ENDPOINT = endpoint('/websites', decodeWebsites);
 
 /**
- * `/websites`: the 24-hour aggregates of every website, and the inventory of websites the
- * per-website sources poll: those the website filters select, less those upstream does not
- * check (`enabled: false`), which cannot have new checks.
+ * `/websites`: the 24-hour aggregates of every website, and the websites the per-website
+ * sources poll: those the website filters select, less those upstream does not check
+ * (`enabled: false`), which cannot have new checks.
  */
-export function createWebsitesSource(ctx: SourceContext): AccountSource {
-  return {
-    name: 'websites',
-    toggle: 'websites',
-    families: familyNames(WEBSITE_FAMILIES),
-    scope: 'account',
-    priority: 'high',
-    cadence: 'websites',
-    async poll() {
-      const { value } = await ctx.client.websites();
-      const summaries = detailsOf(ctx.inventory).websites;
-      const websites = value.websites.map((site) => withSummary(site, summaries.get(site.id)));
-      ctx.sink.publish(groupName('websites', ctx.account.name), mapWebsites(websites, { account: ctx.account.name }));
-
-      const polled = selectWebsites(websites, ctx.account.websites).filter((w) => w.enabled !== false);
-      ctx.inventory.websites.clear();
-      for (const website of polled) {
-        if (!ctx.inventory.websites.has(website.id)) ctx.inventory.websites.set(website.id, website);
-      }
-      ctx.inventoryChanged();
-    },
-  };
-}
+export const websitesSource: MonitoringSource<WebsiteFilters> = {
+  name: 'websites',
+  section: 'account',
+  toggle: { default: true },
+  cadences: { websites: { default: '60s', minMs: 30 * SECOND } },
+  keys: { websites: section({ include_names: globList('name', []), exclude_names: globList('name', []) }) },
+  settings: ({ section: raw }: SettingsInput): WebsiteFilters => {
+    // The schema above made this key; the loader hands every section over untyped.
+    const { websites } = raw as { websites: { include_names: string[]; exclude_names: string[] } };
+    return { includeNames: websites.include_names, excludeNames: websites.exclude_names };
+  },
+  endpoints: [WEBSITES_ENDPOINT],
+  priority: 'high',
+  families: familyNames(WEBSITE_FAMILIES),
+  reads: [WEBSITE_SUMMARIES],
+  create(ctx) {
+    let polledCount = 0;
+    return {
+      scope: 'unit',
+      cadence: () => every(ctx.cadenceMs('websites')),
+      status: () => ({ websites_polled: polledCount }),
+      async poll() {
+        const { value } = await ctx.upstream.get(WEBSITES_ENDPOINT, {}, {}, 'high');
+        const summaries = ctx.read(WEBSITE_SUMMARIES);
+        const websites = value.websites.map((site) => withSummary(site, summaries.get(site.id)));
+        ctx.sink.publish(groupName('websites', ctx.unit.name), mapWebsites(websites, { account: ctx.unit.name }));
+        const polled = new Map<string, Website>();
+        for (const website of selectWebsites(websites, ctx.settings)) {
+          if (website.enabled !== false && !polled.has(String(website.id))) polled.set(String(website.id), website);
+        }
+        polledCount = polled.size;
+        ctx.provide(POLLED_WEBSITES, polled);
+      },
+    };
+  },
+};

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { renderText } from '../../exposition/render-text.js';
-import type { Website, WebsiteSummary } from '../../upstream/monitoring/resources/websites.js';
+import type { Website, WebsiteSummary } from './decode.js';
 import { mapWebsites, selectWebsites, WEBSITE_FAMILIES, withSummary } from './map.js';
 
 function site(overrides: Partial<Website> = {}): Website {

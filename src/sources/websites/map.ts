@@ -1,6 +1,6 @@
 import { createNameFilter } from '../../config/patterns.js';
 import type { FamilySamples } from '../../exposition/model.js';
-import type { Website, WebsiteAggregates24h, WebsiteSummary } from '../../upstream/monitoring/resources/websites.js';
+import type { Website, WebsiteAggregates24h, WebsiteSummary } from './decode.js';
 import { FamilyCollector, gaugeSpec, infoSpec } from '../shared/families.js';
 import { boolToNumber, millisecondsToSeconds, percentToRatio, timestampSeconds } from '../shared/units.js';
 

@@ -3,7 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { recordingGate } from '../../../test/support/test-server.js';
 import type { Transport, TransportResponse } from '../http/transport.js';
 import { createUpstreamMetrics } from '../metrics.js';
-import { MonitoringClient, planSeriesBatches, type MonitoringClientOptions } from './client.js';
+import { monitoringCalls } from '../../../test/support/monitoring-calls.js';
+import { planSeriesBatches } from '../../sources/series/fetch.js';
+import { MonitoringClient, type MonitoringClientOptions } from './client.js';
+
+type Calls = ReturnType<typeof monitoringCalls>;
 
 const BASE = 'http://upstream.test/api/v2';
 const T = '2026-11-22T12:00:00Z';
@@ -28,12 +32,14 @@ function fakeTransport(answer: (url: URL) => unknown) {
   return { transport, sent };
 }
 
-function client(answer: (url: URL) => unknown, options: Partial<MonitoringClientOptions> = {}) {
+function client(answer: (url: URL) => unknown, options: Partial<MonitoringClientOptions> & { maxUrlLength?: number } = {}) {
   const { transport, sent } = fakeTransport(answer);
   const gate = recordingGate();
   const registry = new Registry();
   const metrics = createUpstreamMetrics(registry);
-  const monitoring = new MonitoringClient({ baseUrl: BASE, apiKey: 'k-1', transport, gate, metrics, ...options });
+  const { maxUrlLength, ...rest } = options;
+  // Every endpoint as the sources call it: the client itself only knows how to send one request.
+  const monitoring = monitoringCalls(new MonitoringClient({ baseUrl: BASE, apiKey: 'k-1', transport, gate, metrics, ...rest }), { maxUrlLength });
   return { monitoring, sent, gate, registry };
 }
 
@@ -68,19 +74,19 @@ describe('MonitoringClient requests', () => {
   const answer = (url: URL) => bodies[url.pathname];
 
   it.each([
-    ['account', (c: MonitoringClient) => c.account(), '/api/v2/account', '/account', 'high'],
-    ['hosts', (c: MonitoringClient) => c.hosts(), '/api/v2/hosts', '/hosts', 'high'],
-    ['host', (c: MonitoringClient) => c.host('a/b'), '/api/v2/hosts/a%2Fb', '/hosts/{uuid}', 'normal'],
-    ['metricCatalogue', (c: MonitoringClient) => c.metricCatalogue('a/b'), '/api/v2/hosts/a%2Fb/metrics', '/hosts/{uuid}/metrics', 'normal'],
-    ['latest', (c: MonitoringClient) => c.latest('a/b', 'system.cpu.user'), '/api/v2/hosts/a%2Fb/metrics/system.cpu.user/latest', '/hosts/{uuid}/metrics/{name}/latest', 'normal'],
-    ['components', (c: MonitoringClient) => c.components('a/b'), '/api/v2/hosts/a%2Fb/components', '/hosts/{uuid}/components', 'normal'],
-    ['alertRules', (c: MonitoringClient) => c.alertRules(), '/api/v2/alerts', '/alerts', 'high'],
-    ['recentAlerts', (c: MonitoringClient) => c.recentAlerts(), '/api/v2/alerts/recent', '/alerts/recent', 'high'],
-    ['recentAlerts(limit)', (c: MonitoringClient) => c.recentAlerts(5), '/api/v2/alerts/recent?limit=5', '/alerts/recent', 'high'],
-    ['websites', (c: MonitoringClient) => c.websites(), '/api/v2/websites', '/websites', 'high'],
-    ['websiteSummary', (c: MonitoringClient) => c.websiteSummary(7), '/api/v2/websites/7', '/websites/{id}', 'normal'],
-    ['checks', (c: MonitoringClient) => c.checks(7), '/api/v2/websites/7/checks', '/websites/{id}/checks', 'bulk'],
-    ['checks(since, limit)', (c: MonitoringClient) => c.checks(7, { since: '15m', limit: 500 }), '/api/v2/websites/7/checks?since=15m&limit=500', '/websites/{id}/checks', 'bulk'],
+    ['account', (c: Calls) => c.account(), '/api/v2/account', '/account', 'high'],
+    ['hosts', (c: Calls) => c.hosts(), '/api/v2/hosts', '/hosts', 'high'],
+    ['host', (c: Calls) => c.host('a/b'), '/api/v2/hosts/a%2Fb', '/hosts/{uuid}', 'normal'],
+    ['metricCatalogue', (c: Calls) => c.metricCatalogue('a/b'), '/api/v2/hosts/a%2Fb/metrics', '/hosts/{uuid}/metrics', 'normal'],
+    ['latest', (c: Calls) => c.latest('a/b', 'system.cpu.user'), '/api/v2/hosts/a%2Fb/metrics/system.cpu.user/latest', '/hosts/{uuid}/metrics/{name}/latest', 'normal'],
+    ['components', (c: Calls) => c.components('a/b'), '/api/v2/hosts/a%2Fb/components', '/hosts/{uuid}/components', 'normal'],
+    ['alertRules', (c: Calls) => c.alertRules(), '/api/v2/alerts', '/alerts', 'high'],
+    ['recentAlerts', (c: Calls) => c.recentAlerts(), '/api/v2/alerts/recent', '/alerts/recent', 'high'],
+    ['recentAlerts(limit)', (c: Calls) => c.recentAlerts(5), '/api/v2/alerts/recent?limit=5', '/alerts/recent', 'high'],
+    ['websites', (c: Calls) => c.websites(), '/api/v2/websites', '/websites', 'high'],
+    ['websiteSummary', (c: Calls) => c.websiteSummary(7), '/api/v2/websites/7', '/websites/{id}', 'normal'],
+    ['checks', (c: Calls) => c.checks(7), '/api/v2/websites/7/checks', '/websites/{id}/checks', 'bulk'],
+    ['checks(since, limit)', (c: Calls) => c.checks(7, { since: '15m', limit: 500 }), '/api/v2/websites/7/checks?since=15m&limit=500', '/websites/{id}/checks', 'bulk'],
   ])('%s asks the gate with the route template and sends one request', async (_name, call, pathAndQuery, endpoint, priority) => {
     const { monitoring, sent, gate } = client(answer);
     const result = await call(monitoring);
@@ -135,14 +141,14 @@ describe('MonitoringClient requests', () => {
   });
 
   it.each([
-    ['checks limit 501', (c: MonitoringClient) => c.checks(7, { limit: 501 }), 'limit must be an integer from 1 to 500'],
-    ['checks limit 0', (c: MonitoringClient) => c.checks(7, { limit: 0 }), 'limit must be'],
-    ['checks since 1y', (c: MonitoringClient) => c.checks(7, { since: '1y' }), "since must be a relative window such as 15m, 1h, 7d or 2w, got '1y'"],
-    ['recentAlerts 1.5', (c: MonitoringClient) => c.recentAlerts(1.5), 'limit must be a positive integer'],
-    ['websiteSummary NaN', (c: MonitoringClient) => c.websiteSummary(Number.NaN), 'website id must be an integer'],
-    ['host empty', (c: MonitoringClient) => c.host(''), 'uuid must not be empty'],
-    ['series since 0h', (c: MonitoringClient) => c.series('a', ['x'], '0h'), 'since must be a relative window'],
-    ['series name with comma', (c: MonitoringClient) => c.series('a', ['a,b']), 'contain no comma'],
+    ['checks limit 501', (c: Calls) => c.checks(7, { limit: 501 }), 'limit must be an integer from 1 to 500'],
+    ['checks limit 0', (c: Calls) => c.checks(7, { limit: 0 }), 'limit must be'],
+    ['checks since 1y', (c: Calls) => c.checks(7, { since: '1y' }), "since must be a relative window such as 15m, 1h, 7d or 2w, got '1y'"],
+    ['recentAlerts 1.5', (c: Calls) => c.recentAlerts(1.5), 'limit must be a positive integer'],
+    ['websiteSummary NaN', (c: Calls) => c.websiteSummary(Number.NaN), 'id must be an integer, got NaN'],
+    ['host empty', (c: Calls) => c.host(''), 'uuid must not be empty'],
+    ['series since 0h', (c: Calls) => c.series('a', ['x'], '0h'), 'since must be a relative window'],
+    ['series name with comma', (c: Calls) => c.series('a', ['a,b']), 'contain no comma'],
   ])('refuses %s before spending a request', async (_name, call, message) => {
     const { monitoring, sent } = client(answer);
     await expect(call(monitoring)).rejects.toThrow(message);
@@ -161,14 +167,13 @@ describe('MonitoringClient options', () => {
     [{ apiKey: ' ' }, 'apiKey must not be empty'],
     [{ apiKey: 'a\nb' }, 'line breaks'],
     [{ authScheme: 'basic' as 'bearer' }, "authScheme must be 'bearer' or 'x-api-key'"],
-    [{ maxUrlLength: 10 }, 'maxUrlLength must be an integer of at least 100'],
   ])('refuses %o', (overrides, message) => {
     expect(() => new MonitoringClient({ baseUrl: BASE, apiKey: 'k', transport, gate, ...overrides })).toThrow(message);
   });
 
   it('accepts a base URL with a trailing slash', async () => {
     const { transport: t, sent } = fakeTransport(() => ({ plan: 'pro' }));
-    await new MonitoringClient({ baseUrl: `${BASE}/`, apiKey: 'k', transport: t, gate }).account();
+    await monitoringCalls(new MonitoringClient({ baseUrl: `${BASE}/`, apiKey: 'k', transport: t, gate })).account();
     expect(sent[0]?.url.pathname).toBe('/api/v2/account');
   });
 });

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { catalogueEntry } from '../../../src/upstream/monitoring/metric-catalogue.js';
 import { toBaseUnit } from '../../../src/sources/shared/units.js';
 import { startSourceHarness, type SourceHarness } from '../../support/sim-harness.js';
-import { createAlertRulesSource } from '../../../src/sources/alert-rules/index.js';
+import { alertRulesSource } from '../../../src/sources/alert-rules/index.js';
 
 let harness: SourceHarness | undefined;
 afterEach(async () => {
@@ -16,7 +16,7 @@ describe('alert rules source against the simulator', () => {
     const rules = harness.simAccount.alertRules();
     expect(rules.length).toBeGreaterThan(0);
 
-    await harness.source(createAlertRulesSource).poll(new AbortController().signal);
+    await harness.unitSource(alertRulesSource).poll(new AbortController().signal);
 
     const lines = harness.sink.lines('alert_rules/sim');
     expect(lines.filter((l) => l.startsWith('monapi_alert_rule_info{'))).toHaveLength(rules.length);

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSourceHarness, type SourceHarness } from '../../support/sim-harness.js';
-import { createAlertsSource } from '../../../src/sources/alerts/index.js';
+import { alertsSource } from '../../../src/sources/alerts/index.js';
 
 let harness: SourceHarness | undefined;
 afterEach(async () => {
@@ -19,7 +19,7 @@ describe('alerts source against the simulator', () => {
   it('counts the events after the first poll once each, and not the history', async () => {
     harness = await startSourceHarness();
     const h = harness;
-    const source = h.source(createAlertsSource);
+    const source = h.unitSource(alertsSource);
     const startMs = h.clock.now();
 
     await source.poll(signal());

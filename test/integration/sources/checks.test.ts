@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Website } from '../../../src/upstream/monitoring/resources/websites.js';
+import type { Website } from '../../../src/sources/websites/decode.js';
 import { startSourceHarness, type SourceHarness } from '../../support/sim-harness.js';
-import { createChecksSource } from '../../../src/sources/checks/index.js';
+import { checksSource } from '../../../src/sources/checks/index.js';
 
 let harness: SourceHarness | undefined;
 afterEach(async () => {
@@ -26,7 +26,7 @@ describe('checks source against the simulator', () => {
     const h = harness;
     const [site] = h.simAccount.websites(h.clock.now());
     if (!site) throw new Error('no websites');
-    const source = h.source(createChecksSource);
+    const source = h.targetSource<Website>(checksSource);
     const group = `checks/sim/${site.id}`;
     const id = `account="sim",website_id="${site.id}",website="${site.name}"`;
 
@@ -59,10 +59,10 @@ describe('checks source against the simulator', () => {
 
   it('polls no more often than the website is checked', async () => {
     harness = await startSourceHarness();
-    const source = harness.source(createChecksSource);
+    const source = harness.targetSource<Website>(checksSource);
     const base = { id: 1, name: 'x', url: 'https://x/' } satisfies Website;
-    expect(source.cadenceMs({ ...base, check_interval_seconds: 300 })).toBe(300_000);
-    expect(source.cadenceMs(base)).toBe(harness.account.cadenceMs.checks);
+    expect(source.cadence({ ...base, check_interval_seconds: 300 }).everyMs).toBe(300_000);
+    expect(source.cadence(base).everyMs).toBe(harness.account.sources.checks?.cadenceMs.checks);
     expect(source.requestsPerRun(base)).toBe(1);
   });
 
@@ -71,7 +71,7 @@ describe('checks source against the simulator', () => {
     const h = harness;
     const [site] = h.simAccount.websites(h.clock.now());
     if (!site) throw new Error('no websites');
-    const source = h.source(createChecksSource);
+    const source = h.targetSource<Website>(checksSource);
     const group = `checks/sim/${site.id}`;
     const id = `account="sim",website_id="${site.id}",website="${site.name}"`;
     const successes = () => counterValue(h.sink.lines(group), `monapi_website_checks_total{${id},result="success"}`);

@@ -1,10 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Priority } from '../../../src/budget/types.js';
-import type { Decoded } from '../../../src/upstream/decode.js';
-import { MonitoringClient } from '../../../src/upstream/monitoring/client.js';
-import type { WebsiteList } from '../../../src/upstream/monitoring/resources/websites.js';
-import { createWebsitesSource } from '../../../src/sources/websites/index.js';
-import { startSourceHarness, type SourceHarness } from '../../support/sim-harness.js';
+import { WEBSITES_ENDPOINT, websitesSource } from '../../../src/sources/websites/index.js';
+import { POLLED_WEBSITES } from '../../../src/sources/websites/topics.js';
+import { changingClient, startSourceHarness, type SourceHarness } from '../../support/sim-harness.js';
 
 let harness: SourceHarness | undefined;
 afterEach(async () => {
@@ -20,7 +17,7 @@ describe('websites source against the simulator', () => {
     const expected = harness.simAccount.websites(harness.clock.now());
     expect(expected.length).toBe(6);
 
-    await harness.source(createWebsitesSource).poll(new AbortController().signal);
+    await harness.unitSource(websitesSource).poll(new AbortController().signal);
 
     const lines = harness.sink.lines(GROUP);
     for (const site of expected) {
@@ -29,34 +26,31 @@ describe('websites source against the simulator', () => {
     }
     const excluded = expected.filter((w) => w.name.startsWith('www.')).map((w) => w.id);
     expect(excluded.length).toBeGreaterThan(0);
-    expect([...harness.inventory.websites.keys()].sort()).toEqual(expected.map((w) => w.id).filter((id) => !excluded.includes(id)).sort());
-    expect(harness.inventoryChanges()).toBe(1);
+    expect([...harness.read(POLLED_WEBSITES).values()].map((w) => w.id).sort()).toEqual(expected.map((w) => w.id).filter((id) => !excluded.includes(id)).sort());
+    expect(harness.topicChanges()).toBe(1);
   });
 
   it('drops a website that leaves the list from the series and the inventory', async () => {
     harness = await startSourceHarness();
     const hidden = new Set<number>();
-    class HidingClient extends MonitoringClient {
-      override async websites(priority?: Priority): Promise<Decoded<WebsiteList>> {
-        const answer = await super.websites(priority);
-        const websites = answer.value.websites.filter((w) => !hidden.has(w.id));
-        return { ...answer, value: { websites, total: websites.length } };
-      }
-    }
-    const source = harness.source(createWebsitesSource, harness.client(HidingClient));
+    const HidingClient = changingClient(WEBSITES_ENDPOINT, (list) => {
+      const websites = list.websites.filter((w) => !hidden.has(w.id));
+      return { websites, total: websites.length };
+    });
+    const source = harness.unitSource(websitesSource, harness.client(HidingClient));
     await source.poll(new AbortController().signal);
     const [first] = harness.simAccount.websites(harness.clock.now());
     if (!first) throw new Error('no websites');
     const idLabel = `website_id="${first.id}"`;
     expect(harness.sink.lines(GROUP).some((l) => l.includes(idLabel))).toBe(true);
-    expect(harness.inventory.websites.has(first.id)).toBe(true);
+    expect(harness.read(POLLED_WEBSITES).has(String(first.id))).toBe(true);
 
     hidden.add(first.id);
     harness.clock.advance(60_000);
     await source.poll(new AbortController().signal);
     expect(harness.sink.lines(GROUP).some((l) => l.includes(idLabel))).toBe(false);
-    expect(harness.inventory.websites.has(first.id)).toBe(false);
-    expect(harness.inventory.websites.size).toBe(5);
-    expect(harness.inventoryChanges()).toBe(2);
+    expect(harness.read(POLLED_WEBSITES).has(String(first.id))).toBe(false);
+    expect(harness.read(POLLED_WEBSITES).size).toBe(5);
+    expect(harness.topicChanges()).toBe(2);
   });
 });

@@ -1,0 +1,110 @@
+import { InvalidResponseError } from '../../upstream/http/errors.js';
+import { refuseWhenNothingUsable, type DroppedItem, type JsonDecoder } from '../../upstream/tolerant/body.js';
+import { describe, isRecord } from '../../upstream/tolerant/values.js';
+
+/**
+ * `/hosts/{uuid}/metrics`: "available metric names, grouped by component". Accepted layouts:
+ * - an object of component to names, at the top level or under `metrics` (or `components`,
+ *   `data`, ...): `{"system": ["system.cpu.user"], "nginx": [...]}`;
+ * - a flat list of names: `["system.cpu.user", ...]`;
+ * - a list of `{name, component?}`;
+ * - a list of `{component, metrics: [...]}` (or `names`).
+ * A name's component, when not given, is its first dotted word (the document's
+ * `<component>.<path>` form). A name that cannot be requested (empty, or holding a comma or
+ * whitespace) is dropped.
+ */
+export interface MetricNames {
+  /** Component to metric names. */
+  readonly metrics: Readonly<Record<string, readonly string[]>>;
+}
+
+const CONTAINER_KEYS = ['metrics', 'components', 'catalogue', 'catalog', 'names', 'available', 'items', 'data', 'results'];
+const GROUP_LIST_KEYS = ['metrics', 'names', 'items'];
+const NAME_KEYS = ['name', 'metric', 'metric_name', 'id'];
+const COMPONENT_KEYS = ['component', 'group', 'type', 'name'];
+
+export const decodeMetricNames: JsonDecoder<MetricNames> = (raw, context) => {
+  const body = container(raw);
+  if (body === undefined) {
+    throw new InvalidResponseError(context, `metric catalogue: no metric names found in the body (got ${describe(raw)})`, ['(root): no metric names']);
+  }
+  const groups = new Map<string, Set<string>>();
+  const dropped: DroppedItem[] = [];
+  let seen = 0;
+  const add = (name: unknown, component: string | undefined, path: string) => {
+    seen++;
+    const problem = nameProblem(name);
+    if (problem) {
+      dropped.push({ path, ...problem });
+      return;
+    }
+    const text = (name as string).trim();
+    const group = component ?? text.split('.', 1)[0] ?? text;
+    let set = groups.get(group);
+    if (!set) groups.set(group, (set = new Set()));
+    set.add(text);
+  };
+
+  if (Array.isArray(body.value)) {
+    body.value.forEach((item, index) => {
+      const path = `${body.key}[${index}]`;
+      if (!isRecord(item)) return add(item, undefined, path);
+      const listKey = GROUP_LIST_KEYS.find((key) => Array.isArray(item[key]));
+      if (listKey !== undefined) {
+        const component = firstString(item, COMPONENT_KEYS);
+        (item[listKey] as unknown[]).forEach((name, i) => add(nameOf(name), component, `${path}.${listKey}[${i}]`));
+        return;
+      }
+      add(nameOf(item), firstString(item, ['component', 'group']), path);
+    });
+  } else {
+    for (const [component, names] of Object.entries(body.value)) {
+      if (!Array.isArray(names)) continue;
+      names.forEach((name, i) => add(nameOf(name), component, `${body.key ? `${body.key}.` : ''}${component}[${i}]`));
+    }
+  }
+  refuseWhenNothingUsable(context, 'metric catalogue', seen - dropped.length, dropped);
+  const metrics: Record<string, string[]> = {};
+  for (const [component, names] of groups) metrics[component] = [...names];
+  return { value: { metrics }, dropped };
+};
+
+/** The list or component map in the body. */
+function container(raw: unknown): { value: unknown[] | Record<string, unknown>; key: string } | undefined {
+  if (Array.isArray(raw)) return { value: raw, key: '' };
+  if (!isRecord(raw)) return undefined;
+  for (const key of CONTAINER_KEYS) {
+    const value = raw[key];
+    if (Array.isArray(value) || isRecord(value)) {
+      // `{data: {metrics: {...}}}`: look one level further; `{metrics: {}}` is a host without metrics.
+      if (isRecord(value) && Object.keys(value).length > 0 && !Object.values(value).some(Array.isArray)) {
+        const inner = container(value);
+        if (inner) return { value: inner.value, key: inner.key ? `${key}.${inner.key}` : key };
+        continue;
+      }
+      return { value, key };
+    }
+  }
+  return Object.values(raw).some(Array.isArray) ? { value: raw, key: '' } : undefined;
+}
+
+/** A name given as a string, or as an object with a name. */
+function nameOf(item: unknown): unknown {
+  return isRecord(item) ? (NAME_KEYS.map((key) => item[key]).find((v) => v !== undefined && v !== null) ?? item) : item;
+}
+
+function firstString(item: Record<string, unknown>, keys: readonly string[]): string | undefined {
+  for (const key of keys) {
+    const value = item[key];
+    if (typeof value === 'string' && value.trim() !== '') return value.trim();
+  }
+  return undefined;
+}
+
+function nameProblem(name: unknown): Omit<DroppedItem, 'path'> | undefined {
+  if (isRecord(name)) return { reason: 'missing_field', field: 'name', issue: 'name: is missing' };
+  if (typeof name !== 'string') return { reason: 'wrong_type', field: 'name', issue: `name: expected a string, got ${describe(name)}` };
+  const text = name.trim();
+  if (text === '' || /[,\s]/.test(text)) return { reason: 'invalid_value', field: 'name', issue: `name: ${describe(name)} cannot be requested` };
+  return undefined;
+}
