@@ -5,8 +5,8 @@ import { UpstreamError } from '../upstream/http/errors.js';
 /**
  * Whether each source works, in words operators can act on. A source is up when no job of
  * it failed on its last run; otherwise it is down with the reason most of its failing jobs
- * share. The reasons are a small fixed set (a label value), explained in the README's
- * troubleshooting section.
+ * share. The reasons are a small fixed set (a label value), explained in
+ * docs/troubleshooting.md.
  */
 
 export const SOURCE_REASONS = [

@@ -16,7 +16,7 @@ export interface FailingSource {
   /** The account label, `(releases)` for the release lookups. */
   readonly account: string;
   readonly source: string;
-  /** A bounded reason such as decode_error or plan_required (see the README's troubleshooting section). */
+  /** A bounded reason such as decode_error or plan_required (see docs/troubleshooting.md). */
   readonly reason: string;
   /** Targets failing, of how many. */
   readonly failing: number;
