@@ -49,6 +49,10 @@ describe('CHANGELOG.md', () => {
 });
 
 describe('README.md', () => {
+  it('is a front door of at most 300 lines', () => {
+    expect(readme.trimEnd().split('\n').length).toBeLessThanOrEqual(300);
+  });
+
   it('holds no changelog of its own, and links to CHANGELOG.md', () => {
     expect(readme).not.toMatch(/^#+ Changelog/m);
     expect(readme).toContain('](CHANGELOG.md)');
