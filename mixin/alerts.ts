@@ -158,7 +158,7 @@ export function alertGroups(config: MixinConfig): RuleGroup[] {
       summary: 'Source {{ $labels.source }} of account {{ $labels.account }} keeps failing.',
       description:
         `Runs of source {{ $labels.source }} (account {{ $labels.account }}) have failed for ${promDuration(f.sourceFailing)} while the account itself answers: ` +
-        'its series keep their last values. The reason is on monapi_source_up and the failing targets on the exporter\'s /status page; the README\'s troubleshooting section says what each reason means.',
+        'its series keep their last values. The reason is on monapi_source_up and the failing targets on the exporter\'s /status page; docs/troubleshooting.md says what each reason means.',
     },
     {
       alert: 'MonapiDataStale',

@@ -9,11 +9,12 @@ import { startMixinDemo } from '../test/support/mixin-demo.js';
 import { PAGE_WIDTH, pageHeight, renderPreview, type TargetResult } from './dashboard-preview/render.js';
 
 /**
- * The pictures of the dashboards in the README (docs/images/dashboard-*.png), made from
- * real data: the demo at a moment with a host offline and a website outage, scraped by a
- * real Prometheus with the mixin's rules; every panel's queries are run as Grafana would
- * send them, drawn as a static page (scripts/dashboard-preview/render.ts) and screenshot
- * by headless Chromium. Not part of the test suite (CI has no browser).
+ * The pictures of the dashboards in docs/dashboards.md and the README
+ * (docs/images/dashboard-*.png), made from real data: the demo at a moment with a host
+ * offline and a website outage, scraped by a real Prometheus with the mixin's rules; every
+ * panel's queries are run as Grafana would send them, drawn as a static page
+ * (scripts/dashboard-preview/render.ts) and screenshot by headless Chromium. Not part of
+ * the test suite (CI has no browser).
  *
  *   apt-get install -y chromium pngquant prometheus
  *   npx tsx scripts/dashboard-screenshots.ts            # about 15 minutes of real time

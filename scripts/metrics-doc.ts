@@ -76,7 +76,8 @@ function fragmentOf(source: string): string {
 export async function renderMetricsDoc(): Promise<string> {
   const parts = [INTRO];
   for (const source of SOURCES) {
-    const fragment = fragmentOf(source).trim();
+    // Fragments link from docs/metrics/; the assembled file sits one folder up.
+    const fragment = fragmentOf(source).trim().replaceAll('](../', '](');
     parts.push(`\n${fragment.replace(/^## /m, '## ')}\n`);
   }
   const registry = await selfMetricsRegistry();

@@ -4,7 +4,7 @@ import type { DashboardJson, PanelJson, TargetJson } from '../../test/support/gr
  * A static HTML picture of a Grafana dashboard: its panels where its grid puts them, drawn
  * from the results of their queries (time series as SVG lines, stats, bar gauges, state
  * timelines, tables with the transformations the mixin uses). Not Grafana: a preview close
- * enough for the README, made from real query results. Pure: the caller runs the queries.
+ * enough for the docs' pictures, made from real query results. Pure: the caller runs the queries.
  */
 
 export interface Series {

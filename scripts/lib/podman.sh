@@ -1,5 +1,5 @@
 # Sourced by the image scripts: podman settings that work on machines without a Docker engine,
-# and the stand-in base image. See README, "Container image".
+# and the stand-in base image. See docs/deploy.md, "Container image".
 
 MONAPI_CACHE_DIR="${MONAPI_CACHE_DIR:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/monapi-exporter}"
 # The Dockerfile's base image, and the Node.js and npm the local stand-in for it carries.

@@ -85,7 +85,7 @@ export interface MonitoringWorld {
   accountByKey(key: string): SimAccount | undefined;
 }
 
-/** Keys, documented in the README. */
+/** Keys, documented in docs/simulator.md ("Keys"). */
 export const SIM_KEYS = {
   pro: 'sim-pro-key',
   business: 'sim-business-key',

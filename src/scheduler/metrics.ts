@@ -143,7 +143,7 @@ export function createSchedulerMetrics(registry: Registry, clock: { now(): numbe
     });
   healthGauge(
     'monapi_source_up',
-    'Whether a source works: 1 (reason="") when the last run of every job of it succeeded; 0 while any fails, with the reason most of them share (unauthorized, plan_required, not_found, rate_limited, bad_request, http_5xx, timeout, network, decode_error, internal), or pending before its first run. /status names the failing targets; the README troubleshooting section says what to do.',
+    'Whether a source works: 1 (reason="") when the last run of every job of it succeeded; 0 while any fails, with the reason most of them share (unauthorized, plan_required, not_found, rate_limited, bad_request, http_5xx, timeout, network, decode_error, internal), or pending before its first run. /status names the failing targets; docs/troubleshooting.md says what to do.',
     ['account', 'source', 'reason'],
     (g, account, h) => g.set({ account, source: h.source, reason: h.reason }, h.up ? 1 : 0),
   );

@@ -4,8 +4,8 @@ import { UpstreamError } from '../upstream/http/errors.js';
 /**
  * Whether each source works, in words operators can act on. A source is up when no job of
  * it failed on its last run; otherwise it is down with the reason most of its failing jobs
- * share. The reasons are a small fixed set (a label value), explained in the README's
- * troubleshooting section.
+ * share. The reasons are a small fixed set (a label value), explained in
+ * docs/troubleshooting.md.
  */
 
 export const SOURCE_REASONS = [
@@ -121,7 +121,7 @@ export interface FailingSource {
   /** The account label, `(releases)` for the release lookups. */
   readonly account: string;
   readonly source: string;
-  /** A bounded reason such as decode_error or plan_required (see the README's troubleshooting section). */
+  /** A bounded reason such as decode_error or plan_required (see docs/troubleshooting.md). */
   readonly reason: string;
   /** Targets failing, of how many. */
   readonly failing: number;

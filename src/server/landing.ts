@@ -26,7 +26,7 @@ export function landingPage(info: LandingPageInfo): string {
     info.failing.length === 0
       ? '<p>Every source works.</p>'
       : `<h2>Failing sources</h2>
-<p>These sources keep their last data on ${path} and report <code>monapi_source_up 0</code> with the reason; the README's troubleshooting section says what each reason means.</p>
+<p>These sources keep their last data on ${path} and report <code>monapi_source_up 0</code> with the reason; docs/troubleshooting.md says what each reason means.</p>
 <ul>
 ${info.failing.map(failingItem).join('\n')}
 </ul>`;
