@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-import { ConfigError, FlagError, parseFlags } from './config/index.js';
+import { ConfigError } from './config/index.js';
+import { FlagError, parseFlags } from './command-line/flags.js';
 import { loadConfig, summarizeConfig } from './exporter/config.js';
 import { createLogger } from './lib/logger.js';
 import { startExporter, type RunningExporter } from './exporter/index.js';

@@ -1,10 +1,2 @@
-/**
- * The one door every upstream request goes through. Clients call `run` with a priority
- * and a route template; the budget decides when the attempt starts, retries what may be
- * retried, and pauses the whole key on 429.
- */
-export type Priority = 'high' | 'normal' | 'bulk';
-
-export interface RequestGate {
-  run<T>(priority: Priority, endpoint: string, attempt: (signal: AbortSignal) => Promise<T>): Promise<T>;
-}
+/** The gate the request budget implements; the clients declare it (src/upstream/http/gate.ts). */
+export type { Priority, RequestGate } from '../upstream/http/gate.js';

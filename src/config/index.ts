@@ -21,16 +21,3 @@ export {
   type ReleasesConfig,
   type SecretSource,
 } from './types.js';
-export {
-  parseFlags,
-  helpText,
-  FlagError,
-  DEFAULT_CONFIG_FILE,
-  DEFAULT_LISTEN_ADDRESS,
-  LOG_FORMATS,
-  LOG_LEVELS,
-  type Flags,
-  type LogFormat,
-  type LogLevel,
-  type ParseFlagsOptions,
-} from './flags.js';

@@ -9,13 +9,14 @@ import { createServer, startHttpServer, type RunningServer } from '../server/app
 import { describeShard, registerShardMetrics, SINGLE_SHARD, type ShardAssignment } from '../sharding/index.js';
 import { proxySettingsFromEnv } from '../upstream/http/transport.js';
 import { EXPORTER_VERSION } from '../version.js';
-import { Reloader, type ReloadResult } from './reload.js';
+import type { Lifecycle, ReloadResult } from '../server/lifecycle.js';
+import { Reloader } from './reload.js';
 import { createSelfMetrics } from './self-metrics.js';
 import { openStateFile } from './state.js';
 import { ExporterStatus } from './status.js';
 import { UnitSet } from './unit-set.js';
 
-export type { ReloadResult } from './reload.js';
+export type { Lifecycle, ReloadResult } from '../server/lifecycle.js';
 export { createReloadMetrics, registerBuildInfo } from './self-metrics.js';
 
 export interface ExporterOptions {
@@ -49,10 +50,6 @@ export interface ExporterOptions {
   serve?: (app: ReturnType<typeof createServer>, listenAddress: string, lifecycle: Lifecycle) => Promise<RunningServer>;
 }
 
-/** What the HTTP layer may ask of the exporter beyond serving data. */
-export interface Lifecycle {
-  reload(): ReloadResult;
-}
 
 export interface RunningExporter {
   readonly url: string;

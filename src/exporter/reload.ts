@@ -3,10 +3,10 @@ import type { Gauge } from 'prom-client';
 import { ConfigError } from '../config/errors.js';
 import type { Config } from '../config/types.js';
 import type { Clock } from '../lib/clock.js';
+import type { ReloadResult } from '../server/lifecycle.js';
 import type { ReloadRecord } from './status.js';
 import type { UnitSet } from './unit-set.js';
 
-export type ReloadResult = { readonly ok: true; readonly changed: string[] } | { readonly ok: false; readonly error: string };
 
 /** SIGHUP and `POST /-/reload`: re-read the configuration, apply what changed, keep the rest running. */
 export class Reloader {

@@ -235,7 +235,11 @@ function keepRuns(previous: FamilyRuns | undefined, changedSlots: readonly numbe
   return { runOf, kept };
 }
 
-/** Copies every changed family's lines out of the groups: in group order, or run after run. */
+/**
+ * Copies every changed family's lines out of the groups: in group order, or run after run.
+ * Long because it is the hot loop of a rebuild at a million series: the byte offsets it
+ * fills are shared by both layouts, and splitting it would copy or re-walk them.
+ */
 function layOutLines(input: BuildInput): Layout {
   const { families, groups, indexOfId } = input;
   const n = families.length;

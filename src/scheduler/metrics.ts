@@ -26,6 +26,8 @@ export interface SchedulerMetrics {
 /**
  * Self-metrics of the scheduler: per job kind (source) freshness, duration and errors;
  * the plan figures that say why data is as old as it is; and `monapi_up` per account.
+ * Long because it is one declaration per family, each read at scrape time from the views;
+ * kept together so the names, help texts and labels can be read as one table.
  */
 export function createSchedulerMetrics(registry: Registry, clock: { now(): number }): SchedulerMetrics {
   const views: SchedulingView[] = [];

@@ -1,5 +1,4 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import type { Lifecycle } from '../exporter/index.js';
 
 /**
  * `POST /-/reload`, as Prometheus has it: re-reads the configuration. Behind
@@ -7,6 +6,13 @@ import type { Lifecycle } from '../exporter/index.js';
  * exporter re-read its files; without the flag it answers 403 and says which flag.
  */
 export const RELOAD_PATH = '/-/reload';
+
+export type ReloadResult = { readonly ok: true; readonly changed: string[] } | { readonly ok: false; readonly error: string };
+
+/** What the HTTP layer may ask of the exporter beyond serving data. */
+export interface Lifecycle {
+  reload(): ReloadResult;
+}
 
 export function withLifecycle(app: RequestListener, lifecycle: Lifecycle, enabled: boolean): RequestListener {
   return (req: IncomingMessage, res: ServerResponse) => {

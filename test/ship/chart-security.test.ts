@@ -5,7 +5,7 @@ import type { IServiceMonitor } from '@kubernetes-models/prometheus-operator/mon
 import type { IDeployment, IStatefulSet } from 'kubernetes-models/apps/v1';
 import type { IPersistentVolumeClaim, ISecret } from 'kubernetes-models/v1';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseFlags } from '../../src/config/index.js';
+import { parseFlags } from '../../src/command-line/flags.js';
 import { parseWebConfig } from '../../src/server/web-config.js';
 import { makeTestPki, type TestPki } from '../support/tls.js';
 import { find, render, type K8sObject } from './chart-harness.js';

@@ -7,7 +7,7 @@ import type { IDeployment, IStatefulSet } from 'kubernetes-models/apps/v1';
 import type { IConfigMap, IPodTemplateSpec, ISecret, IService } from 'kubernetes-models/v1';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { parseFlags } from '../../src/config/index.js';
+import { parseFlags } from '../../src/command-line/flags.js';
 import { parseConfig } from '../../src/exporter/config.js';
 import { CHART, CI_VALUES, HELMS, find, helm, render, ROOT, validateObject, type K8sObject } from './chart-harness.js';
 

@@ -150,19 +150,26 @@ function createSeriesPoller(ctx: SourceContext<MonitoringClient, SeriesSettings>
       for (const key of reported) if (key.startsWith(`${uuid}\u0000`)) reported.delete(key);
       ctx.sink.retract(group(uuid));
     },
-    persist: {
-      save: () => [...hostsOf().entries()].map(([uuid, entry, releasedAtMs]) => ({ uuid, state: encodeSeriesHost(entry.state), releasedAtMs: releasedAtMs ?? null })),
-      restore(data: unknown) {
-        if (!Array.isArray(data)) throw new TypeError('series state must be a list of hosts');
-        const now = ctx.clock.now();
-        // Decode everything before taking any of it, so a bad entry leaves the source as it was.
-        const restored = (data as { uuid?: unknown; state?: unknown; releasedAtMs?: unknown }[]).map((item) => {
-          if (typeof item.uuid !== 'string') throw new TypeError('series state: a host without a uuid');
-          return { uuid: item.uuid, state: decodeSeriesHost(item.state), releasedAtMs: typeof item.releasedAtMs === 'number' ? Math.min(item.releasedAtMs, now) : now };
-        });
-        // Every restored host waits in its grace period until the host list names it again.
-        for (const { uuid, state, releasedAtMs } of restored) hostsOf().restoreReleased(uuid, { state, labels: new HostLabels(account, uuid) }, releasedAtMs);
-      },
+    persist: seriesPersistence(hostsOf, account, () => ctx.clock.now()),
+  };
+}
+
+/**
+ * The counters and cursors of every host (its grace period included), to and from the state
+ * file. Every restored host waits in its grace period until the host list names it again.
+ */
+function seriesPersistence(hostsOf: () => GraceMap<string, HostEntry>, account: string, now: () => number) {
+  return {
+    save: () => [...hostsOf().entries()].map(([uuid, entry, releasedAtMs]) => ({ uuid, state: encodeSeriesHost(entry.state), releasedAtMs: releasedAtMs ?? null })),
+    restore(data: unknown) {
+      if (!Array.isArray(data)) throw new TypeError('series state must be a list of hosts');
+      const at = now();
+      // Decode everything before taking any of it, so a bad entry leaves the source as it was.
+      const restored = (data as { uuid?: unknown; state?: unknown; releasedAtMs?: unknown }[]).map((item) => {
+        if (typeof item.uuid !== 'string') throw new TypeError('series state: a host without a uuid');
+        return { uuid: item.uuid, state: decodeSeriesHost(item.state), releasedAtMs: typeof item.releasedAtMs === 'number' ? Math.min(item.releasedAtMs, at) : at };
+      });
+      for (const { uuid, state, releasedAtMs } of restored) hostsOf().restoreReleased(uuid, { state, labels: new HostLabels(account, uuid) }, releasedAtMs);
     },
   };
 }

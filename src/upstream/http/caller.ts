@@ -1,4 +1,4 @@
-import type { Priority, RequestGate } from '../../budget/types.js';
+import type { Priority, RequestGate } from './gate.js';
 import { systemClock, type Clock } from '../../lib/clock.js';
 import type { DroppedItem, FieldNote } from '../decode.js';
 import type { UpstreamMetrics } from '../metrics.js';

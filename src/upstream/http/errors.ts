@@ -1,4 +1,4 @@
-import type { DroppedItem } from '../tolerant/body.js';
+import type { DroppedItem } from '../tolerant/values.js';
 
 /**
  * Every outcome of an upstream request that is not a decoded success. The budget decides

@@ -1,4 +1,4 @@
-import type { Priority, RequestGate } from '../../budget/types.js';
+import type { Priority, RequestGate } from '../http/gate.js';
 import type { Clock } from '../../lib/clock.js';
 import { decodeBody, type Decoded, type JsonDecoder } from '../decode.js';
 import type { UpstreamLogger } from '../http/exchange.js';

@@ -1,4 +1,4 @@
-import type { Priority, RequestGate } from '../../budget/types.js';
+import type { Priority, RequestGate } from '../http/gate.js';
 import { FREE_ENDPOINT_CACHE_MS } from '../../config/types.js';
 import { systemClock, type Clock as Clock } from '../../lib/clock.js';
 import { decodeBody, type Decoded, type JsonDecoder } from '../decode.js';

@@ -1,6 +1,6 @@
 import { InvalidResponseError, type RequestContext } from '../http/errors.js';
 import { Fields, ItemProblem, type FieldNote } from './fields.js';
-import { describe, isRecord, type DropReason } from './values.js';
+import { describe, isRecord, type DroppedItem } from './values.js';
 
 /**
  * Finding the list (or the one object) in a response body whose layout the API document
@@ -9,15 +9,7 @@ import { describe, isRecord, type DropReason } from './values.js';
  * would retract what is known; refusing keeps it and says why).
  */
 
-export interface DroppedItem {
-  /** Where the item sat, e.g. `websites[3]` or `series["system.cpu.user"][7]`. */
-  readonly path: string;
-  readonly reason: DropReason;
-  /** The canonical name of the field at fault (one of ours, never upstream text). */
-  readonly field: string;
-  /** What was wrong, e.g. `checked_at: "yesterday" is not an RFC 3339 timestamp`. */
-  readonly issue: string;
-}
+export type { DroppedItem } from './values.js';
 
 export interface Decoded<T> {
   readonly value: T;

@@ -134,3 +134,13 @@ function splitCommaList(text: string): string[] {
     .map((part) => part.trim())
     .filter((part) => part !== '');
 }
+
+export interface DroppedItem {
+  /** Where the item sat, e.g. `websites[3]` or `series["system.cpu.user"][7]`. */
+  readonly path: string;
+  readonly reason: DropReason;
+  /** The canonical name of the field at fault (one of ours, never upstream text). */
+  readonly field: string;
+  /** What was wrong, e.g. `checked_at: "yesterday" is not an RFC 3339 timestamp`. */
+  readonly issue: string;
+}

@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import { parseListenAddress, type ListenAddress } from '../server/listen.js';
 import { resolveShard, ShardError, type ShardAssignment } from '../sharding/index.js';
 import { EXPORTER_VERSION } from '../version.js';
-import { closestKey } from './errors.js';
+import { closestKey } from '../config/errors.js';
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -116,7 +116,8 @@ export function helpText(): string {
 /**
  * `parseFlags(process.argv.slice(2), process.env)`. Returns `{help}` or `{version}` when
  * asked for; throws `FlagError` for an unknown flag, a bad value, or a flag that looks
- * like it carries a key.
+ * like it carries a key. Long because it is the one place every flag is read, checked and
+ * defaulted, flag and environment variable side by side; split up, a flag's rules would scatter.
  */
 export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv, options: ParseFlagsOptions = {}): Flags | { help: string } | { version: string } {
   for (const arg of argv) {
