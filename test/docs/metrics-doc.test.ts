@@ -1,12 +1,19 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { renderMetricsDoc } from '../../scripts/metrics-doc.js';
+import { renderMetricsDoc, renderSourcesDoc } from '../../scripts/metrics-doc.js';
+import { SOURCES } from '../../src/sources/index.js';
 
 const doc = readFileSync(new URL('../../docs/metrics.md', import.meta.url), 'utf8');
 
 describe('docs/metrics.md', () => {
   it('is up to date (regenerate with npx tsx scripts/metrics-doc.ts)', async () => {
     expect(doc).toBe(await renderMetricsDoc());
+  });
+
+  it('docs/sources.md is up to date and names every source of the list', () => {
+    const sources = readFileSync(new URL('../../docs/sources.md', import.meta.url), 'utf8');
+    expect(sources).toBe(renderSourcesDoc());
+    for (const source of SOURCES) expect(sources).toContain(`| [${source.name}](`);
   });
 
   it('lists every family the golden exposition holds', () => {

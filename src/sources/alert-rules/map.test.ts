@@ -99,9 +99,9 @@ describe('mapAlertRules', () => {
   });
 });
 
-describe('docs/metrics/alert-rules.md', () => {
+describe('src/sources/alert-rules/metrics.md', () => {
   it('has one row per family, with the type and unit the code gives it', () => {
-    const doc = readFileSync(new URL('../../../docs/metrics/alert-rules.md', import.meta.url), 'utf8');
+    const doc = readFileSync(new URL('./metrics.md', import.meta.url), 'utf8');
     const rows = doc.split('\n').filter((line) => line.startsWith('| monapi_'));
     const specs = Object.values(ALERT_RULE_FAMILIES);
     expect(rows.map((row) => row.split(' | ')[0]?.slice(2)).sort()).toEqual(specs.map((s) => s.name).sort());

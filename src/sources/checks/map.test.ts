@@ -330,9 +330,9 @@ describe('checksCadenceMs', () => {
   });
 });
 
-describe('docs/metrics/checks.md', () => {
+describe('src/sources/checks/metrics.md', () => {
   it('has one row per family, with the type and unit the code gives it', () => {
-    const doc = readFileSync(new URL('../../../docs/metrics/checks.md', import.meta.url), 'utf8');
+    const doc = readFileSync(new URL('./metrics.md', import.meta.url), 'utf8');
     const rows = doc.split('\n').filter((line) => line.startsWith('| monapi_'));
     const specs = Object.values(CHECK_FAMILIES);
     expect(rows.map((row) => row.split(' | ')[0]?.slice(2)).sort()).toEqual(specs.map((s) => s.name).sort());

@@ -1,7 +1,7 @@
 import { SeriesNaming } from './naming.js';
 
 /**
- * The table of the agent metric families for docs/metrics/series.md, from the naming the
+ * The table of the agent metric families for src/sources/series/metrics.md, from the naming the
  * exporter uses (with the default catalogue and no overrides). A test keeps the document
  * in step; `npx tsx scripts/metrics-doc.ts` rewrites it.
  */
@@ -22,6 +22,6 @@ export const FAMILY_TABLE_END = '<!-- series-families:end -->';
 export function withSeriesFamilyTable(doc: string, naming?: SeriesNaming): string {
   const start = doc.indexOf(FAMILY_TABLE_START);
   const end = doc.indexOf(FAMILY_TABLE_END);
-  if (start < 0 || end < start) throw new Error(`docs/metrics/series.md lacks the markers ${FAMILY_TABLE_START} ... ${FAMILY_TABLE_END}`);
+  if (start < 0 || end < start) throw new Error(`src/sources/series/metrics.md lacks the markers ${FAMILY_TABLE_START} ... ${FAMILY_TABLE_END}`);
   return `${doc.slice(0, start + FAMILY_TABLE_START.length)}\n${seriesFamilyTable(naming)}\n${doc.slice(end)}`;
 }

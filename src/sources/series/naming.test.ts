@@ -283,9 +283,9 @@ describe('metric_overrides', () => {
   });
 });
 
-describe('docs/metrics/series.md', () => {
+describe('src/sources/series/metrics.md', () => {
   it('holds the family table the code gives', () => {
-    const doc = readFileSync(new URL('../../../docs/metrics/series.md', import.meta.url), 'utf8');
+    const doc = readFileSync(new URL('./metrics.md', import.meta.url), 'utf8');
     expect(doc).toContain(seriesFamilyTable());
   });
 });
