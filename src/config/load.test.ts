@@ -420,6 +420,7 @@ describe('parseConfig', () => {
       checks: 60_000,
       website_summary: 900_000,
       host_details: 3_600_000,
+      api_description: 21_600_000,
     });
     expect(switchesOf(sources)).toEqual({
       hosts: true,
@@ -433,6 +434,7 @@ describe('parseConfig', () => {
       alerts: true,
       alert_rules: true,
       account: true,
+      api_description: true,
     });
     expect(account?.apiKey.reveal()).toBe('prod-secret-1');
   });

@@ -32,7 +32,7 @@ releases:
         'exporter: metric prefix monapi_, sample timestamps off, null points: skip',
         'accounts: 1',
         '  prod: https://mon.example.com/api/v2, key from env PROD_KEY (bearer), 120/min burst 30 headroom 10%, concurrency 4',
-        `    sources: hosts, host_details, series, components, alerts, alert_rules, account; metrics: 5 selected (catalogue has ${METRIC_CATALOGUE.length}); series every 1m, ingest delay 3m`,
+        `    sources: hosts, host_details, series, components, alerts, alert_rules, account, api_description; metrics: 5 selected (catalogue has ${METRIC_CATALOGUE.length}); series every 1m, ingest delay 3m`,
         'releases: marketplace mode (https://releases.p.example.com, key from file /run/secrets/market), schedule "17 */2 * * *" UTC, runs at least 2h apart, 2 projects',
         '  outdated check: nginx nginx/nginx, php-fpm php/php-src, mysql mysql/mysql-server, mariadb MariaDB/server, varnish varnishcache/varnish-cache, agent nginxinc/nginx-amplify-agent (major); line minor',
       ].join('\n'),

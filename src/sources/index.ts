@@ -1,6 +1,7 @@
 import { accountSource } from './account/index.js';
 import { alertRulesSource } from './alert-rules/index.js';
 import { alertsSource } from './alerts/index.js';
+import { apiDescriptionSource } from './api-description/index.js';
 import { checksSource } from './checks/index.js';
 import { componentsSource } from './components/index.js';
 import { hostDetailsSource } from './host-details/index.js';
@@ -31,6 +32,7 @@ export const SOURCES: readonly AnySource[] = [
   alertsSource,
   alertRulesSource,
   accountSource,
+  apiDescriptionSource,
   releasesSource,
   outdatedSource,
 ];
