@@ -175,9 +175,9 @@ describe('mapRecentAlerts bounded memory', () => {
   });
 });
 
-describe('docs/metrics/alerts.md', () => {
+describe('src/sources/alerts/metrics.md', () => {
   it('has one row per family, with the type and unit the code gives it', () => {
-    const doc = readFileSync(new URL('../../../docs/metrics/alerts.md', import.meta.url), 'utf8');
+    const doc = readFileSync(new URL('./metrics.md', import.meta.url), 'utf8');
     const rows = doc.split('\n').filter((line) => line.startsWith('| monapi_'));
     const specs = Object.values(ALERT_FAMILIES);
     expect(rows.map((row) => row.split(' | ')[0]?.slice(2)).sort()).toEqual(specs.map((s) => s.name).sort());

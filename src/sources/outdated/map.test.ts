@@ -147,9 +147,9 @@ describe('mapLatestVersions', () => {
   });
 });
 
-describe('docs/metrics/outdated.md', () => {
+describe('src/sources/outdated/metrics.md', () => {
   it('has one row per family, with the type and unit the code gives it', () => {
-    const doc = readFileSync(new URL('../../../docs/metrics/outdated.md', import.meta.url), 'utf8');
+    const doc = readFileSync(new URL('./metrics.md', import.meta.url), 'utf8');
     const rows = doc.split('\n').filter((line) => line.startsWith('| monapi_'));
     const specs = Object.values(OUTDATED_FAMILIES);
     expect(rows.map((row) => row.split(' | ')[0]?.slice(2)).sort()).toEqual(specs.map((s) => s.name).sort());
