@@ -2,6 +2,8 @@
 import { ConfigError } from './config/index.js';
 import { FlagError, parseFlags } from './command-line/flags.js';
 import { loadConfig, summarizeConfig } from './exporter/config.js';
+import { configFiles, watchConfigFiles } from './config/watch.js';
+import { systemClock } from './lib/clock.js';
 import { createLogger } from './lib/logger.js';
 import { startExporter, type RunningExporter } from './exporter/index.js';
 import { withLifecycle } from './server/lifecycle.js';
@@ -13,16 +15,18 @@ const SHUTDOWN_LIMIT_MS = 5_000;
 
 /**
  * The exporter's command line: flags and environment, then the config file, then run
- * until SIGTERM or SIGINT; SIGHUP re-reads the configuration. Exit codes: 0 clean, 1 invalid
+ * until SIGTERM or SIGINT; SIGHUP, or a change of the config file or a key or CA file it names
+ * (`--config.watch-interval`), re-reads the configuration. Exit codes: 0 clean, 1 invalid
  * configuration, 2 bad flags.
  */
 async function main(argv: readonly string[]): Promise<number> {
   // Node's default for SIGHUP is to exit: a reload signal must never kill the exporter, even while it starts.
-  const running: { exporter?: RunningExporter; hupBeforeStart?: boolean } = {};
-  process.on('SIGHUP', () => {
+  const running: { exporter?: RunningExporter; reloadBeforeStart?: boolean } = {};
+  const reload = () => {
     if (running.exporter) running.exporter.reload();
-    else running.hupBeforeStart = true;
-  });
+    else running.reloadBeforeStart = true;
+  };
+  process.on('SIGHUP', reload);
 
   let flags;
   try {
@@ -74,6 +78,21 @@ async function main(argv: readonly string[]): Promise<number> {
   const configFile = flags.configFile;
   const enableLifecycle = flags.webEnableLifecycle;
   const webConfigFile = flags.webConfigFile;
+  // The configuration in force: the files it names are the ones watched.
+  let current = config;
+  // Watching starts from the files as they were loaded, so a change during the start is not lost.
+  const watch =
+    flags.configWatchIntervalMs > 0
+      ? watchConfigFiles({
+          intervalMs: flags.configWatchIntervalMs,
+          clock: systemClock,
+          files: () => configFiles(configFile, current),
+          onChange: (changed) => {
+            log.info({ files: changed }, 'configuration files changed; reloading');
+            reload();
+          },
+        })
+      : undefined;
   const exporter = await startExporter({
     config,
     listenAddress: flags.webListenAddress,
@@ -82,11 +101,15 @@ async function main(argv: readonly string[]): Promise<number> {
     log,
     shard: flags.shard,
     stateFile: flags.stateFile,
-    reloadConfig: () => loadConfig(configFile, process.env),
+    reloadConfig: () => {
+      // A configuration that loads is applied at once (applyConfig does not fail).
+      current = loadConfig(configFile, process.env);
+      return current;
+    },
     serve: (app, address, lifecycle) => startWebServer(withLifecycle(app, lifecycle, enableLifecycle), { listenAddress: address, webConfigFile, log }),
   });
   running.exporter = exporter;
-  if (running.hupBeforeStart) exporter.reload();
+  if (running.reloadBeforeStart) exporter.reload();
   await new Promise<void>((resolve) => {
     const shutdown = (signal: string) => {
       log.info({ signal }, 'shutting down');
@@ -97,6 +120,7 @@ async function main(argv: readonly string[]): Promise<number> {
   });
   // Anything still holding the event loop after a clean stop must not keep the process alive.
   setTimeout(() => process.exit(0), SHUTDOWN_LIMIT_MS).unref();
+  watch?.stop();
   await exporter.stop();
   return 0;
 }

@@ -24,6 +24,7 @@ describe('parseFlags', () => {
     expect(flags([])).toEqual({
       configFile: 'monapi-exporter.yaml',
       configCheck: false,
+      configWatchIntervalMs: 10_000,
       webListenAddress: ':9866',
       listen: { host: undefined, port: 9866 },
       webTelemetryPath: '/metrics',
@@ -46,6 +47,7 @@ describe('parseFlags', () => {
       flags([
         '--config.file=/etc/monapi.yaml',
         '--config.check',
+        '--config.watch-interval=2m',
         '--web.listen-address',
         '127.0.0.1:9100',
         '--web.telemetry-path=/probe/metrics',
@@ -64,6 +66,7 @@ describe('parseFlags', () => {
     ).toEqual({
       configFile: '/etc/monapi.yaml',
       configCheck: true,
+      configWatchIntervalMs: 120_000,
       webListenAddress: '127.0.0.1:9100',
       listen: { host: '127.0.0.1', port: 9100 },
       webTelemetryPath: '/probe/metrics',
@@ -87,6 +90,8 @@ describe('parseFlags', () => {
     ['MONAPI_STATE_FILE', '/data/state.json', 'stateFile', '/data/state.json'],
     ['MONAPI_WEB_CONFIG_FILE', '/etc/web.yml', 'webConfigFile', '/etc/web.yml'],
     ['MONAPI_WEB_ENABLE_LIFECYCLE', 'true', 'webEnableLifecycle', true],
+    ['MONAPI_CONFIG_WATCH_INTERVAL', '500ms', 'configWatchIntervalMs', 500],
+    ['MONAPI_CONFIG_WATCH_INTERVAL', '0', 'configWatchIntervalMs', 0],
   ] as const)('takes %s from the environment', (envName, value, field, expected) => {
     expect(flags([], { [envName]: value })[field]).toBe(expected);
   });
@@ -113,7 +118,7 @@ describe('parseFlags', () => {
 
   it('documents every flag with its variable and default in the help', () => {
     const help = helpText();
-    for (const text of ['--config.file', 'MONAPI_CONFIG_FILE', '--config.check', '--web.listen-address', ':9866', '--web.telemetry-path', '--log.level', '--log.format', 'MONAPI_LOG_FORMAT', '--shard', 'MONAPI_SHARD', '--total-shards', '--shard.pod-name', 'MONAPI_SHARD_POD_NAME']) {
+    for (const text of ['--config.file', 'MONAPI_CONFIG_FILE', '--config.check', '--config.watch-interval', 'MONAPI_CONFIG_WATCH_INTERVAL', '--web.listen-address', ':9866', '--web.telemetry-path', '--log.level', '--log.format', 'MONAPI_LOG_FORMAT', '--shard', 'MONAPI_SHARD', '--total-shards', '--shard.pod-name', 'MONAPI_SHARD_POD_NAME']) {
       expect(help).toContain(text);
     }
   });
@@ -142,6 +147,8 @@ describe('parseFlags refuses bad input with the flag and the allowed values', ()
     [['--web.telemetry-path=/'], {}, '--web.telemetry-path must start with / and name a path other than / itself, without spaces, ? or # (got "/")'],
     [['--web.max-requests=-1'], {}, '--web.max-requests must be a whole number, 0 for no limit (got "-1")'],
     [[], { MONAPI_WEB_MAX_REQUESTS: 'many' }, 'MONAPI_WEB_MAX_REQUESTS must be a whole number, 0 for no limit (got "many")'],
+    [['--config.watch-interval=10'], {}, '--config.watch-interval must be a duration of at least 100ms such as 10s, or 0 to turn the watching off (got "10")'],
+    [[], { MONAPI_CONFIG_WATCH_INTERVAL: '10ms' }, 'MONAPI_CONFIG_WATCH_INTERVAL must be a duration of at least 100ms such as 10s, or 0 to turn the watching off (got "10ms")'],
     [['--log.levle=debug'], {}, 'unknown flag --log.levle (did you mean --log.level?)'],
     [['--shard=1'], {}, '--shard needs --total-shards: the number of shards (StatefulSet replicas) the accounts are spread over'],
     [['--total-shards=2', '--shard=2'], {}, 'shard 2 does not exist: --total-shards is 2, so shards are numbered 0 to 1'],

@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { parseListenAddress, type ListenAddress } from '../server/listen.js';
 import { resolveShard, ShardError, type ShardAssignment } from '../sharding/index.js';
 import { EXPORTER_VERSION } from '../version.js';
+import { parseDuration } from '../config/duration.js';
 import { closestKey } from '../config/errors.js';
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
@@ -19,11 +20,16 @@ export const DEFAULT_LISTEN_ADDRESS = ':9866';
 export const DEFAULT_CONFIG_FILE = 'monapi-exporter.yaml';
 /** Each scrape in flight holds the body it started with; see docs/exposition.md. */
 export const DEFAULT_MAX_REQUESTS = 10;
+/** Kubernetes takes up to a minute or so to update a mounted ConfigMap or Secret; 10 s adds little to that. */
+export const DEFAULT_CONFIG_WATCH_INTERVAL = '10s';
+const MIN_CONFIG_WATCH_INTERVAL_MS = 100;
 
 export interface Flags {
   readonly configFile: string;
   /** Validate the config, print a summary, exit 0 or 1. */
   readonly configCheck: boolean;
+  /** How often the config file and the key and CA files it names are looked at for changes; 0: never. */
+  readonly configWatchIntervalMs: number;
   /** As given, e.g. `:9866` or `127.0.0.1:9866`. */
   readonly webListenAddress: string;
   /** `host` undefined means every interface; IPv6 hosts come without brackets. */
@@ -68,6 +74,12 @@ interface FlagSpec {
 const FLAGS: Readonly<Record<string, FlagSpec>> = {
   'config.file': { type: 'string', env: 'MONAPI_CONFIG_FILE', default: DEFAULT_CONFIG_FILE, help: 'YAML configuration file.' },
   'config.check': { type: 'boolean', help: 'Validate the configuration (secrets included), print a summary without secrets and exit: 0 valid, 1 invalid.' },
+  'config.watch-interval': {
+    type: 'string',
+    env: 'MONAPI_CONFIG_WATCH_INTERVAL',
+    default: DEFAULT_CONFIG_WATCH_INTERVAL,
+    help: 'Reload when the config file or a key or CA file it names has changed, looking this often (a duration such as 10s); 0 turns it off (SIGHUP still reloads).',
+  },
   'web.listen-address': { type: 'string', env: 'MONAPI_WEB_LISTEN_ADDRESS', default: DEFAULT_LISTEN_ADDRESS, help: 'Address to serve metrics on: [host]:port.' },
   'web.telemetry-path': { type: 'string', env: 'MONAPI_WEB_TELEMETRY_PATH', default: '/metrics', help: 'Path of the metrics endpoint.' },
   'web.config.file': {
@@ -214,9 +226,18 @@ export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv, opti
     throw new FlagError(`${maxGiven.from} must be a whole number, 0 for no limit (got ${JSON.stringify(maxGiven.value)})`);
   }
 
+  const watchGiven = pick('config.watch-interval') ?? { value: DEFAULT_CONFIG_WATCH_INTERVAL, from: '--config.watch-interval' };
+  const watchInterval = watchGiven.value === '0' ? { ms: 0 } : parseDuration(watchGiven.value);
+  if ('error' in watchInterval || (watchInterval.ms > 0 && watchInterval.ms < MIN_CONFIG_WATCH_INTERVAL_MS)) {
+    throw new FlagError(
+      `${watchGiven.from} must be a duration of at least ${MIN_CONFIG_WATCH_INTERVAL_MS}ms such as 10s, or 0 to turn the watching off (got ${JSON.stringify(watchGiven.value)})`,
+    );
+  }
+
   return {
     configFile,
     configCheck: values['config.check'] === true,
+    configWatchIntervalMs: watchInterval.ms,
     stateFile,
     webConfigFile,
     webEnableLifecycle: lifecycle === 'true',

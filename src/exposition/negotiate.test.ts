@@ -39,6 +39,39 @@ describe('negotiateFormat', () => {
   });
 });
 
+/** What Prometheus 3.16.0 sends, recorded from the real binary (scripts/prometheus3) per scrape config. */
+const PROMETHEUS_3_16 = {
+  default:
+    'application/openmetrics-text;version=1.0.0;escaping=allow-utf-8;q=0.7,application/openmetrics-text;version=0.0.1;q=0.6,text/plain;version=1.0.0;escaping=allow-utf-8;q=0.5,text/plain;version=0.0.4;q=0.4,*/*;q=0.3',
+  'metric_name_validation_scheme: legacy':
+    'application/openmetrics-text;version=1.0.0;escaping=underscores;q=0.7,application/openmetrics-text;version=0.0.1;q=0.6,text/plain;version=1.0.0;escaping=underscores;q=0.5,text/plain;version=0.0.4;q=0.4,*/*;q=0.3',
+  'metric_name_escaping_scheme: dots':
+    'application/openmetrics-text;version=1.0.0;escaping=dots;q=0.7,application/openmetrics-text;version=0.0.1;q=0.6,text/plain;version=1.0.0;escaping=dots;q=0.5,text/plain;version=0.0.4;q=0.4,*/*;q=0.3',
+  'scrape_protocols: [PrometheusText1.0.0, PrometheusText0.0.4]': 'text/plain;version=1.0.0;escaping=allow-utf-8;q=0.7,text/plain;version=0.0.4;q=0.6,*/*;q=0.5',
+  'scrape_protocols: [OpenMetricsText2.0.0, OpenMetricsText1.0.0, PrometheusText0.0.4]':
+    'application/openmetrics-text;version=2.0.0;escaping=allow-utf-8;q=0.7,application/openmetrics-text;version=1.0.0;escaping=allow-utf-8;q=0.6,text/plain;version=0.0.4;q=0.5,*/*;q=0.4',
+  'scrape_protocols: [PrometheusProto, OpenMetricsText1.0.0, PrometheusText0.0.4]':
+    'application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited;q=0.7,application/openmetrics-text;version=1.0.0;escaping=allow-utf-8;q=0.6,text/plain;version=0.0.4;q=0.5,*/*;q=0.4',
+} as const;
+
+describe('negotiate with what Prometheus 3.16 sends', () => {
+  it.each<[keyof typeof PROMETHEUS_3_16, ExpositionFormat]>([
+    ['default', 'openmetrics'],
+    ['metric_name_validation_scheme: legacy', 'openmetrics'],
+    ['metric_name_escaping_scheme: dots', 'openmetrics'],
+    // Text 1.0.0 differs from 0.0.4 only by quoted UTF-8 names, which this exporter never has.
+    ['scrape_protocols: [PrometheusText1.0.0, PrometheusText0.0.4]', 'text'],
+    // OpenMetrics 2.0.0 is not spoken here: the 1.0.0 it also accepts is the answer.
+    ['scrape_protocols: [OpenMetricsText2.0.0, OpenMetricsText1.0.0, PrometheusText0.0.4]', 'openmetrics'],
+    ['scrape_protocols: [PrometheusProto, OpenMetricsText1.0.0, PrometheusText0.0.4]', 'openmetrics'],
+  ])('%s -> %s', (config, expected) => {
+    const answer = negotiate(PROMETHEUS_3_16[config], 'gzip');
+    expect(answer.format).toBe(expected);
+    expect(answer.contentType).toBe(expected === 'openmetrics' ? 'application/openmetrics-text; version=1.0.0; charset=utf-8' : 'text/plain; version=0.0.4; charset=utf-8');
+    expect(answer.gzip).toBe(true);
+  });
+});
+
 describe('acceptsGzip', () => {
   it.each<[string | undefined, boolean]>([
     [undefined, false],

@@ -4,7 +4,8 @@ import { startDemo, type RunningDemo } from '../../scripts/demo.js';
 import type { ShapeSet } from '../../simulator/index.js';
 import type { SimAccount } from '../../simulator/monitoring/world-types.js';
 import { DEFAULT_CHECK_BUCKETS } from '../../src/sources/checks/map.js';
-import { requireBinary, startPrometheus, type RunningPrometheus } from '../support/prometheus.js';
+import { PROMETHEUS_MAJORS, requireBinary, startPrometheus, type PrometheusMajor, type RunningPrometheus } from '../support/prometheus.js';
+import { startRecordingProxy, type RecordingProxy } from '../support/recording-proxy.js';
 
 /**
  * The whole stack: the simulator and the exporter (the demo, through a real config file)
@@ -15,6 +16,11 @@ import { requireBinary, startPrometheus, type RunningPrometheus } from '../suppo
  * documents leave "not shown" in the standard shape set, the other in the alt set (the same
  * data in other legal layouts, docs/simulator.md). One Prometheus scrapes both, telling
  * them apart by the target label `shape_set`, and every check runs against each.
+ *
+ * Two Prometheus servers scrape them at the same time: Debian's Prometheus 2.42 and a
+ * Prometheus 3 (scripts/prometheus3), each with its default scrape negotiation; every check
+ * runs against both. Prometheus 3 also scrapes the standard demo through recording proxies
+ * with other protocols and name escapings, to see what it asks for and gets on the wire.
  */
 
 const SPEED = 30;
@@ -27,10 +33,27 @@ const COUNTER_FAMILY = 'monapi_nginx_http_requests_total';
 /** Documented tolerance of rate() against the simulator: one minute of slop at each end of a 35-minute window, plus extrapolation. */
 const RATE_TOLERANCE = 0.15;
 const SHAPE_SETS = ['standard', 'alt'] as const satisfies readonly ShapeSet[];
+/**
+ * The metric families of a set of series: prom-client's active-requests gauge has a series only
+ * while a request of the process is in flight, so it comes and goes between scrapes.
+ */
+const FAMILIES = (selector: string) => `count by (__name__) (${selector.replace('}', ',__name__!="monapi_exporter_nodejs_active_requests"}')})`;
 
 const demos = new Map<ShapeSet, RunningDemo>();
 let startedRealMs = 0;
-let prometheus: RunningPrometheus;
+const servers = new Map<PrometheusMajor, RunningPrometheus>();
+
+/**
+ * Prometheus 3 scrape jobs through a recording proxy each: its default negotiation, Prometheus
+ * text 1.0.0 with UTF-8 names allowed, and legacy name validation (escaping=underscores).
+ */
+const NEGOTIATION_JOBS = {
+  negotiation_default: '',
+  negotiation_text_utf8: '    scrape_protocols: [PrometheusText1.0.0, PrometheusText0.0.4]\n    metric_name_validation_scheme: utf8\n    metric_name_escaping_scheme: allow-utf-8\n',
+  negotiation_legacy: '    metric_name_validation_scheme: legacy\n',
+} as const;
+type NegotiationJob = keyof typeof NEGOTIATION_JOBS;
+const proxies = new Map<NegotiationJob, RecordingProxy>();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 beforeAll(async () => {
@@ -58,18 +81,42 @@ beforeAll(async () => {
   });
   const failed = started.find((result) => result.status === 'rejected');
   if (failed) throw failed.reason;
-  prometheus = await startPrometheus({
-    targets: SHAPE_SETS.map((set) => ({ address: new URL(demoOf(set).exporter.url).host, labels: { shape_set: set } })),
-    scrapeIntervalSeconds: 1,
+  for (const job of Object.keys(NEGOTIATION_JOBS) as NegotiationJob[]) proxies.set(job, await startRecordingProxy(demoOf('standard').exporter.url));
+  const negotiationJobs = Object.entries(NEGOTIATION_JOBS)
+    .map(([job, settings]) => `  - job_name: ${job}\n${settings}    static_configs:\n      - targets: ["${proxies.get(job as NegotiationJob)!.address}"]\n`)
+    .join('');
+  const startedServers = await Promise.allSettled(
+    PROMETHEUS_MAJORS.map((major) =>
+      startPrometheus({
+        major,
+        targets: SHAPE_SETS.map((set) => ({ address: new URL(demoOf(set).exporter.url).host, labels: { shape_set: set } })),
+        scrapeIntervalSeconds: 1,
+        ...(major === 3 ? { extraScrapeConfigs: negotiationJobs } : {}),
+      }),
+    ),
+  );
+  startedServers.forEach((result, i) => {
+    if (result.status === 'fulfilled') servers.set(PROMETHEUS_MAJORS[i]!, result.value);
   });
-  await prometheus.waitFor('up{job="monapi"}', (s) => s.length === SHAPE_SETS.length && s.every((x) => x.value === 1), 30_000);
+  const failedServer = startedServers.find((result) => result.status === 'rejected');
+  if (failedServer) throw failedServer.reason;
+  for (const server of servers.values()) {
+    await server.waitFor('up{job="monapi"}', (s) => s.length === SHAPE_SETS.length && s.every((x) => x.value === 1), 30_000);
+  }
   await sleep(OBSERVE_SECONDS * 1000);
 }, 180_000);
 
 afterAll(async () => {
-  await prometheus?.stop();
+  await Promise.all([...servers.values()].map((server) => server.stop()));
+  await Promise.all([...proxies.values()].map((proxy) => proxy.close()));
   await Promise.all([...demos.values()].map((demo) => demo.stop()));
 }, 30_000);
+
+function serverOf(major: PrometheusMajor): RunningPrometheus {
+  const server = servers.get(major);
+  if (!server) throw new Error(`Prometheus ${major} did not start`);
+  return server;
+}
 
 function demoOf(set: ShapeSet): RunningDemo {
   const demo = demos.get(set);
@@ -98,8 +145,9 @@ function simTimeAt(demo: RunningDemo, realMs: number): number {
   return clock.startMs + (realMs - clock.realStartMs) * clock.factor;
 }
 
-describe.each(SHAPE_SETS)('a real Prometheus scraping the demo with the %s shape set', (set) => {
+describe.each(PROMETHEUS_MAJORS.flatMap((major) => SHAPE_SETS.map((set) => [major, set] as const)))('a real Prometheus %i scraping the demo with the %s shape set', (major, set) => {
   const target = `shape_set="${set}"`;
+  const prometheus = { query: (promql: string) => serverOf(major).query(promql), rangeSamples: (selector: string) => serverOf(major).rangeSamples(selector) };
   const demo = () => demoOf(set);
   const clockNow = () => simTimeAt(demo(), Date.now());
 
@@ -238,7 +286,7 @@ describe.each(SHAPE_SETS)('a real Prometheus scraping the demo with the %s shape
   });
 
   it('passes promtool check metrics on /metrics', async () => {
-    const promtool = requireBinary('promtool');
+    const promtool = requireBinary('promtool', major);
     const body = await (await fetch(`${demo().exporter.url}/metrics`, { headers: { accept: 'text/plain' } })).text();
     expect(body).toContain('# TYPE monapi_component_info gauge');
     const result = spawnSync(promtool, ['check', 'metrics'], { input: body, encoding: 'utf8' });
@@ -247,12 +295,59 @@ describe.each(SHAPE_SETS)('a real Prometheus scraping the demo with the %s shape
   });
 });
 
-describe('the two shape sets', () => {
+describe.each(PROMETHEUS_MAJORS)('the two shape sets in Prometheus %i', (major) => {
   it('export the same metric families', async () => {
     const familiesOf = async (set: ShapeSet) =>
-      (await prometheus.query(`count by (__name__) ({job="monapi",shape_set="${set}"})`)).map((s) => s.metric.__name__).sort();
+      (await serverOf(major).query(FAMILIES(`{job="monapi",shape_set="${set}"}`))).map((s) => s.metric.__name__).sort();
     const standard = await familiesOf('standard');
     expect(standard.length).toBeGreaterThan(100);
     expect(await familiesOf('alt')).toEqual(standard);
+  });
+});
+
+describe('the two Prometheus servers', () => {
+  it.each(PROMETHEUS_MAJORS)('Prometheus %i is the generation it is said to be', async (major) => {
+    const info = (await (await fetch(`${serverOf(major).url}/api/v1/status/buildinfo`)).json()) as { data: { version: string } };
+    expect(info.data.version).toBe(serverOf(major).version);
+    expect(info.data.version).toMatch(new RegExp(`^${major}\\.\\d+\\.\\d+`));
+  });
+});
+
+describe("Prometheus 3's scrape negotiation, seen on the wire", () => {
+  const familiesOf = async (job: string) => (await serverOf(3).query(FAMILIES(`{job="${job}"}`))).map((s) => s.metric.__name__).sort();
+  const exchangesOf = (job: NegotiationJob) => {
+    const exchanges = proxies.get(job)!.exchanges.filter((e) => e.path === '/metrics');
+    expect(exchanges.length, `scrapes through the ${job} proxy`).toBeGreaterThan(OBSERVE_SECONDS / 2);
+    return exchanges;
+  };
+
+  it('asks for OpenMetrics 1.0.0 first with escaping=allow-utf-8, and gets OpenMetrics 1.0.0', async () => {
+    for (const exchange of exchangesOf('negotiation_default')) {
+      expect(exchange.accept).toMatch(/^application\/openmetrics-text;version=1\.0\.0;escaping=allow-utf-8;q=0\.\d,application\/openmetrics-text;version=0\.0\.1;q=0\.\d,text\/plain;version=1\.0\.0;escaping=allow-utf-8;q=0\.\d,text\/plain;version=0\.0\.4;q=0\.\d,\*\/\*;q=0\.\d$/);
+      expect(exchange.acceptEncoding).toBe('gzip');
+      expect([exchange.status, exchange.contentType]).toEqual([200, 'application/openmetrics-text; version=1.0.0; charset=utf-8']);
+    }
+    expect((await serverOf(3).query('up{job="negotiation_default"}')).map((s) => s.value)).toEqual([1]);
+  });
+
+  it('scrapes Prometheus text 1.0.0 with escaping=allow-utf-8, answered in text 0.0.4, the same families', async () => {
+    for (const exchange of exchangesOf('negotiation_text_utf8')) {
+      expect(exchange.accept).toMatch(/^text\/plain;version=1\.0\.0;escaping=allow-utf-8;q=0\.\d,text\/plain;version=0\.0\.4;q=0\.\d,\*\/\*;q=0\.\d$/);
+      expect([exchange.status, exchange.contentType]).toEqual([200, 'text/plain; version=0.0.4; charset=utf-8']);
+    }
+    expect((await serverOf(3).query('up{job="negotiation_text_utf8"}')).map((s) => s.value)).toEqual([1]);
+    const direct = (await serverOf(3).query(FAMILIES('{job="monapi",shape_set="standard"}'))).map((s) => s.metric.__name__).sort();
+    expect(direct.length).toBeGreaterThan(100);
+    expect(await familiesOf('negotiation_text_utf8')).toEqual(direct);
+    expect(await familiesOf('negotiation_default')).toEqual(direct);
+  });
+
+  it('with legacy name validation asks for escaping=underscores and finds every name valid as it is', async () => {
+    for (const exchange of exchangesOf('negotiation_legacy')) {
+      expect(exchange.accept).toContain('application/openmetrics-text;version=1.0.0;escaping=underscores;');
+      expect(exchange.status).toBe(200);
+    }
+    expect((await serverOf(3).query('up{job="negotiation_legacy"}')).map((s) => s.value)).toEqual([1]);
+    expect(await familiesOf('negotiation_legacy')).toEqual(await familiesOf('negotiation_default'));
   });
 });

@@ -7,7 +7,7 @@ import { startDemo, type RunningDemo } from '../../scripts/demo.js';
 import { createWorld } from '../../simulator/monitoring/world.js';
 import type { MonitoringWorld } from '../../simulator/monitoring/world-types.js';
 import { findScenario, type Scenario } from './mixin-scenario.js';
-import { startPrometheus, type RunningPrometheus } from './prometheus.js';
+import { startPrometheus, type PrometheusMajor, type RunningPrometheus } from './prometheus.js';
 
 /**
  * The demo started at a scenario's moment (a host offline, a website outage coming), on a
@@ -28,11 +28,15 @@ export interface MixinDemoOptions {
   readonly runMs: number;
   /** The rules' configuration before scaling (default: the shipped one). */
   readonly configure?: (world: MonitoringWorld, scenario: Scenario) => MixinConfig;
+  /** Prometheus servers that scrape the demo and evaluate the rules side by side (default: Prometheus 2). */
+  readonly majors?: readonly PrometheusMajor[];
 }
 
 export interface MixinDemo {
   readonly demo: RunningDemo;
+  /** The first of `servers`. */
   readonly prometheus: RunningPrometheus;
+  readonly servers: ReadonlyMap<PrometheusMajor, RunningPrometheus>;
   readonly scenario: Scenario;
   /** The configuration the rules were rendered with, scaled. */
   readonly config: MixinConfig;
@@ -54,6 +58,7 @@ export async function startMixinDemo(options: MixinDemoOptions): Promise<MixinDe
   const rulesFile = join(dir, 'monapi-exporter.rules.yaml');
   writeFileSync(rulesFile, renderRules(config));
   let demo: RunningDemo | undefined;
+  const servers = new Map<PrometheusMajor, RunningPrometheus>();
   try {
     demo = await startDemo({
       ...MIXIN_WORLD,
@@ -67,26 +72,39 @@ export async function startMixinDemo(options: MixinDemoOptions): Promise<MixinDe
       speed: options.speed,
       startMs: scenario.startMs,
     });
-    const prometheus = await startPrometheus({
-      targets: [new URL(demo.exporter.url).host],
-      scrapeIntervalSeconds: options.scrapeIntervalSeconds,
-      ruleFiles: [rulesFile],
-      evaluationIntervalSeconds: 1,
-    });
+    const demoHost = new URL(demo.exporter.url).host;
+    const majors = options.majors ?? [2];
+    const started = await Promise.allSettled(
+      majors.map((major) =>
+        startPrometheus({
+          major,
+          targets: [demoHost],
+          scrapeIntervalSeconds: options.scrapeIntervalSeconds,
+          ruleFiles: [rulesFile],
+          evaluationIntervalSeconds: 1,
+        }),
+      ),
+    );
+    for (const result of started) if (result.status === 'fulfilled') servers.set(result.value.major, result.value);
+    const failed = started.find((result) => result.status === 'rejected');
+    if (failed) throw failed.reason;
+    const prometheus = servers.get(majors[0]!)!;
     const running = demo;
     return {
       demo: running,
       prometheus,
+      servers,
       scenario,
       config,
       startedSeconds: Date.now() / 1000,
       async stop() {
-        await prometheus.stop();
+        await Promise.all([...servers.values()].map((server) => server.stop()));
         await running.stop();
         rmSync(dir, { recursive: true, force: true });
       },
     };
   } catch (err) {
+    await Promise.all([...servers.values()].map((server) => server.stop()));
     await demo?.stop();
     rmSync(dir, { recursive: true, force: true });
     throw err;

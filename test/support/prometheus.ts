@@ -1,19 +1,41 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /**
- * A real Prometheus server for end-to-end tests. The Debian package `prometheus` provides
- * it; .ci/run installs it. A missing binary is an error, never a skipped test.
+ * A real Prometheus server for end-to-end tests, in two generations: Debian's Prometheus 2
+ * (the package `prometheus`, 2.42) and Prometheus 3, built from the Go module proxy by
+ * scripts/prometheus3 into a cache outside the repository. .ci/run installs the one and
+ * builds the other. A missing binary is an error, never a skipped test.
  */
 
-export function requireBinary(name: 'prometheus' | 'promtool'): string {
+export type PrometheusMajor = 2 | 3;
+/** Every end-to-end test that needs a Prometheus runs against each of these. */
+export const PROMETHEUS_MAJORS: readonly PrometheusMajor[] = [2, 3];
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+export function requireBinary(name: 'prometheus' | 'promtool', major: PrometheusMajor = 2): string {
+  if (major === 3) return prometheus3Binary(name);
   const found = spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' });
   const path = found.stdout.trim();
   if (found.status !== 0 || path === '') {
     throw new Error(`${name} is not installed: install the Debian package "prometheus" (apt-get install -y prometheus); .ci/run does this`);
+  }
+  return path;
+}
+
+/** Where scripts/prometheus3 puts its build; the script names the folder, so the version is pinned in one place. */
+function prometheus3Binary(name: 'prometheus' | 'promtool'): string {
+  const where = spawnSync('bash', [join(ROOT, 'scripts/prometheus3'), '--where'], { encoding: 'utf8' });
+  const dir = where.stdout.trim();
+  if (where.status !== 0 || dir === '') throw new Error(`scripts/prometheus3 --where failed: ${where.stderr.trim()}`);
+  const path = join(dir, name);
+  if (!existsSync(path)) {
+    throw new Error(`Prometheus 3's ${name} is not built (${path} is missing): run scripts/prometheus3, which builds it from the Go module proxy in a few minutes; .ci/run does this`);
   }
   return path;
 }
@@ -54,6 +76,10 @@ export interface RuleState {
 
 export interface RunningPrometheus {
   readonly url: string;
+  /** Which generation this is: the binary it was started from. */
+  readonly major: PrometheusMajor;
+  /** The version the server reports (/api/v1/status/buildinfo), e.g. 3.16.0. */
+  readonly version: string;
   /** Instant query; returns vector samples (a scalar answer as one sample without labels). */
   query(promql: string, timeSeconds?: number): Promise<PromSample[]>;
   /** Range query (/api/v1/query_range). */
@@ -83,16 +109,20 @@ interface QueryData {
 }
 
 export interface PrometheusOptions {
+  /** Debian's Prometheus 2 (default) or the Prometheus 3 of scripts/prometheus3. */
+  major?: PrometheusMajor;
   targets: readonly PromTarget[];
   scrapeIntervalSeconds: number;
   metricsPath?: string;
   /** Rule files to load, evaluated every `evaluationIntervalSeconds` (default: the scrape interval). */
   ruleFiles?: string[];
   evaluationIntervalSeconds?: number;
+  /** More entries of `scrape_configs`, as YAML list items indented by two spaces. */
+  extraScrapeConfigs?: string;
 }
 
 export async function startPrometheus(options: PrometheusOptions): Promise<RunningPrometheus> {
-  const binary = requireBinary('prometheus');
+  const binary = requireBinary('prometheus', options.major ?? 2);
   const dir = mkdtempSync(join(tmpdir(), 'monapi-prom-'));
   const port = await freePort();
   const config = `global:
@@ -104,7 +134,7 @@ scrape_configs:
   - job_name: monapi
     metrics_path: ${options.metricsPath ?? '/metrics'}
     static_configs:
-${options.targets.map(staticConfig).join('')}`;
+${options.targets.map(staticConfig).join('')}${options.extraScrapeConfigs ?? ''}`;
   writeFileSync(join(dir, 'prometheus.yml'), config);
   const child: ChildProcess = spawn(
     binary,
@@ -146,6 +176,13 @@ ${options.targets.map(staticConfig).join('')}`;
     await new Promise((r) => setTimeout(r, 200));
   }
 
+  const major = options.major ?? 2;
+  const { version } = await api<{ version: string }>('/api/v1/status/buildinfo');
+  if (!version.startsWith(`${major}.`)) {
+    child.kill('SIGKILL');
+    throw new Error(`${binary} is Prometheus ${version}, not the Prometheus ${major} asked for`);
+  }
+
   const query = async (promql: string, timeSeconds?: number): Promise<PromSample[]> =>
     vector(await api(`/api/v1/query?query=${encodeURIComponent(promql)}${timeSeconds === undefined ? '' : `&time=${timeSeconds}`}`));
   const matrix = (data: QueryData): RangeSeries[] =>
@@ -156,6 +193,8 @@ ${options.targets.map(staticConfig).join('')}`;
 
   return {
     url,
+    major,
+    version,
     query,
     async queryRange(promql, startSeconds, endSeconds, stepSeconds) {
       return matrix(await api(`/api/v1/query_range?query=${encodeURIComponent(promql)}&start=${startSeconds}&end=${endSeconds}&step=${stepSeconds}`));
