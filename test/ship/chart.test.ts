@@ -261,6 +261,24 @@ describe('the chart (helm 4 unless said)', () => {
       }
     });
 
+    it('selects the exporter in MonapiExporterDown by the job its ServiceMonitor gives, nameOverride included', () => {
+      const downExpr = (set: string[]) => {
+        const objects = render(4, { values: ['full-values.yaml'], set });
+        const rule = (find<IPrometheusRule>(objects, 'PrometheusRule').spec.groups ?? []).flatMap((g) => g.rules ?? []).find((r) => r.alert === 'MonapiExporterDown');
+        const monitor = find<IServiceMonitor>(objects, 'ServiceMonitor');
+        const service = find<IService>(objects, 'Service');
+        // The operator takes the job from the Service label that jobLabel names.
+        const job = service.metadata?.labels?.[monitor.spec.jobLabel!];
+        return { expr: String(rule?.expr), job };
+      };
+      const shipped = downExpr([]);
+      expect(shipped.job).toBe('monapi-exporter');
+      expect(shipped.expr).toBe('up{job="monapi-exporter"} == 0\nor\nabsent(up{job="monapi-exporter"})');
+      const renamed = downExpr(['nameOverride=monapi-eu']);
+      expect(renamed.job).toBe('monapi-eu');
+      expect(renamed.expr).toBe('up{job="monapi-eu"} == 0\nor\nabsent(up{job="monapi-eu"})');
+    });
+
     it('points every runbook_url at prometheusRule.runbookBaseUrl when it is set', () => {
       const runbookUrls = (objects: K8sObject[]) =>
         (find<IPrometheusRule>(objects, 'PrometheusRule').spec.groups ?? []).flatMap((g) => (g.rules ?? []).map((r) => r.annotations?.runbook_url)).filter((u) => u !== undefined);

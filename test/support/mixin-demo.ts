@@ -69,6 +69,8 @@ export async function startMixinDemo(options: MixinDemoOptions): Promise<MixinDe
     });
     const prometheus = await startPrometheus({
       targets: [new URL(demo.exporter.url).host],
+      // The job the chart's ServiceMonitor gives, which MonapiExporterDown selects.
+      jobName: 'monapi-exporter',
       scrapeIntervalSeconds: options.scrapeIntervalSeconds,
       ruleFiles: [rulesFile],
       evaluationIntervalSeconds: 1,
