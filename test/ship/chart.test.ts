@@ -147,6 +147,7 @@ describe('the chart (helm 4 unless said)', () => {
     const deployment = find<IDeployment>(objects, 'Deployment');
     expect(deployment.spec?.replicas).toBe(1);
     expect(deployment.spec?.strategy?.type).toBe('Recreate');
+    expect(deployment.spec?.revisionHistoryLimit).toBe(10);
     expect(find<IService>(objects, 'Service').spec?.clusterIP).toBeUndefined();
     expect(deployment.spec?.template.spec?.containers[0]?.env).toBeUndefined();
     expect(objects.map((o) => o.kind).sort()).toEqual(['ConfigMap', 'Deployment', 'Secret', 'Service', 'ServiceAccount']);
@@ -179,11 +180,23 @@ describe('the chart (helm 4 unless said)', () => {
     expect(configYaml(objects)).toContain('api_key_env: MONAPI_STAGING_KEY');
   });
 
-  it('rolls the pods when the configuration or a key changes (checksum annotations)', () => {
-    const annotations = (set: string[]) => podTemplate(render(4, { values: ['default-values.yaml'], set })).template.metadata!.annotations!;
+  it('leaves a changed configuration or key to the exporter\'s reload by default: the pod template does not change', () => {
+    const pod = (set: string[]) => podTemplate(render(4, { values: ['default-values.yaml'], set })).template;
+    const before = pod([]);
+    expect(before.metadata?.annotations).toBeUndefined();
+    expect(pod(['config.accounts[0].headroom=0.2'])).toEqual(before);
+    expect(pod(['apiKeys.prod=another-key'])).toEqual(before);
+    // The ConfigMap and Secret the pod mounts do change (and Kubernetes updates the mounted files).
+    const configMap = (set: string[]) => configYaml(render(4, { values: ['default-values.yaml'], set }));
+    expect(configMap(['config.accounts[0].headroom=0.2'])).not.toBe(configMap([]));
+    expect(pod(['podAnnotations.team=observability']).metadata?.annotations).toEqual({ team: 'observability' });
+  });
+
+  it('rolls the pods when the configuration or a key changes with rollOnConfigChange (checksum annotations)', () => {
+    const annotations = (set: string[]) => podTemplate(render(4, { values: ['default-values.yaml'], set: ['rollOnConfigChange=true', ...set] })).template.metadata!.annotations!;
     const before = annotations([]);
     expect(before['checksum/config']).toMatch(/^[0-9a-f]{64}$/);
-    const objects = render(4, { values: ['default-values.yaml'] });
+    const objects = render(4, { values: ['default-values.yaml'], set: ['rollOnConfigChange=true'] });
     expect(before['checksum/config']).toBe(createHash('sha256').update(configYaml(objects).replace(/\n$/, '')).digest('hex'));
     const otherConfig = annotations(['config.accounts[0].headroom=0.2']);
     expect(otherConfig['checksum/config']).not.toBe(before['checksum/config']);
@@ -239,7 +252,8 @@ describe('the chart (helm 4 unless said)', () => {
     expect(sharded).toContain('curl -s http://127.0.0.1:9866/status');
     const single = install('existing-secret-values.yaml');
     expect(single).toContain('One pod polls 2 account(s): prod, staging.');
-    expect(single).toContain('rollout restart deployment/monapi-monapi-exporter');
+    expect(single).toContain('A changed configuration or key file reaches the running exporter without a restart');
+    expect(single).toContain('Keys passed\nas environment variables (extraEnv) need a restart:\n  kubectl -n monitoring rollout restart deployment/monapi-monapi-exporter');
   });
 
   describe('rule and dashboard files', () => {
