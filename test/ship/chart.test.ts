@@ -229,7 +229,8 @@ describe('the chart (helm 4 unless said)', () => {
       'registry.example.com/monitoring/monapi-exporter@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef',
     );
     const chartVersion = /appVersion: "([^"]+)"/.exec(readFileSync(`${CHART}/Chart.yaml`, 'utf8'))?.[1];
-    expect(podTemplate(render(4, { values: ['default-values.yaml'] })).template.spec!.containers[0]!.image).toBe(`monapi-exporter:${chartVersion}`);
+    // The registry the release workflow pushes to (.github/workflows/release.yml).
+    expect(podTemplate(render(4, { values: ['default-values.yaml'] })).template.spec!.containers[0]!.image).toBe(`ghcr.io/monapi/monapi-exporter:${chartVersion}`);
   });
 
   it('restricts egress to DNS and the upstream ports, and ingress to the metrics port', () => {
