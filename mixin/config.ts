@@ -18,6 +18,12 @@ export interface MixinConfig {
   readonly shardGroupLabels: readonly string[];
   /** Selects the exporter's scrape targets in `up`, for MonapiExporterDown (the chart's ServiceMonitor gives this job). */
   readonly exporterSelector: string;
+  /**
+   * Dashboards: show the `cluster` variable (kubernetes-mixin's `showMultiCluster`). Off, it
+   * stays hidden at "All", which matches series with and without a `cluster` label; turn it
+   * on where one Grafana data source holds several clusters (Thanos, Mimir, external labels).
+   */
+  readonly showMultiCluster: boolean;
   /** Seconds an alert's condition must hold before it fires. */
   readonly for: {
     readonly hostOffline: number;
@@ -55,6 +61,7 @@ export const DEFAULT_CONFIG: MixinConfig = {
   runbookBaseUrl: 'https://github.com/monapi/monapi-exporter/blob/main/docs/runbooks.md',
   shardGroupLabels: ['cluster', 'namespace', 'service', 'job'],
   exporterSelector: 'job="monapi-exporter"',
+  showMultiCluster: false,
   for: {
     hostOffline: 5 * 60,
     websiteDown: 3 * 60,
