@@ -39,8 +39,13 @@ describe('the pictures of the dashboards', () => {
     }
   });
 
-  it('are in the README', () => {
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    for (const file of files) expect(readme).toContain(`(${PICTURES_DIR}/${pictureName(file)})`);
+  it('are shown in the README or docs/', () => {
+    const pages = [
+      readFileSync(join(ROOT, 'README.md'), 'utf8'),
+      ...readdirSync(join(ROOT, 'docs'))
+        .filter((name) => name.endsWith('.md'))
+        .map((name) => readFileSync(join(ROOT, 'docs', name), 'utf8').replaceAll('](images/', `](${PICTURES_DIR}/`)),
+    ];
+    for (const file of files) expect(pages.some((page) => page.includes(`](${PICTURES_DIR}/${pictureName(file)})`)), pictureName(file)).toBe(true);
   });
 });
