@@ -39,7 +39,7 @@ export function alertGroups(config: MixinConfig): RuleGroup[] {
   const f = config.for;
   const t = config.thresholds;
   const shardBy = config.shardGroupLabels.join(', ');
-  const shardLabels = config.shardGroupLabels.map((label) => `{{ $labels.${label} }}`).join('/');
+  const deployment = deploymentText(config.shardGroupLabels);
 
   const estate: AlertRule[] = [
     {
@@ -190,9 +190,9 @@ or
 max by (${shardBy}) (count_values by (${shardBy}) ("shard", monapi_exporter_shard_ordinal)) > 1`,
       for: f.sharding,
       severity: 'critical',
-      summary: `The exporters of ${shardLabels} disagree on their shards.`,
+      summary: `The exporters of ${deployment} disagree on their shards.`,
       description:
-        `The exporters of ${shardLabels} report different total shard counts, or two of them claim the same shard. ` +
+        `The exporters of ${deployment} report different total shard counts, or two of them claim the same shard. ` +
         'Some accounts are then polled twice (spending their API key\'s budget twice) or not at all.',
     },
     {
@@ -202,9 +202,26 @@ max by (${shardBy}) (count_values by (${shardBy}) ("shard", monapi_exporter_shar
   > 0`,
       for: f.sharding,
       severity: 'critical',
-      summary: `{{ $value }} shard(s) of ${shardLabels} are missing.`,
+      summary: `{{ $value }} shard(s) of ${deployment} are missing.`,
       description:
-        `Fewer exporters of ${shardLabels} report than their total shard count says: the accounts of the missing shards are not polled.`,
+        `Fewer exporters of ${deployment} report than their total shard count says: the accounts of the missing shards are not polled.`,
+    },
+    {
+      // One rule, not two: promtool refuses two rules of one name with the same labels.
+      alert: 'MonapiExporterDown',
+      expr: `up{${config.exporterSelector}} == 0
+or
+absent(up{${config.exporterSelector}})`,
+      for: f.exporterDown,
+      severity: 'critical',
+      summary:
+        '{{ if $labels.instance }}Prometheus cannot scrape the exporter {{ $labels.instance }} of job {{ $labels.job }}.' +
+        '{{ else }}Prometheus has no scrape target of the exporter (job {{ $labels.job }}).{{ end }}',
+      description:
+        '{{ if $labels.instance }}Scrapes of {{ $labels.instance }}{{ with $labels.pod }} (pod {{ . }}{{ with $labels.namespace }} in namespace {{ . }}{{ end }}){{ end }} ' +
+        `have failed for ${promDuration(f.exporterDown)}: the exporter is down or crash-looping, or Prometheus cannot reach it (network policy, TLS or basic auth of the scrape).` +
+        `{{ else }}Prometheus has had no target of job {{ $labels.job }} for ${promDuration(f.exporterDown)}: the exporter is not deployed, ` +
+        'or its ServiceMonitor or scrape config is not picked up.{{ end }} Its accounts\' data is missing meanwhile, and the other alerts about them cannot fire.',
     },
   ];
 
@@ -213,6 +230,16 @@ max by (${shardBy}) (count_values by (${shardBy}) ("shard", monapi_exporter_shar
     { name: 'monapi-exporter.upstream', rules: upstream },
     { name: 'monapi-exporter.exporter', rules: exporter },
   ];
+}
+
+/**
+ * Names one exporter deployment in an annotation by the labels that group it, leaving out
+ * those the series lack: "job monapi-exporter, namespace team-a, service monapi".
+ */
+function deploymentText(labels: readonly string[]): string {
+  const [first, ...rest] = labels.includes('job') ? ['job', ...labels.filter((l) => l !== 'job')] : labels;
+  if (first === undefined) throw new RangeError('shardGroupLabels needs at least one label');
+  return `${first} {{ $labels.${first} }}${rest.map((label) => `{{ with $labels.${label} }}, ${label} {{ . }}{{ end }}`).join('')}`;
 }
 
 /** Distinct alert names, in rule order. */

@@ -8,8 +8,22 @@
 export interface MixinConfig {
   /** Where docs/runbooks.md is published; each alert links to its section. */
   readonly runbookBaseUrl: string;
-  /** Labels that tell one exporter deployment from another, for the sharding alerts. */
+  /**
+   * Labels that tell one exporter deployment (a set of shards) from another, for the sharding
+   * alerts. A ServiceMonitor of the Prometheus Operator gives every target `namespace`,
+   * `service` and `job`, so two releases of the chart differ even though both have
+   * `job="monapi-exporter"`; a static scrape config has `job` (and `instance`) only, so there
+   * each deployment needs a job of its own. A label absent from a series groups as empty.
+   */
   readonly shardGroupLabels: readonly string[];
+  /** Selects the exporter's scrape targets in `up`, for MonapiExporterDown (the chart's ServiceMonitor gives this job). */
+  readonly exporterSelector: string;
+  /**
+   * Dashboards: show the `cluster` variable (kubernetes-mixin's `showMultiCluster`). Off, it
+   * stays hidden at "All", which matches series with and without a `cluster` label; turn it
+   * on where one Grafana data source holds several clusters (Thanos, Mimir, external labels).
+   */
+  readonly showMultiCluster: boolean;
   /** Seconds an alert's condition must hold before it fires. */
   readonly for: {
     readonly hostOffline: number;
@@ -24,6 +38,7 @@ export interface MixinConfig {
     readonly hostsBeyondPlanLimit: number;
     readonly releaseLookupFailing: number;
     readonly sharding: number;
+    readonly exporterDown: number;
   };
   /** Range windows of rule expressions, seconds. */
   readonly windows: {
@@ -44,7 +59,9 @@ export interface MixinConfig {
 
 export const DEFAULT_CONFIG: MixinConfig = {
   runbookBaseUrl: 'https://github.com/monapi/monapi-exporter/blob/main/docs/runbooks.md',
-  shardGroupLabels: ['job'],
+  shardGroupLabels: ['cluster', 'namespace', 'service', 'job'],
+  exporterSelector: 'job="monapi-exporter"',
+  showMultiCluster: false,
   for: {
     hostOffline: 5 * 60,
     websiteDown: 3 * 60,
@@ -58,6 +75,7 @@ export const DEFAULT_CONFIG: MixinConfig = {
     hostsBeyondPlanLimit: 60 * 60,
     releaseLookupFailing: 60 * 60,
     sharding: 15 * 60,
+    exporterDown: 5 * 60,
   },
   windows: {
     rateLimited: 10 * 60,

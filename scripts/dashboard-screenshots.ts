@@ -1,9 +1,11 @@
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DASHBOARDS_DIR, ROOT } from '../mixin/build.js';
+import { PICTURES_MANIFEST, pictureName, type PictureManifest } from '../mixin/pictures.js';
 import { intervalSeconds, interpolate, panelQueries, panelTime, queryVariables, resolveVariables, type DashboardJson, type Selection } from '../test/support/grafana.js';
 import { startMixinDemo } from '../test/support/mixin-demo.js';
 import { PAGE_WIDTH, pageHeight, renderPreview, type TargetResult } from './dashboard-preview/render.js';
@@ -14,7 +16,9 @@ import { PAGE_WIDTH, pageHeight, renderPreview, type TargetResult } from './dash
  * offline and a website outage, scraped by a real Prometheus with the mixin's rules; every
  * panel's queries are run as Grafana would send them, drawn as a static page
  * (scripts/dashboard-preview/render.ts) and screenshot by headless Chromium. Not part of
- * the test suite (CI has no browser).
+ * the test suite (CI has no browser). Each picture's entry in docs/images/dashboards.json
+ * holds the SHA-256 of the dashboard JSON it was drawn from and of the PNG, so
+ * test/mixin/pictures.test.ts fails when a dashboard changes and its picture does not.
  *
  *   apt-get install -y chromium pngquant prometheus
  *   npx tsx scripts/dashboard-screenshots.ts            # about 15 minutes of real time
@@ -34,6 +38,10 @@ const SCRAPE_SECONDS = 15;
 
 /** Chromium as the workplace runs it: no sandbox as root, no network of its own. */
 const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--hide-scrollbars'];
+
+function sha256(data: string | Buffer): string {
+  return createHash('sha256').update(data).digest('hex');
+}
 
 function requireTool(name: string, hint: string): string {
   const found = spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' });
@@ -81,8 +89,10 @@ async function main(): Promise<void> {
     const end = Math.floor(Date.now() / 1000);
     const start = Math.ceil(run.startedSeconds);
     const time = { rangeSeconds: end - start, scrapeIntervalSeconds: SCRAPE_SECONDS, maxDataPoints: 300 };
+    const manifest: PictureManifest = {};
     for (const file of readdirSync(join(ROOT, DASHBOARDS_DIR)).sort()) {
-      const dashboard = JSON.parse(readFileSync(join(ROOT, DASHBOARDS_DIR, file), 'utf8')) as DashboardJson;
+      const text = readFileSync(join(ROOT, DASHBOARDS_DIR, file), 'utf8');
+      const dashboard = JSON.parse(text) as DashboardJson;
       const selections: Record<string, Selection> = {};
       const { values: variables } = await resolveVariables(dashboard, selections, time, (label, match) => prometheus.labelValues(label, match));
       const results = new Map<number, TargetResult[]>();
@@ -103,12 +113,14 @@ async function main(): Promise<void> {
       });
       const page = join(work, file.replace(/\.json$/, '.html'));
       writeFileSync(page, html);
-      const png = join(out, `dashboard-${file.replace(/^monapi-/, '').replace(/\.json$/, '.png')}`);
+      const png = join(out, pictureName(file));
       screenshot(chromium, page, png, pageHeight(dashboard));
       const quantized = spawnSync(pngquant, ['--force', '--skip-if-larger', '--quality=60-90', '--output', png, png], { encoding: 'utf8' });
       if (quantized.status !== 0 && quantized.status !== 98 && quantized.status !== 99) throw new Error(`pngquant failed: ${quantized.stderr}`);
       process.stdout.write(`${png}: ${Math.round(statSync(png).size / 1024)} KiB\n`);
+      manifest[pictureName(file)] = { dashboard: `${DASHBOARDS_DIR}/${file}`, dashboardSha256: sha256(text), pngSha256: sha256(readFileSync(png)) };
     }
+    writeFileSync(join(out, PICTURES_MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
   } finally {
     rmSync(work, { recursive: true, force: true });
     await run.stop();

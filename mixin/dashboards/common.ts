@@ -32,14 +32,26 @@ import { PanelBuilder as TablePanel } from '@grafana/grafana-foundation-sdk/tabl
 import { PanelBuilder as TimeSeriesPanel } from '@grafana/grafana-foundation-sdk/timeseries';
 
 /**
- * What every dashboard of the mixin shares: the `datasource` and `account` variables, the
- * panel kinds with their defaults, and a layout that gives each panel an explicit id and
- * grid position. A dashboard file lists rows of `PanelSpec`s; `board()` turns them into
- * the JSON Grafana imports.
+ * What every dashboard of the mixin shares: the `datasource`, `cluster`, `job` and `account`
+ * variables, the panel kinds with their defaults, and a layout that gives each panel an
+ * explicit id and grid position. A dashboard file lists rows of `PanelSpec`s; `board()`
+ * turns them into the JSON Grafana imports.
  */
 
 export const DATASOURCE: DataSourceRef = { type: 'prometheus', uid: '${datasource}' };
 export const TAG = 'monapi';
+
+/**
+ * The matchers every selector of every query starts with, so two clusters or two exporter
+ * deployments (jobs) scraped into one Prometheus never mix. "All" is `.*`, which also matches
+ * a series without the label: Prometheus servers that add no `cluster` label work unchanged.
+ */
+export const SCOPE = 'cluster=~"$cluster", job=~"$job"';
+/**
+ * The same for ALERTS: an alert aggregated per account (min by (account) (monapi_up), ...)
+ * has no job label, and shows whichever job is picked.
+ */
+export const ALERT_SCOPE = 'cluster=~"$cluster", job=~"$job|"';
 
 /** One PromQL query of a panel. Grafana variables ($account, $__rate_interval, ...) are substituted by Grafana. */
 export interface Query {
@@ -199,7 +211,7 @@ export interface BoardSpec {
   readonly uid: string;
   readonly title: string;
   readonly description: string;
-  /** Variables after `datasource` and `account`, in order. */
+  /** Variables after `datasource`, `cluster`, `job` and `account`, in order. */
   readonly variables: readonly QueryVariableBuilder[];
   /** Min interval of every panel that sets none. */
   readonly minInterval?: string;
@@ -219,8 +231,30 @@ export function queryVariable(name: string, label: string, query: string): Query
     .current({ selected: true, text: ['All'], value: ['$__all'] });
 }
 
+/**
+ * The cluster variable: the monitoring-mixin convention (kubernetes-mixin's `showMultiCluster`).
+ * Hidden unless `showMultiCluster` is set (mixin/config.ts; `dashboards()` applies it), and
+ * "All" (`.*`) by default, so it matches whether or not the series have a `cluster` label.
+ */
+export const clusterVariable = (): QueryVariableBuilder =>
+  new QueryVariableBuilder('cluster')
+    .label('Cluster')
+    .datasource(DATASOURCE)
+    .query('label_values(monapi_exporter_build_info, cluster)')
+    .refresh(VariableRefresh.OnTimeRangeChanged)
+    .sort(VariableSort.AlphabeticalAsc)
+    .multi(false)
+    .includeAll(true)
+    .allValue('.*')
+    .current({ selected: true, text: ['All'], value: ['$__all'] })
+    .hide(VariableHide.HideVariable);
+
+/** The exporter deployments: one job per deployment (with the chart's ServiceMonitor, "monapi-exporter"). */
+export const jobVariable = (): QueryVariableBuilder =>
+  queryVariable('job', 'Job', 'label_values(monapi_exporter_build_info{cluster=~"$cluster"}, job)').allValue('.*');
+
 /** The account variable every dashboard has. */
-export const accountVariable = (): QueryVariableBuilder => queryVariable('account', 'Account', 'label_values(monapi_up, account)');
+export const accountVariable = (): QueryVariableBuilder => queryVariable('account', 'Account', `label_values(monapi_up{${SCOPE}}, account)`);
 
 /** A variable that users do not pick: derived from the others. */
 export const hidden = (variable: QueryVariableBuilder): QueryVariableBuilder => variable.hide(VariableHide.HideVariable);
@@ -246,6 +280,8 @@ export function board(spec: BoardSpec): Dashboard {
         .keepTime(true),
     )
     .withVariable(new DatasourceVariableBuilder('datasource').label('Data source').type('prometheus'))
+    .withVariable(clusterVariable())
+    .withVariable(jobVariable())
     .withVariable(accountVariable());
   for (const variable of spec.variables) builder.withVariable(variable);
 
@@ -294,5 +330,5 @@ function withoutSdkNoise(dashboard: Dashboard): Dashboard {
 
 /** `expr` with the hostname of its host as a label (host series carry only account and host_uuid). */
 export function withHostname(expr: string): string {
-  return `(${expr})\n* on(account, host_uuid) group_left(hostname) monapi_host_info`;
+  return `(${expr})\n* on(account, host_uuid) group_left(hostname) monapi_host_info{${SCOPE}}`;
 }

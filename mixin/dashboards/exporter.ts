@@ -1,5 +1,5 @@
 import type { Dashboard } from '@grafana/grafana-foundation-sdk/dashboard';
-import { board, graph, queryVariable, upDownMapping, valueMapping, type RowSpec } from './common.js';
+import { board, graph, queryVariable, SCOPE, upDownMapping, valueMapping, type RowSpec } from './common.js';
 
 /**
  * Monapi / Exporter health: what the exporter spends of each API key's budget, how fresh
@@ -7,8 +7,8 @@ import { board, graph, queryVariable, upDownMapping, valueMapping, type RowSpec 
  * the "Errors" row: adjust there when the sources gain families of their own.
  */
 
-const A = 'account=~"$account"';
-const I = 'instance=~"$instance"';
+const A = `${SCOPE}, account=~"$account"`;
+const I = `${SCOPE}, instance=~"$instance"`;
 const RATE = '[$__rate_interval]';
 
 const budget: RowSpec = {
@@ -136,7 +136,7 @@ const errors: RowSpec = {
       { expr: `histogram_quantile(0.95, sum by (le, endpoint) (rate(monapi_upstream_request_duration_seconds_bucket{${A}}${RATE})))`, legend: '{{endpoint}}' },
     ], { min: 0 }),
     graph('Release lookups', 'Release lookups per second, by outcome.', 'ops', [
-      { expr: `sum by (outcome) (rate(monapi_release_lookups_total${RATE}))`, legend: '{{outcome}}' },
+      { expr: `sum by (outcome) (rate(monapi_release_lookups_total{${SCOPE}}${RATE}))`, legend: '{{outcome}}' },
     ], { stack: true, min: 0 }),
   ],
 };
@@ -186,7 +186,7 @@ export function exporterDashboard(): Dashboard {
     uid: 'monapi-exporter',
     title: 'Monapi / Exporter health',
     description: 'The exporter itself: request budget, 429s, polling cycle, data freshness per source, errors, process.',
-    variables: [queryVariable('instance', 'Exporter', 'label_values(monapi_exporter_build_info, instance)')],
+    variables: [queryVariable('instance', 'Exporter', `label_values(monapi_exporter_build_info{${SCOPE}}, instance)`)],
     rows: [budget, polling, errors, process],
   });
 }

@@ -1,5 +1,5 @@
 import type { Dashboard } from '@grafana/grafana-foundation-sdk/dashboard';
-import { board, graph, hidden, queryVariable, upDownMapping, withHostname, type PanelSpec, type Query, type RowSpec } from './common.js';
+import { board, graph, hidden, queryVariable, SCOPE, upDownMapping, withHostname, type PanelSpec, type Query, type RowSpec } from './common.js';
 
 /**
  * Monapi / Hosts: what the agents report, per host. The `hostname` variable shows names;
@@ -7,7 +7,7 @@ import { board, graph, hidden, queryVariable, upDownMapping, withHostname, type 
  * account and host_uuid), and every query selects by it.
  */
 
-const H = 'account=~"$account", host_uuid=~"$host"';
+const H = `${SCOPE}, account=~"$account", host_uuid=~"$host"`;
 const RATE = '[$__rate_interval]';
 const HOST_LEGEND = '{{account}} / {{hostname}}';
 
@@ -211,8 +211,8 @@ export function hostsDashboard(): Dashboard {
     title: 'Monapi / Hosts',
     description: 'System, nginx, PHP-FPM, MySQL and Varnish metrics of the selected hosts, as their agents report them to the Monitoring API.',
     variables: [
-      queryVariable('hostname', 'Host', 'label_values(monapi_host_info{account=~"$account"}, hostname)'),
-      hidden(queryVariable('host', 'Host UUID', 'label_values(monapi_host_info{account=~"$account", hostname=~"$hostname"}, host_uuid)')),
+      queryVariable('hostname', 'Host', `label_values(monapi_host_info{${SCOPE}, account=~"$account"}, hostname)`),
+      hidden(queryVariable('host', 'Host UUID', `label_values(monapi_host_info{${SCOPE}, account=~"$account", hostname=~"$hostname"}, host_uuid)`)),
     ],
     // The agents report once a minute: shorter rate windows would hold no new point half the time.
     minInterval: '1m',

@@ -1,9 +1,9 @@
 import type { Dashboard } from '@grafana/grafana-foundation-sdk/dashboard';
-import { board, upDownMapping, type PanelSpec, type RowSpec } from './common.js';
+import { ALERT_SCOPE, board, SCOPE, upDownMapping, type PanelSpec, type RowSpec } from './common.js';
 
 /** Monapi / Overview: the accounts, their hosts and websites, alerts, and how far components are behind their releases. */
 
-const A = 'account=~"$account"';
+const A = `${SCOPE}, account=~"$account"`;
 
 /**
  * Components (and agents) behind the latest release of their line, from the outdated check
@@ -137,7 +137,7 @@ const alerts: RowSpec = {
       unit: 'none',
       w: 14,
       h: 8,
-      queries: [{ expr: 'ALERTS{alertstate="firing", alertname=~"Monapi.+"}' }],
+      queries: [{ expr: `ALERTS{alertstate="firing", alertname=~"Monapi.+", ${ALERT_SCOPE}}` }],
       transformations: [{ id: 'organize', options: { excludeByName: { Time: true, __name__: true, alertstate: true, job: true, instance: true, Value: true } } }],
     },
     {
@@ -164,7 +164,7 @@ const releases: RowSpec = {
       unit: 'none',
       w: 10,
       h: 8,
-      queries: [{ expr: 'monapi_release_info' }],
+      queries: [{ expr: `monapi_release_info{${SCOPE}}` }],
       transformations: [
         { id: 'organize', options: { excludeByName: { Time: true, __name__: true, job: true, instance: true, Value: true }, renameByName: { project: 'Project', major: 'Major line', version: 'Version', release_type: 'Type' } } },
       ],

@@ -1,5 +1,5 @@
 import type { Dashboard } from '@grafana/grafana-foundation-sdk/dashboard';
-import { board, graph, queryVariable, upDownMapping, type PanelSpec, type RowSpec } from './common.js';
+import { board, graph, queryVariable, SCOPE, upDownMapping, type PanelSpec, type RowSpec } from './common.js';
 
 /**
  * Monapi / Websites: the upstream website checks. Availability and 24-hour figures come
@@ -8,7 +8,7 @@ import { board, graph, queryVariable, upDownMapping, type PanelSpec, type RowSpe
  * all in this file: adjust here when the websites sources add or rename one.
  */
 
-const W = 'account=~"$account", website=~"$website"';
+const W = `${SCOPE}, account=~"$account", website=~"$website"`;
 const RATE = '[$__rate_interval]';
 const SITE_LEGEND = '{{account}} / {{website}}';
 const DAY = 86_400;
@@ -248,7 +248,7 @@ export function websitesDashboard(): Dashboard {
     uid: 'monapi-websites',
     title: 'Monapi / Websites',
     description: 'Uptime, time to first byte, status codes, certificates and security headers of the websites the Monitoring API checks.',
-    variables: [queryVariable('website', 'Website', 'label_values(monapi_website_info{account=~"$account"}, website)')],
+    variables: [queryVariable('website', 'Website', `label_values(monapi_website_info{${SCOPE}, account=~"$account"}, website)`)],
     // Checks run once a minute at most, and /websites is polled once a minute.
     minInterval: '1m',
     rows: [availability, speed, responses, security],

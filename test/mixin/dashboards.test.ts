@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DASHBOARDS_DIR, ROOT } from '../../mixin/build.js';
+import { DEFAULT_CONFIG } from '../../mixin/config.js';
+import { dashboards as generateDashboards } from '../../mixin/dashboards/index.js';
 import { dashboardValidators, describeErrors, isPanelType, type DashboardValidators } from '../support/grafana-schema.js';
 import { dataPanels, interpolate, panelQueries, panelTime, queryVariables, rateIntervalSeconds, type DashboardJson } from '../support/grafana.js';
 import { undocumentedMetrics } from '../support/metric-names.js';
@@ -21,7 +23,7 @@ const dashboards: DashboardJson[] = readdirSync(join(ROOT, DASHBOARDS_DIR))
   .sort()
   .map((name) => JSON.parse(readFileSync(join(ROOT, DASHBOARDS_DIR, name), 'utf8')) as DashboardJson);
 const byUid = (uid: string): DashboardJson => dashboards.find((d) => d.uid === uid)!;
-const SAMPLE_VARIABLES = { account: '(pro|business)', hostname: 'web-1', host: '(0123|4567)', website: 'shop\\\\.example\\\\.com', instance: '(127\\\\.0\\\\.0\\\\.1:9866)' };
+const SAMPLE_VARIABLES = { cluster: '.*', job: '(monapi-exporter|monapi-eu)', account: '(pro|business)', hostname: 'web-1', host: '(0123|4567)', website: 'shop\\\\.example\\\\.com', instance: '(127\\\\.0\\\\.0\\\\.1:9866)' };
 const TIME = { rangeSeconds: 6 * 3600, scrapeIntervalSeconds: 15, maxDataPoints: 1000 };
 
 describe('dashboards', () => {
@@ -95,9 +97,11 @@ describe('dashboards', () => {
 
   it('query through the datasource variable, with a refId and a query on every target', () => {
     for (const dashboard of dashboards) {
-      const [datasource, account] = dashboard.templating?.list ?? [];
+      const [datasource, cluster, job, account] = dashboard.templating?.list ?? [];
       expect(datasource, dashboard.uid).toMatchObject({ type: 'datasource', name: 'datasource', query: 'prometheus' });
-      expect(account, dashboard.uid).toMatchObject({ type: 'query', name: 'account', query: 'label_values(monapi_up, account)', multi: true, includeAll: true });
+      expect(cluster, dashboard.uid).toMatchObject({ type: 'query', name: 'cluster', query: 'label_values(monapi_exporter_build_info, cluster)', includeAll: true, allValue: '.*', hide: 2 });
+      expect(job, dashboard.uid).toMatchObject({ type: 'query', name: 'job', query: 'label_values(monapi_exporter_build_info{cluster=~"$cluster"}, job)', multi: true, includeAll: true, allValue: '.*' });
+      expect(account, dashboard.uid).toMatchObject({ type: 'query', name: 'account', query: 'label_values(monapi_up{cluster=~"$cluster", job=~"$job"}, account)', multi: true, includeAll: true });
       for (const panel of dataPanels(dashboard)) {
         expect(panel.datasource, `${dashboard.uid}: ${panel.title}`).toEqual({ type: 'prometheus', uid: '${datasource}' });
         expect(() => panelTime(TIME, panel)).not.toThrow();
@@ -115,9 +119,17 @@ describe('dashboards', () => {
   it('show hostnames in the host view but select by host_uuid, taken from monapi_host_info', () => {
     const hosts = byUid('monapi-hosts');
     expect(queryVariables(hosts)).toEqual([
-      { name: 'account', query: 'label_values(monapi_up, account)', multi: true, includeAll: true, hidden: false },
-      { name: 'hostname', query: 'label_values(monapi_host_info{account=~"$account"}, hostname)', multi: true, includeAll: true, hidden: false },
-      { name: 'host', query: 'label_values(monapi_host_info{account=~"$account", hostname=~"$hostname"}, host_uuid)', multi: true, includeAll: true, hidden: true },
+      { name: 'cluster', query: 'label_values(monapi_exporter_build_info, cluster)', multi: false, includeAll: true, allValue: '.*', hidden: true },
+      { name: 'job', query: 'label_values(monapi_exporter_build_info{cluster=~"$cluster"}, job)', multi: true, includeAll: true, allValue: '.*', hidden: false },
+      { name: 'account', query: 'label_values(monapi_up{cluster=~"$cluster", job=~"$job"}, account)', multi: true, includeAll: true, hidden: false },
+      { name: 'hostname', query: 'label_values(monapi_host_info{cluster=~"$cluster", job=~"$job", account=~"$account"}, hostname)', multi: true, includeAll: true, hidden: false },
+      {
+        name: 'host',
+        query: 'label_values(monapi_host_info{cluster=~"$cluster", job=~"$job", account=~"$account", hostname=~"$hostname"}, host_uuid)',
+        multi: true,
+        includeAll: true,
+        hidden: true,
+      },
     ]);
     const unselected = panelQueries(hosts).filter((q) => !q.expr.includes('host_uuid=~"$host"'));
     expect(unselected.map((q) => `${q.panel.title}: ${q.expr}`)).toEqual([]);
@@ -131,6 +143,39 @@ describe('dashboards', () => {
         expect(panelTime(TIME, panel).minIntervalSeconds, `${uid}: ${panel.title}`).toBe(60);
         expect(rateIntervalSeconds(panelTime({ ...TIME, scrapeIntervalSeconds: 1, rangeSeconds: 300 }, panel))).toBeGreaterThan(60);
       }
+    }
+  });
+
+  it('filter every selector of every panel and variable query by the cluster and job variables', () => {
+    const unscoped: string[] = [];
+    let selectors = 0;
+    for (const dashboard of dashboards) {
+      const queries = [...panelQueries(dashboard).map((q) => ({ where: q.panel.title, expr: q.expr })), ...queryVariables(dashboard).map((v) => ({ where: `$${v.name}`, expr: v.query }))];
+      for (const { where, expr } of queries) {
+        for (const [selector, metric, matchers = ''] of expr.matchAll(/\b(monapi_[a-z0-9_]+|ALERTS|up)\b(\{[^}]*\})?/g)) {
+          selectors++;
+          // The cluster variable's own query comes before any cluster is chosen.
+          if (where === '$cluster') continue;
+          const job = metric === 'ALERTS' ? 'job=~"$job|"' : 'job=~"$job"';
+          if (!matchers.includes('cluster=~"$cluster"') || (!matchers.includes(job) && where !== '$job')) unscoped.push(`${dashboard.uid}: ${where}: ${selector}`);
+        }
+      }
+    }
+    expect(selectors).toBeGreaterThan(150);
+    expect(unscoped).toEqual([]);
+  });
+
+  it('hide the cluster variable at All unless showMultiCluster (the monitoring-mixin convention)', () => {
+    const shown = generateDashboards({ ...DEFAULT_CONFIG, showMultiCluster: true });
+    for (const [name, dashboard] of Object.entries(generateDashboards())) {
+      const hidden = dashboard.templating?.list?.find((v) => v.name === 'cluster');
+      expect(hidden?.hide, name).toBe(2);
+      expect(hidden?.current).toEqual({ selected: true, text: ['All'], value: ['$__all'] });
+      const visible = shown[name]!.templating?.list?.find((v) => v.name === 'cluster');
+      expect(visible?.hide, name).toBe(0);
+      // Nothing else differs in the JSON Grafana gets.
+      const json = (d: object) => JSON.parse(JSON.stringify({ ...d, templating: { list: [] } })) as unknown;
+      expect(json(shown[name]!), name).toEqual(json(dashboard));
     }
   });
 

@@ -47,7 +47,23 @@ describe('alert rules', () => {
       'MonapiReleaseLookupFailing',
       'MonapiShardingMismatch',
       'MonapiShardsMissing',
+      'MonapiExporterDown',
     ]);
+  });
+
+  it('compare shards only within one release: by the namespace and service a ServiceMonitor gives, and the job', () => {
+    const sharding = rules.filter((r) => r.alert === 'MonapiShardingMismatch' || r.alert === 'MonapiShardsMissing');
+    expect(sharding).toHaveLength(2);
+    for (const rule of sharding) {
+      const groupings = [...rule.expr.matchAll(/\b(?:by|on) \(([^)]*)\)/g)].map((m) => m[1]);
+      expect(groupings.length, rule.alert).toBeGreaterThan(1);
+      for (const labels of groupings) expect(labels, rule.alert).toBe('cluster, namespace, service, job');
+    }
+  });
+
+  it('alert when the exporter is down (up == 0) and when Prometheus has no target of it (absent)', () => {
+    const down = rules.filter((r) => r.alert === 'MonapiExporterDown').map((r) => r.expr);
+    expect(down).toEqual(['up{job="monapi-exporter"} == 0\nor\nabsent(up{job="monapi-exporter"})']);
   });
 
   it('pass promtool check rules', () => {
@@ -114,6 +130,19 @@ describe('alert rules', () => {
     expect(promDuration(90)).toBe('1m30s');
     expect(promDuration(3600)).toBe('1h');
     expect(() => promDuration(0.5)).toThrow(/whole seconds/);
+  });
+});
+
+describe('the alert table of README.md', () => {
+  const rows = readFileSync(join(ROOT, 'README.md'), 'utf8')
+    .split('\n')
+    .map((line) => /^\| `([A-Za-z0-9]+)` \|/.exec(line)?.[1])
+    .filter((name): name is string => name !== undefined && name.startsWith('Monapi'));
+
+  it('lists every alert once, and no alert that does not exist', () => {
+    expect(rows.filter((name, i) => rows.indexOf(name) !== i), 'listed twice').toEqual([]);
+    expect(names.filter((name) => !rows.includes(name)), 'alerts missing from the table').toEqual([]);
+    expect(rows.filter((name) => !names.includes(name)), 'rows of alerts that do not exist').toEqual([]);
   });
 });
 

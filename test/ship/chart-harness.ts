@@ -37,11 +37,16 @@ export interface K8sObject {
   [field: string]: unknown;
 }
 
+/** What `helm template --api-versions` adds: a cluster with the Prometheus Operator's CRDs. */
+export const OPERATOR_APIS = ['monitoring.coreos.com/v1/ServiceMonitor', 'monitoring.coreos.com/v1/PrometheusRule'] as const;
+
 export interface RenderOptions {
   readonly values?: readonly string[];
   readonly set?: readonly string[];
   readonly chart?: string;
   readonly release?: string;
+  /** API versions the simulated cluster serves beyond the built-in ones (default: OPERATOR_APIS). */
+  readonly apiVersions?: readonly string[];
 }
 
 function templateArgs(options: RenderOptions): string[] {
@@ -53,6 +58,7 @@ function templateArgs(options: RenderOptions): string[] {
     'monitoring',
     ...(options.values ?? []).flatMap((file) => ['-f', file.includes('/') ? file : `${CHART}/ci/${file}`]),
     ...(options.set ?? []).flatMap((s) => ['--set', s]),
+    ...(options.apiVersions ?? OPERATOR_APIS).flatMap((api) => ['--api-versions', api]),
   ];
 }
 

@@ -57,6 +57,16 @@ describe('values.schema.json', () => {
     ['a liveness probe on /metrics', { livenessProbe: { httpGet: { path: '/metrics', port: 'http-metrics' } } }, '/livenessProbe/httpGet/path must be equal to one of the allowed values'],
     ['an empty key', { apiKeys: { prod: '' } }, '/apiKeys/prod must NOT have fewer than 1 characters'],
     ['a flag without dashes in extraArgs', { extraArgs: ['log.level=debug'] }, '/extraArgs/0 must match pattern "^--"'],
+    ['a misspelt ServiceMonitor limit', { serviceMonitor: { sampleLimt: 1000 } }, '/serviceMonitor must NOT have additional properties'],
+    ['a negative sample limit', { serviceMonitor: { sampleLimit: -1 } }, '/serviceMonitor/sampleLimit must be >= 0'],
+    ['target labels as a string', { serviceMonitor: { targetLabels: 'team' } }, '/serviceMonitor/targetLabels must be array'],
+    ['a startup probe on /-/ready (it waits a full polling cycle)', { startupProbe: { enabled: true, httpGet: { path: '/-/ready', port: 'http-metrics' } } }, '/startupProbe/httpGet/path must be equal to one of the allowed values'],
+    ['an extra container named like the exporter', { extraContainers: [{ name: 'exporter', image: 'x' }] }, '/extraContainers/0/name must NOT be valid'],
+    ['an init container without an image', { initContainers: [{ name: 'init' }] }, "/initContainers/0 must have required property 'image'"],
+    ['a common label value Kubernetes refuses', { commonLabels: { team: 'obs ervability' } }, '/commonLabels/team must match pattern'],
+    ['an extra manifest without a kind', { extraManifests: [{ apiVersion: 'v1', metadata: { name: 'x' } }] }, '/extraManifests/0 must match a schema in anyOf'],
+    ['a negative revisionHistoryLimit', { revisionHistoryLimit: -1 }, '/revisionHistoryLimit must be >= 0'],
+    ['rollOnConfigChange as a string', { rollOnConfigChange: 'yes' }, '/rollOnConfigChange must be boolean'],
   ])('refuses %s', (_, change, message) => {
     const errors = errorsOf(merge(WORKING, change));
     expect(errors.some((e) => e.startsWith(message)), errors.join('\n')).toBe(true);

@@ -148,6 +148,7 @@ describe('the chart (helm 4 unless said)', () => {
     const deployment = find<IDeployment>(objects, 'Deployment');
     expect(deployment.spec?.replicas).toBe(1);
     expect(deployment.spec?.strategy?.type).toBe('Recreate');
+    expect(deployment.spec?.revisionHistoryLimit).toBe(10);
     expect(find<IService>(objects, 'Service').spec?.clusterIP).toBeUndefined();
     expect(deployment.spec?.template.spec?.containers[0]?.env).toBeUndefined();
     expect(objects.map((o) => o.kind).sort()).toEqual(['ConfigMap', 'Deployment', 'Secret', 'Service', 'ServiceAccount']);
@@ -180,11 +181,23 @@ describe('the chart (helm 4 unless said)', () => {
     expect(configYaml(objects)).toContain('api_key_env: MONAPI_STAGING_KEY');
   });
 
-  it('rolls the pods when the configuration or a key changes (checksum annotations)', () => {
-    const annotations = (set: string[]) => podTemplate(render(4, { values: ['default-values.yaml'], set })).template.metadata!.annotations!;
+  it('leaves a changed configuration or key to the exporter\'s reload by default: the pod template does not change', () => {
+    const pod = (set: string[]) => podTemplate(render(4, { values: ['default-values.yaml'], set })).template;
+    const before = pod([]);
+    expect(before.metadata?.annotations).toBeUndefined();
+    expect(pod(['config.accounts[0].headroom=0.2'])).toEqual(before);
+    expect(pod(['apiKeys.prod=another-key'])).toEqual(before);
+    // The ConfigMap and Secret the pod mounts do change (and Kubernetes updates the mounted files).
+    const configMap = (set: string[]) => configYaml(render(4, { values: ['default-values.yaml'], set }));
+    expect(configMap(['config.accounts[0].headroom=0.2'])).not.toBe(configMap([]));
+    expect(pod(['podAnnotations.team=observability']).metadata?.annotations).toEqual({ team: 'observability' });
+  });
+
+  it('rolls the pods when the configuration or a key changes with rollOnConfigChange (checksum annotations)', () => {
+    const annotations = (set: string[]) => podTemplate(render(4, { values: ['default-values.yaml'], set: ['rollOnConfigChange=true', ...set] })).template.metadata!.annotations!;
     const before = annotations([]);
     expect(before['checksum/config']).toMatch(/^[0-9a-f]{64}$/);
-    const objects = render(4, { values: ['default-values.yaml'] });
+    const objects = render(4, { values: ['default-values.yaml'], set: ['rollOnConfigChange=true'] });
     expect(before['checksum/config']).toBe(createHash('sha256').update(configYaml(objects).replace(/\n$/, '')).digest('hex'));
     const otherConfig = annotations(['config.accounts[0].headroom=0.2']);
     expect(otherConfig['checksum/config']).not.toBe(before['checksum/config']);
@@ -217,7 +230,8 @@ describe('the chart (helm 4 unless said)', () => {
       'registry.example.com/monitoring/monapi-exporter@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef',
     );
     const chartVersion = /appVersion: "([^"]+)"/.exec(readFileSync(`${CHART}/Chart.yaml`, 'utf8'))?.[1];
-    expect(podTemplate(render(4, { values: ['default-values.yaml'] })).template.spec!.containers[0]!.image).toBe(`monapi-exporter:${chartVersion}`);
+    // The registry the release workflow pushes to (.github/workflows/release.yml).
+    expect(podTemplate(render(4, { values: ['default-values.yaml'] })).template.spec!.containers[0]!.image).toBe(`ghcr.io/monapi/monapi-exporter:${chartVersion}`);
   });
 
   it('restricts egress to DNS and the upstream ports, and ingress to the metrics port', () => {
@@ -240,7 +254,8 @@ describe('the chart (helm 4 unless said)', () => {
     expect(sharded).toContain('curl -s http://127.0.0.1:9866/status');
     const single = install('existing-secret-values.yaml');
     expect(single).toContain('One pod polls 2 account(s): prod, staging.');
-    expect(single).toContain('rollout restart deployment/monapi-monapi-exporter');
+    expect(single).toContain('A changed configuration or key file reaches the running exporter without a restart');
+    expect(single).toContain('Keys passed\nas environment variables (extraEnv) need a restart:\n  kubectl -n monitoring rollout restart deployment/monapi-monapi-exporter');
   });
 
   describe('rule and dashboard files', () => {
@@ -260,6 +275,24 @@ describe('the chart (helm 4 unless said)', () => {
         // A ConfigMap holds at most 1 MiB.
         expect(JSON.stringify(dashboards).length).toBeLessThan(1024 * 1024);
       }
+    });
+
+    it('selects the exporter in MonapiExporterDown by the job its ServiceMonitor gives, nameOverride included', () => {
+      const downExpr = (set: string[]) => {
+        const objects = render(4, { values: ['full-values.yaml'], set });
+        const rule = (find<IPrometheusRule>(objects, 'PrometheusRule').spec.groups ?? []).flatMap((g) => g.rules ?? []).find((r) => r.alert === 'MonapiExporterDown');
+        const monitor = find<IServiceMonitor>(objects, 'ServiceMonitor');
+        const service = find<IService>(objects, 'Service');
+        // The operator takes the job from the Service label that jobLabel names.
+        const job = service.metadata?.labels?.[monitor.spec.jobLabel!];
+        return { expr: String(rule?.expr), job };
+      };
+      const shipped = downExpr([]);
+      expect(shipped.job).toBe('monapi-exporter');
+      expect(shipped.expr).toBe('up{job="monapi-exporter"} == 0\nor\nabsent(up{job="monapi-exporter"})');
+      const renamed = downExpr(['nameOverride=monapi-eu']);
+      expect(renamed.job).toBe('monapi-eu');
+      expect(renamed.expr).toBe('up{job="monapi-eu"} == 0\nor\nabsent(up{job="monapi-eu"})');
     });
 
     it('points every runbook_url at prometheusRule.runbookBaseUrl when it is set', () => {

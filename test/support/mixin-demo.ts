@@ -79,6 +79,8 @@ export async function startMixinDemo(options: MixinDemoOptions): Promise<MixinDe
         startPrometheus({
           major,
           targets: [demoHost],
+          // The job the chart's ServiceMonitor gives, which MonapiExporterDown selects.
+          jobName: 'monapi-exporter',
           scrapeIntervalSeconds: options.scrapeIntervalSeconds,
           ruleFiles: [rulesFile],
           evaluationIntervalSeconds: 1,

@@ -114,6 +114,8 @@ export interface PrometheusOptions {
   targets: readonly PromTarget[];
   scrapeIntervalSeconds: number;
   metricsPath?: string;
+  /** The scrape job's name, the `job` label of every series (default monapi). */
+  jobName?: string;
   /** Rule files to load, evaluated every `evaluationIntervalSeconds` (default: the scrape interval). */
   ruleFiles?: string[];
   evaluationIntervalSeconds?: number;
@@ -131,7 +133,7 @@ export async function startPrometheus(options: PrometheusOptions): Promise<Runni
   evaluation_interval: ${options.evaluationIntervalSeconds ?? options.scrapeIntervalSeconds}s
 rule_files: [${(options.ruleFiles ?? []).map((f) => JSON.stringify(f)).join(', ')}]
 scrape_configs:
-  - job_name: monapi
+  - job_name: ${options.jobName ?? 'monapi'}
     metrics_path: ${options.metricsPath ?? '/metrics'}
     static_configs:
 ${options.targets.map(staticConfig).join('')}${options.extraScrapeConfigs ?? ''}`;

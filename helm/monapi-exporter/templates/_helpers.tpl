@@ -26,13 +26,28 @@ app.kubernetes.io/name: {{ include "monapi-exporter.name" . }}
 app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end }}
 
-{{- define "monapi-exporter.labels" -}}
+{{/*
+Labels of every object: the standard ones win over commonLabels, so a common label can never
+change a name or instance. labelsWith adds an object's own labels (service.labels, ...), which
+win over commonLabels. Built as maps, so no key is ever written twice.
+*/}}
+{{- define "monapi-exporter.standardLabels" -}}
 helm.sh/chart: {{ include "monapi-exporter.chart" . }}
 {{ include "monapi-exporter.selectorLabels" . }}
 app.kubernetes.io/component: exporter
 app.kubernetes.io/part-of: monapi-exporter
 app.kubernetes.io/version: {{ .Values.image.tag | default .Chart.AppVersion | trunc 63 | quote }}
 app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end }}
+
+{{- define "monapi-exporter.labels" -}}
+{{- include "monapi-exporter.labelsWith" (list . dict) }}
+{{- end }}
+
+{{- define "monapi-exporter.labelsWith" -}}
+{{- $root := index . 0 }}
+{{- $standard := include "monapi-exporter.standardLabels" $root | fromYaml }}
+{{- toYaml (merge $standard (deepCopy (index . 1 | default dict)) (deepCopy ($root.Values.commonLabels | default dict))) }}
 {{- end }}
 
 {{- define "monapi-exporter.serviceAccountName" -}}
@@ -119,19 +134,22 @@ template, so every render runs them.
 {{- define "monapi-exporter.podTemplate" -}}
 metadata:
   labels:
-    {{- include "monapi-exporter.selectorLabels" . | nindent 4 }}
-    app.kubernetes.io/component: exporter
-    {{- with .Values.podLabels }}
-    {{- toYaml . | nindent 4 }}
-    {{- end }}
+    {{- $selector := include "monapi-exporter.selectorLabels" . | fromYaml }}
+    {{- $_ := set $selector "app.kubernetes.io/component" "exporter" }}
+    {{- toYaml (merge $selector (deepCopy .Values.podLabels) (deepCopy .Values.commonLabels)) | nindent 4 }}
+  {{- /* The exporter reloads a changed ConfigMap or Secret in place; these annotations roll the pods instead. */}}
+  {{- if or .Values.rollOnConfigChange .Values.podAnnotations }}
   annotations:
+    {{- if .Values.rollOnConfigChange }}
     checksum/config: {{ include "monapi-exporter.config" . | sha256sum }}
     {{- if not .Values.existingSecret }}
     checksum/secret: {{ printf "%v|%s" .Values.apiKeys .Values.marketplaceKey | sha256sum }}
     {{- end }}
+    {{- end }}
     {{- with .Values.podAnnotations }}
     {{- toYaml . | nindent 4 }}
     {{- end }}
+  {{- end }}
 spec:
   serviceAccountName: {{ include "monapi-exporter.serviceAccountName" . }}
   automountServiceAccountToken: {{ .Values.automountServiceAccountToken }}
@@ -145,6 +163,10 @@ spec:
   securityContext:
     {{- toYaml .Values.podSecurityContext | nindent 4 }}
   terminationGracePeriodSeconds: {{ .Values.terminationGracePeriodSeconds }}
+  {{- with .Values.initContainers }}
+  initContainers:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
   containers:
     - name: exporter
       image: {{ include "monapi-exporter.image" . | quote }}
@@ -188,6 +210,10 @@ spec:
         - name: http-metrics
           containerPort: 9866
           protocol: TCP
+      {{- if .Values.startupProbe.enabled }}
+      startupProbe:
+        {{- include "monapi-exporter.probe" (list . (omit .Values.startupProbe "enabled")) | nindent 8 }}
+      {{- end }}
       livenessProbe:
         {{- include "monapi-exporter.probe" (list . .Values.livenessProbe) | nindent 8 }}
       readinessProbe:
@@ -217,6 +243,9 @@ spec:
         {{- with .Values.extraVolumeMounts }}
         {{- toYaml . | nindent 8 }}
         {{- end }}
+    {{- with .Values.extraContainers }}
+    {{- toYaml . | nindent 4 }}
+    {{- end }}
   volumes:
     - name: config
       configMap:
@@ -286,4 +315,15 @@ spec:
 {{- $_ := set $probe.httpGet "scheme" "HTTPS" -}}
 {{- end -}}
 {{- toYaml $probe -}}
+{{- end }}
+
+{{/*
+Whether the cluster serves a prometheus-operator kind: `helm install` and `upgrade` see the
+cluster's APIs; `helm template` and `--dry-run=client` see only what --api-versions adds
+(monitoring.coreos.com/v1 or monitoring.coreos.com/v1/<Kind>).
+*/}}
+{{- define "monapi-exporter.servesMonitoringKind" -}}
+{{- $root := index . 0 -}}
+{{- $kind := index . 1 -}}
+{{- if or ($root.Capabilities.APIVersions.Has (printf "monitoring.coreos.com/v1/%s" $kind)) ($root.Capabilities.APIVersions.Has "monitoring.coreos.com/v1") }}true{{ end -}}
 {{- end }}
