@@ -79,8 +79,8 @@ export function alertGroups(config: MixinConfig): RuleGroup[] {
         severity,
         summary: `The TLS certificate of website {{ $labels.website }} expires in less than ${days} days.`,
         description:
-          'The TLS certificate of website {{ $labels.website }} (id {{ $labels.website_id }}, account {{ $labels.account }}) expires in {{ printf "%.1f" $value }} days, ' +
-          'according to the newest upstream check. Renew it before browsers refuse the site.',
+          'The TLS certificate of website {{ $labels.website }} (id {{ $labels.website_id }}, account {{ $labels.account }}) expires in {{ printf "%.1f" $value }} days ' +
+          '({{ if eq $labels.basis "estimate" }}reckoned to the day from the newest upstream check{{ else }}as upstream states it{{ end }}). Renew it before browsers refuse the site.',
       }),
     ),
   ];

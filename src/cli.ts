@@ -57,17 +57,7 @@ async function main(argv: readonly string[]): Promise<number> {
     }
     throw err;
   }
-  if (flags.webConfigFile !== undefined) {
-    try {
-      loadWebConfig(flags.webConfigFile);
-    } catch (err) {
-      if (err instanceof WebConfigError) {
-        process.stderr.write(`monapi-exporter: ${err.message}\n`);
-        return 1;
-      }
-      throw err;
-    }
-  }
+  if (flags.webConfigFile !== undefined && !webConfigLoads(flags.webConfigFile)) return 1;
   if (flags.configCheck) {
     const web = flags.webConfigFile === undefined ? '' : `\nweb configuration ${flags.webConfigFile} is valid`;
     process.stdout.write(`${summarizeConfig(config, flags.configFile)}${web}\n`);
@@ -123,6 +113,18 @@ async function main(argv: readonly string[]): Promise<number> {
   watch?.stop();
   await exporter.stop();
   return 0;
+}
+
+/** Whether the web configuration file loads; says why on stderr when it does not. */
+function webConfigLoads(file: string): boolean {
+  try {
+    loadWebConfig(file);
+    return true;
+  } catch (err) {
+    if (!(err instanceof WebConfigError)) throw err;
+    process.stderr.write(`monapi-exporter: ${err.message}\n`);
+    return false;
+  }
 }
 
 main(process.argv.slice(2)).then(

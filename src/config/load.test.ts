@@ -134,6 +134,9 @@ describe('parseConfig rejects bad configs with exact messages', () => {
       'accounts[1]: uses the same API key as accounts[0] ("prod"); the rate limit is per key, so two accounts with one key would overspend it: list the account once',
     ],
     ['unknown key with a suggestion', `${ACCOUNT}    cadence:\n      seires: 30s\n`, 'accounts[0].cadence: unknown key "seires" (did you mean "series"?)'],
+    ['fields: a source without declared fields', `${ACCOUNT}    fields:\n      website_sumary:\n        uptime_24h: stats.day.uptime\n`, 'accounts[0].fields: unknown key "website_sumary" (did you mean "website_summary"?)'],
+    ['fields: a field the source does not read', `${ACCOUNT}    fields:\n      website_summary:\n        uptime_1y: stats.year.uptime\n`, 'accounts[0].fields.website_summary: unknown key "uptime_1y" (did you mean "uptime_7d"?)'],
+    ['fields: a path that is not keys joined by dots', `${ACCOUNT}    fields:\n      websites:\n        uptime_24h: stats..uptime\n`, 'accounts[0].fields.websites.uptime_24h: must be the keys to the field joined by dots, such as stats.last_day.uptime (got "stats..uptime")'],
     ['unknown top-level key', `${ACCOUNT}scrape: {}\n`, 'scrape: unknown key "scrape" (allowed: exporter, accounts, releases)'.replace('scrape: ', '(root): ')],
     [
       'duration in words',

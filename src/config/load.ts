@@ -283,7 +283,7 @@ class Checker {
     if (budgetedBurst < 1) {
       this.report(at('rate_limit', 'burst'), `a burst of ${raw.rate_limit.burst} minus headroom ${raw.headroom} leaves less than one request`);
     }
-    const sources = this.sources('account', raw, exporter, at(), raw.sources, raw.cadence);
+    const sources = this.sources('account', raw, exporter, at(), raw.sources, raw.cadence, raw.fields);
     const http = this.http(raw.http, at('http'));
     if (key === undefined) return undefined;
     return {
@@ -318,6 +318,7 @@ class Checker {
     at: Path,
     switches: Readonly<Record<string, boolean | undefined>> = {},
     cadence: Readonly<Record<string, number>> = {},
+    fields: Readonly<Record<string, Readonly<Record<string, string | undefined>>>> = {},
   ): Record<string, SourceConfig> {
     const specs = this.specs.filter((spec) => spec.section === section);
     const byName = new Map(specs.map((spec) => [spec.name, spec]));
@@ -344,7 +345,8 @@ class Checker {
       const report = (path: readonly (string | number)[], message: string, atKey?: boolean) => this.report([...at, ...path], message, atKey);
       const settings = spec.settings?.({ section: raw, exporter, enabled }, report);
       const cadenceMs = Object.fromEntries(Object.keys(spec.cadences ?? {}).map((key) => [key, cadence[key] ?? 0]));
-      result[spec.name] = { enabled: enabled && (settings === undefined || (spec.enabledBy?.(settings) ?? true)), cadenceMs, settings };
+      const fieldPaths = Object.fromEntries(Object.entries(fields[spec.name] ?? {}).filter((entry): entry is [string, string] => entry[1] !== undefined));
+      result[spec.name] = { enabled: enabled && (settings === undefined || (spec.enabledBy?.(settings) ?? true)), cadenceMs, settings, fieldPaths };
     }
     return result;
   }

@@ -264,6 +264,13 @@ const EXPORTER_KEYS = {
   null_handling: z.enum(['skip', 'nan']).default('skip'),
 };
 
+const FIELD_PATH = /^[^.\s]+(\.[^.\s]+)*$/;
+
+/** Where a field sits in an answer: keys joined by dots, `stats.last_day.uptime`. */
+const fieldPath = z.string().superRefine((path, ctx) => {
+  if (!FIELD_PATH.test(path)) ctx.addIssue({ code: 'custom', message: `must be the keys to the field joined by dots, such as stats.last_day.uptime (got ${describeValue(path)})` });
+});
+
 /** Keys two specs (or a spec and the fixed keys) both claim: a programming error, caught at start. */
 function mergeKeys(into: Record<string, z.ZodType>, from: Readonly<Record<string, z.ZodType>> | undefined, owner: string): void {
   for (const [key, schema] of Object.entries(from ?? {})) {
@@ -296,6 +303,11 @@ export function buildConfigSchema(specs: readonly SourceConfigSpec[]) {
   for (const spec of specs) mergeKeys(exporter, spec.exporterKeys, spec.name);
   account.cadence = section(cadences);
   account.sources = section(toggles);
+  const fields: Record<string, z.ZodType> = {};
+  for (const spec of inSection('account')) {
+    if (spec.fields !== undefined) fields[spec.name] = section(Object.fromEntries(Object.keys(spec.fields).map((field) => [field, fieldPath.optional()])));
+  }
+  account.fields = section(fields);
 
   const accountSchema = strictObject(account);
   const releasesSchema = strictObject(releases, { secretHint: MARKETPLACE_KEY_HINT });
@@ -312,7 +324,11 @@ export function buildConfigSchema(specs: readonly SourceConfigSpec[]) {
 
 type Fixed<Keys extends Record<string, z.ZodType>> = { [K in keyof Keys]: z.output<Keys[K]> };
 /** Each section as parsed: the fixed keys typed, the sources' keys as the sources read them. */
-export type RawAccount = Fixed<typeof ACCOUNT_KEYS> & { readonly cadence: Readonly<Record<string, number>>; readonly sources: Readonly<Record<string, boolean | undefined>> } & Readonly<Record<string, unknown>>;
+export type RawAccount = Fixed<typeof ACCOUNT_KEYS> & {
+  readonly cadence: Readonly<Record<string, number>>;
+  readonly sources: Readonly<Record<string, boolean | undefined>>;
+  readonly fields: Readonly<Record<string, Readonly<Record<string, string | undefined>>>>;
+} & Readonly<Record<string, unknown>>;
 export type RawReleases = Fixed<typeof RELEASES_KEYS> & Readonly<Record<string, unknown>>;
 export type RawExporter = Fixed<typeof EXPORTER_KEYS> & Readonly<Record<string, unknown>>;
 export interface RawConfig {

@@ -50,6 +50,11 @@ export interface SourceConfigSpec<Settings = unknown> {
   readonly keys?: Readonly<Record<string, z.ZodType>>;
   /** Keys it adds to the `exporter` mapping. */
   readonly exporterKeys?: Readonly<Record<string, z.ZodType>>;
+  /**
+   * The fields it reads from the answers, by name, each with what it means: an operator may
+   * name where one sits (`fields: {<source>: {<field>: <dotted path>}}`).
+   */
+  readonly fields?: Readonly<Record<string, { readonly about: string }>>;
   /** Rules across its keys, and the settings the source reads at run time. */
   settings?(input: SettingsInput, report: Report): Settings | undefined;
   /** Sources of the `releases` section switch on by their settings (a project listed, a check enabled). */
@@ -75,4 +80,6 @@ export interface SourceConfig {
   readonly cadenceMs: Readonly<Record<string, number>>;
   /** What its `settings` returned; undefined when it has none. */
   readonly settings: unknown;
+  /** Where the operator says its fields sit, by field name (dotted paths). */
+  readonly fieldPaths: Readonly<Record<string, string>>;
 }

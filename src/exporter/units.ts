@@ -12,7 +12,7 @@ import { SOURCES } from '../sources/index.js';
 import type { ConfigSection } from '../config/source-spec.js';
 import type { SourceDefinition } from '../sources/source.js';
 import { DEFAULT_TRANSPORT_OPTIONS, UndiciTransport, type ProxySettings } from '../upstream/http/transport.js';
-import { MonitoringClient } from '../upstream/monitoring/client.js';
+import { MonitoringClient, sourceApi, type MonitoringApi } from '../upstream/monitoring/client.js';
 import { ReleaseClient } from '../upstream/releases/client.js';
 import { SharedReleaseLookups } from '../upstream/releases/lookups.js';
 import type { SelfMetrics } from './self-metrics.js';
@@ -107,7 +107,7 @@ export function createAccountUnit(account: AccountConfig, deps: UnitDeps): Unit 
     account: account.name,
     clock,
   });
-  const runtime = new UnitRuntime<MonitoringClient>({
+  const runtime = new UnitRuntime<MonitoringApi>({
     unit: { name: account.name, baseUrl: account.baseUrl, counterGraceMs: account.counterGraceMs, shard: deps.shard },
     sources: enabledSources('account', account.sources),
     sourceConfig: account.sources,
@@ -123,6 +123,7 @@ export function createAccountUnit(account: AccountConfig, deps: UnitDeps): Unit 
     configuredRate: account.rateLimit,
     reportsUp: true,
     reservedFamilyNames: RESERVED_FAMILIES,
+    upstreamFor: (source, record) => sourceApi(client, account.sources[source.name]?.fieldPaths ?? {}, record),
   });
   return { name: account.name, section: 'account', config: account, budget, transport, runtime, sink };
 }

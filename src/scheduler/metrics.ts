@@ -13,6 +13,8 @@ export interface SchedulingView {
   /** Whether the upstream answers the unit's key; undefined for a unit without `monapi_up` (the release lookups). */
   up(): { readonly up: boolean; readonly reason: string } | undefined;
   lagSeconds(): number;
+  /** Every declared field of every source that has had an answer, and whether no answer carries it. */
+  fieldStates(): readonly { readonly source: string; readonly field: string; readonly missing: boolean }[];
 }
 
 export interface SchedulerMetrics {
@@ -154,6 +156,15 @@ export function createSchedulerMetrics(registry: Registry, clock: { now(): numbe
     'Jobs (hosts, websites, projects, or 1 for an account-wide source) of a source whose last run failed.',
     ['account', 'source'],
     (g, account, h) => g.set({ account, source: h.source }, h.failing),
+  );
+
+  viewGauge(
+    'monapi_decode_field_missing',
+    'Whether a field a source reads is in none of its latest answers (1; 0 once an answer carries it): the upstream sends another shape. /status lists where each field was found; set fields: in the configuration to name its path (docs/troubleshooting.md).',
+    ['account', 'source', 'field'],
+    (g, v) => {
+      for (const state of v.fieldStates()) g.set({ account: v.account, source: state.source, field: state.field }, state.missing ? 1 : 0);
+    },
   );
 
   return {

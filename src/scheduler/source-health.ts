@@ -1,5 +1,5 @@
 import { BudgetClosedError } from '../budget/request-budget.js';
-import { UpstreamError } from '../upstream/http/errors.js';
+import { FieldsMissingError, UpstreamError } from '../upstream/http/errors.js';
 
 /**
  * Whether each source works, in words operators can act on. A source is up when no job of
@@ -20,12 +20,15 @@ export const SOURCE_REASONS = [
   'timeout',
   'network',
   'decode_error',
+  'shape',
   'internal',
 ] as const;
 export type SourceReason = (typeof SOURCE_REASONS)[number];
 
 /** The reason label of a failed run. */
 export function reasonOf(error: unknown): Exclude<SourceReason, '' | 'pending'> {
+  // Answered and parsed, but none of the fields the source needs is there.
+  if (error instanceof FieldsMissingError) return 'shape';
   if (error instanceof UpstreamError) {
     switch (error.kind) {
       case 'unauthorized':

@@ -9,6 +9,8 @@ import { PlanRequiredError, UpstreamError } from '../upstream/http/errors.js';
 import type { SchedulerMetrics, SchedulingView } from './metrics.js';
 import { computePlan, type PlanFigures } from './plan.js';
 import { Scheduler, type Job, type JobOutcome } from './scheduler.js';
+import type { FieldReport } from '../upstream/fields/resolve.js';
+import { FieldHealth, type FieldState } from './field-health.js';
 import { failingSources, reasonOf, sourceHealth, type FailingSource, type RunRecord, type SourceHealth } from './source-health.js';
 import type { TopicBoard } from './topics.js';
 
@@ -34,6 +36,11 @@ export interface UnitRuntimeOptions<Api> {
   reportsUp: boolean;
   /** Every family any source of any unit publishes: agent series may take none of them. */
   reservedFamilyNames: readonly string[];
+  /**
+   * The upstream as one source sees it: its own field paths passed to the decoders, and each
+   * answer's field report recorded (default: the unit's upstream, shared).
+   */
+  upstreamFor?(source: SourceDefinition<Api, unknown>, record: (target: string, report: FieldReport) => void): Api;
   /** Facts of the unit for `/status` beyond its sources (the release mode and schedule). */
   statusFacts?: Readonly<Record<string, unknown>>;
 }
@@ -54,6 +61,8 @@ const PLAN_LOG_SETTLE_MS = 3_000;
 interface Running {
   readonly definition: SourceDefinition<unknown, unknown>;
   readonly poller: Poller;
+  /** What its answers said of its declared fields; absent for a source that declares none. */
+  readonly fields: FieldHealth | undefined;
 }
 
 /**
@@ -103,12 +112,13 @@ export class UnitRuntime<Api = unknown> implements SchedulingView {
     this.unsubscribe = options.board.onChange((unit, topic) => {
       if ((unit === this.account && ownReads.has(topic)) || everyUnit.has(topic)) this.queueReconcile();
     });
-    const contextOf = (definition: SourceDefinition<Api, unknown>): SourceContext<Api, unknown> => {
+    const contextOf = (definition: SourceDefinition<Api, unknown>, fields: FieldHealth | undefined): SourceContext<Api, unknown> => {
       const config = options.sourceConfig[definition.name];
+      const record = (target: string, report: FieldReport) => fields?.record(target, report, options.clock.now());
       return {
         unit: options.unit,
         exporter: options.exporter,
-        upstream: options.upstream,
+        upstream: options.upstreamFor?.(definition, record) ?? options.upstream,
         settings: config?.settings,
         cadenceMs: (key) => {
           const ms = config?.cadenceMs[key];
@@ -143,7 +153,15 @@ export class UnitRuntime<Api = unknown> implements SchedulingView {
         upstreamRateLimit: (limit) => this.followUpstreamLimit(limit),
       };
     };
-    this.running = options.sources.map((definition) => ({ definition, poller: definition.create(contextOf(definition)) }));
+    this.running = options.sources.map((definition) => {
+      const fields = definition.fields === undefined ? undefined : new FieldHealth(definition.fields, (field, about, presentPaths) =>
+        options.log.warn(
+          { source: definition.name, field, about, presentPaths },
+          `no answer of source ${definition.name} carries the field ${field} (${about}); monapi_decode_field_missing says so until one does. Name its path with fields: {${definition.name}: {${field}: <dotted path>}} in the configuration (monapi-exporter probe shows the paths)`,
+        ),
+      );
+      return { definition, poller: definition.create(contextOf(definition, fields)), fields };
+    });
     for (const { definition, poller } of this.running) {
       if (poller.scope !== 'unit') continue;
       this.upsertJob({
@@ -269,6 +287,11 @@ export class UnitRuntime<Api = unknown> implements SchedulingView {
     );
   }
 
+  /** Every declared field of every source that has had an answer: found, or missing from every answer. */
+  fieldStates(): (FieldState & { readonly source: string })[] {
+    return this.running.flatMap((r) => (r.fields?.states() ?? []).map((state) => ({ source: r.definition.name, ...state })));
+  }
+
   /** The sources failing now, for the landing page. */
   failingSources(): FailingSource[] {
     return failingSources(this.account, this.sourceHealth(), this.upgradeUrl);
@@ -289,6 +312,7 @@ export class UnitRuntime<Api = unknown> implements SchedulingView {
         targets: h.targets,
         failing_targets: h.failing,
         last_error: h.lastError && { target: h.lastError.target, at_ms: h.lastError.atMs, message: h.lastError.message },
+        fields: this.fieldsStatus(h.source),
       })),
       ...own,
       plan: this.plan(),
@@ -296,6 +320,16 @@ export class UnitRuntime<Api = unknown> implements SchedulingView {
       staleness_seconds: Object.fromEntries(this.staleness(now)),
       lag_seconds: this.lagSeconds(),
       last_errors: [...this.errors],
+    };
+  }
+
+  /** A source's fields for /status: where each was found and in what unit, and the missing ones. */
+  private fieldsStatus(source: string): Record<string, unknown> | undefined {
+    const states = this.running.find((r) => r.definition.name === source)?.fields?.states();
+    if (states === undefined || states.length === 0) return undefined;
+    return {
+      missing: states.filter((s) => s.missing).map((s) => s.field),
+      found: Object.fromEntries(states.filter((s) => s.found !== undefined).map((s) => [s.field, { path: s.found?.path, unit: s.found?.unit, configured: s.found?.configured || undefined }])),
     };
   }
 

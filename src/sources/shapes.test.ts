@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { thrownBy } from '../../test/support/thrown.js';
 import { monitoringDecoders } from '../../test/support/decoders.js';
-import { InvalidResponseError, type RequestContext } from '../upstream/http/errors.js';
+import { FieldsMissingError, InvalidResponseError, type RequestContext } from '../upstream/http/errors.js';
 
 /**
  * Shape variants per endpoint. The API document shows the bodies of `/hosts`, the series,
@@ -58,7 +58,7 @@ describe('/account', () => {
     {
       shape: 'rate_limit.per_minute, plan as an object, under data',
       body: { data: { plan: { name: 'Business', id: 3 }, rate_limit: { per_minute: 60, burst: 10, remaining: 59 } } },
-      want: { plan: 'Business', rate_limit: { requests_per_minute: 60, burst: 10, remaining: 59 } },
+      want: { plan: 'Business', rate_limit: { requests_per_minute: 60, burst: 10 } },
     },
     {
       shape: 'under account, tier and max_* limits as strings',
@@ -72,11 +72,21 @@ describe('/account', () => {
     },
     { shape: 'a bare rate limit number', body: { plan: 'pro', rate_limit: 90 }, want: { rate_limit: { requests_per_minute: 90 } } },
     { shape: 'per second', body: { plan: 'pro', rate_limit: { per_second: 2 } }, want: { rate_limit: { requests_per_minute: 120 } } },
-    { shape: 'an empty object: nothing known, nothing refused', body: {}, want: { limits: {}, usage: {}, rate_limit: {} } },
+    {
+      shape: 'limits and usage under one category per resource, the rate as a count and a period, numbers as strings',
+      body: { plan: { tier: 'business' }, quotas: { hosts: { max: '50', used: '12' }, websites: { max: 20, used: 3 } }, api: { rate_limit: { requests: '7200', period: '1h' }, burst: '30' } },
+      want: { plan: 'business', limits: { hosts: 50, websites: 20 }, usage: { hosts: 12, websites: 3 }, rate_limit: { requests_per_minute: 120, burst: 30 } },
+    },
+    { shape: 'the rate as requests per second, in a word', body: { rateLimit: { requests: 2, per: 'second' } }, want: { rate_limit: { requests_per_minute: 120 } } },
   ])('$shape', ({ body, want }) => {
     const { value, dropped } = decode('account', body);
     expect(value).toMatchObject(want as object);
     expect(dropped).toEqual([]);
+  });
+
+  it('refuses an answer that carries none of the figures it is polled for: a shape failure, not an empty account', () => {
+    expect(() => decode('account', {})).toThrow(FieldsMissingError);
+    expect(() => decode('account', { id: 'acc_1', created_at: T })).toThrow(/account: no item carries any of plan, host_limit/);
   });
 
   it('refuses a list', () => {
@@ -297,7 +307,7 @@ describe('/alerts/recent', () => {
 describe('/websites', () => {
   const site = { id: 40001, name: 'shop.example.com', url: 'https://shop.example.com/' };
   it.each<Variant>([
-    { shape: 'without total (what the stand-in sent)', body: { websites: [{ ...site, uptime_pct_24h: 99.5 }] }, want: [{ id: 40001, uptime_pct_24h: 99.5 }] },
+    { shape: 'without total (what the stand-in sent)', body: { websites: [{ ...site, uptime_pct_24h: 99.5 }] }, want: [{ id: 40001, uptime_24h: 0.995 }] },
     { shape: 'with total', body: { websites: [site], total: 1 }, want: [{ id: 40001 }] },
     { shape: 'a bare list', body: [site], want: [{ id: 40001 }] },
     { shape: 'under data with meta', body: { data: [site], meta: { total: 1, page: 1 } }, want: [{ id: 40001 }] },
@@ -305,12 +315,12 @@ describe('/websites', () => {
     {
       shape: 'aggregates nested under stats_24h, ratio uptime, ttfb words',
       body: { websites: [{ ...site, stats_24h: { checks: 1440, failures: 3, avg_ttfb_ms: 182.4 }, uptime_ratio_24h: 0.995, status: 'up' }] },
-      want: [{ id: 40001, checks_24h: 1440, failures_24h: 3, avg_ttfb_ms_24h: 182.4, uptime_pct_24h: 99.5, up: true }],
+      want: [{ id: 40001, checks_24h: 1440, failures_24h: 3, ttfb_avg_24h: 0.1824, uptime_24h: 0.995, up: true }],
     },
     {
       shape: 'uptime as an object of windows, paused flag',
       body: { websites: [{ ...site, uptime: { '24h': 98.2, '7d': 99.1 }, paused: true, interval: '5m' }] },
-      want: [{ id: 40001, uptime_pct_24h: 98.2, enabled: false, check_interval_seconds: 300 }],
+      want: [{ id: 40001, uptime_24h: 0.982, enabled: false, check_interval: 300 }],
     },
     { shape: 'no name: called by its URL', body: [{ id: 7, url: 'https://x.example/' }], want: [{ id: 7, name: 'https://x.example/' }] },
     { shape: 'no name or URL: called by its id', body: [{ id: 8 }], want: [{ id: 8, name: 'website 8' }] },
@@ -344,31 +354,32 @@ describe('/websites/{id} (website summary)', () => {
       },
       want: {
         id: 40001,
-        uptime_pct: { '24h': 99.9, '7d': 99.5, '30d': 99.2 },
-        avg_ttfb_ms_24h: 180,
-        tls: { version: 'TLSv1.3', cert_days_remaining: 41, cert_expires_at: '2027-01-02T08:00:00Z', issuer: "Let's Encrypt" },
-        recent_checks: [{ id: 1, checked_at: T, success: true }],
+        uptime: { '24h': 0.999, '7d': 0.995, '30d': 0.992 },
+        ttfb_avg_24h: 0.18,
+        tls: { version: 'TLSv1.3', cert_remaining: 41 * 86400, cert_expires_at: '2027-01-02T08:00:00Z', issuer: "Let's Encrypt" },
       },
     },
     {
       shape: 'under website, uptime as windows, certificate object with not_after',
       body: { website: { id: '40001', uptime: { '24h': 99, '7d': 98, '30d': 97 }, certificate: { not_after: '2027-01-02 08:00:00+00:00', issuer: { name: 'R3' } } } },
-      want: { id: 40001, uptime_pct: { '24h': 99, '7d': 98, '30d': 97 }, tls: { cert_expires_at: '2027-01-02T08:00:00.000Z' } },
+      want: { id: 40001, uptime: { '24h': 0.99, '7d': 0.98, '30d': 0.97 }, tls: { cert_expires_at: '2027-01-02T08:00:00.000Z' } },
     },
     {
-      shape: 'under data, flat TLS fields, checks under checks',
+      shape: 'under data, flat TLS fields, recent checks beside them (not read: the checks source reads them)',
       body: { data: { id: 40001, tls_version: 'TLSv1.2', ssl_expires_at: '2027-01-02T08:00:00Z', checks: [{ id: 2, checked_at: T }] } },
-      want: { tls: { version: 'TLSv1.2', cert_expires_at: '2027-01-02T08:00:00Z' }, recent_checks: [{ id: 2 }] },
+      want: { tls: { version: 'TLSv1.2', cert_expires_at: '2027-01-02T08:00:00Z' } },
     },
-    { shape: 'nothing but an id', body: { id: 40001 }, want: { id: 40001, uptime_pct: {}, recent_checks: [] } },
+    { shape: 'one figure is enough', body: { id: 40001, uptime_7d: 0.5 }, want: { id: 40001, uptime: { '7d': 0.5 } } },
   ])('$shape', ({ body, want }) => {
     expect(decode('websiteSummary', body).value).toMatchObject(want as object);
   });
 
-  it('drops a recent check without a time and keeps the summary', () => {
-    const { value, dropped } = decode('websiteSummary', { id: 1, recent_checks: [{ id: 1 }, { id: 2, checked_at: T }] });
-    expect(value.recent_checks).toHaveLength(1);
-    expect(dropped).toEqual([{ path: 'recent_checks[0]', reason: 'missing_field', field: 'checked_at', issue: 'checked_at: is missing' }]);
+  it.each([
+    ['nothing but an id', { id: 40001, name: 'shop' }],
+    ['its figures under names nobody could place', { id: 1, foo: 99.5, bar: { baz: '2027-01-02T08:00:00Z' }, recent_checks: [{ id: 1, checked_at: T }] }],
+  ])('refuses a summary that carries none of its figures (%s): polled for nothing is a shape failure', (_name, body) => {
+    expect(() => decode('websiteSummary', body)).toThrow(FieldsMissingError);
+    expect(() => decode('websiteSummary', body)).toThrow(/website summary: no item carries any of uptime_24h, .*cert_expires_at/);
   });
 });
 

@@ -4,7 +4,7 @@ import type { SourceConfigSpec } from '../config/source-spec.js';
 import type { ExporterConfig } from '../config/types.js';
 import type { MetricSink } from '../exposition/model.js';
 import type { Clock } from '../lib/clock.js';
-import type { Endpoint, MonitoringClient } from '../upstream/monitoring/client.js';
+import type { Endpoint, MonitoringApi } from '../upstream/monitoring/client.js';
 import type { ReleaseLookups } from '../upstream/releases/lookups.js';
 
 /**
@@ -139,7 +139,7 @@ export type Poller = UnitPoller | TargetPoller<unknown>;
 
 /** The client a source of each configuration section polls with. */
 export interface Upstreams {
-  readonly account: MonitoringClient;
+  readonly account: MonitoringApi;
   readonly releases: ReleaseLookups;
 }
 
@@ -164,7 +164,7 @@ export interface SourceDefinition<Api, Settings> extends SourceConfigSpec<Settin
 }
 
 /** A source of each account, polling the Monitoring API. */
-export type MonitoringSource<Settings = unknown> = SourceDefinition<MonitoringClient, Settings> & { readonly section: 'account' };
+export type MonitoringSource<Settings = unknown> = SourceDefinition<MonitoringApi, Settings> & { readonly section: 'account' };
 /** A source of the `releases` section, polling the Release Lookup API. */
 export type ReleaseSource<Settings = unknown> = SourceDefinition<ReleaseLookups, Settings> & { readonly section: 'releases' };
 export type AnySource = MonitoringSource<unknown> | ReleaseSource<unknown>;

@@ -1,5 +1,5 @@
 import { InvalidResponseError, type RequestContext } from './http/errors.js';
-import type { Decoded, JsonDecoder } from './tolerant/body.js';
+import type { DecodeOptions, Decoded, JsonDecoder } from './tolerant/body.js';
 
 /**
  * Response decoding: parse the JSON, then read it tolerantly (src/upstream/tolerant/):
@@ -9,7 +9,7 @@ import type { Decoded, JsonDecoder } from './tolerant/body.js';
  * source that polls it (src/sources/<name>/decode.ts).
  */
 
-export type { Decoded, DroppedItem, JsonDecoder } from './tolerant/body.js';
+export type { DecodeOptions, Decoded, DroppedItem, JsonDecoder } from './tolerant/body.js';
 export type { FieldNote } from './tolerant/fields.js';
 export { DROP_REASONS, type DropReason } from './tolerant/values.js';
 
@@ -30,6 +30,6 @@ export function parseJsonBody(body: Buffer, context: RequestContext, contentType
 }
 
 /** Parses and decodes in one step. */
-export function decodeBody<T>(decoder: JsonDecoder<T>, body: Buffer, context: RequestContext, contentType?: string): Decoded<T> {
-  return decoder(parseJsonBody(body, context, contentType), context);
+export function decodeBody<T>(decoder: JsonDecoder<T>, body: Buffer, context: RequestContext, contentType?: string, options?: DecodeOptions): Decoded<T> {
+  return decoder(parseJsonBody(body, context, contentType), context, options);
 }

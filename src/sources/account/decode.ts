@@ -1,86 +1,65 @@
-import { readObject, type JsonDecoder } from '../../upstream/tolerant/body.js';
-import type { Fields } from '../../upstream/tolerant/fields.js';
-import { integer, nonEmptyString, number, type ValueReader } from '../../upstream/tolerant/values.js';
-import { durationSeconds } from '../alert-rules/decode.js';
+import { readFieldObject } from '../../upstream/fields/body.js';
+import { declareFields } from '../../upstream/fields/declare.js';
+import { scaled } from '../../upstream/fields/kinds.js';
+import { findersOf } from '../../upstream/fields/resolve.js';
+import type { JsonDecoder } from '../../upstream/tolerant/body.js';
 
 /**
- * `/account`: "plan, limits, usage and rate limit", body not shown. Every field is optional
- * (none is needed to know the account answers); the body must be an object, at the top
- * level or under `account` or `data`. The plan may be a string or an object with a name;
- * the rate limit may be per minute (`requests_per_minute`, `per_minute`, `rpm`), per second,
- * or a `limit` over a `window`.
+ * `/account`: "plan, limits, usage and rate limit", body not shown. Each figure is declared
+ * with the words that name it and found wherever it sits: flat (`host_limit`), under a
+ * category (`limits.hosts`, `quotas.hosts.max`, `plan.max_hosts`), as a string; the rate
+ * limit as requests per minute or second, or a count with its period
+ * (`{requests: 120, period: "1m"}`). An answer that carries none of them is a shape failure.
  */
+export const ACCOUNT_FIELDS = declareFields({
+  plan: {
+    kind: 'string',
+    about: 'the plan tier (pro, business, ...)',
+    words: [['plan', 'name'], ['plan', 'tier'], ['plan'], ['tier'], ['subscription', 'name'], ['subscription']],
+    not: ['hosts', 'websites', 'retention', 'limit', 'max', 'requests', 'rate', 'usage', 'at', 'price', 'currency', 'billing', 'url', 'upgrade', 'interval', 'status', 'id', 'features'],
+    useful: true,
+  },
+  host_limit: { kind: 'count', about: 'hosts the plan allows', words: [['hosts', 'limit'], ['max', 'hosts'], ['hosts', 'allowed']], not: ['usage', 'remaining', 'online', 'offline'], useful: true },
+  website_limit: { kind: 'count', about: 'websites the plan allows', words: [['websites', 'limit'], ['max', 'websites'], ['websites', 'allowed']], not: ['usage', 'remaining'], useful: true },
+  retention: { kind: 'duration', about: 'how long upstream keeps the data', words: [['retention']], unit: 'days', useful: true },
+  hosts_used: { kind: 'count', about: 'hosts the account uses', words: [['usage', 'hosts'], ['hosts', 'count'], ['hosts', 'active']], not: ['max', 'allowed', 'remaining'], useful: true },
+  websites_used: { kind: 'count', about: 'websites the account uses', words: [['usage', 'websites'], ['websites', 'count'], ['websites', 'active']], not: ['max', 'allowed', 'remaining'], useful: true },
+  rate_limit: {
+    kind: 'rate',
+    about: 'API requests allowed per key, sustained',
+    words: [['rate', 'limit'], ['requests', 'limit'], ['rate'], ['requests']],
+    not: ['burst', 'remaining', 'reset', 'usage', 'today', 'retry'],
+    periodSeconds: 60,
+    useful: true,
+  },
+  burst: { kind: 'count', about: 'API requests allowed in a burst per key', words: [['burst']], not: ['remaining', 'reset'], useful: true },
+});
+
 export interface Account {
   readonly plan?: string;
   readonly limits: { readonly hosts?: number; readonly websites?: number; readonly retention_days?: number };
-  readonly usage: { readonly hosts?: number; readonly websites?: number; readonly api_requests_today?: number };
-  readonly rate_limit: { readonly requests_per_minute?: number; readonly burst?: number; readonly remaining?: number };
+  readonly usage: { readonly hosts?: number; readonly websites?: number };
+  readonly rate_limit: { readonly requests_per_minute?: number; readonly burst?: number };
 }
 
 const SECONDS_PER_DAY = 86_400;
+const accountFinder = findersOf(ACCOUNT_FIELDS);
 
-/** Days as a number, or a duration such as `30d`. */
-const days: ValueReader<number> = (raw) => {
-  if (typeof raw === 'string' && /[smhdw]\s*$/i.test(raw)) {
-    const weeks = /^\s*(\d+)\s*w\s*$/i.exec(raw);
-    if (weeks) return { ok: true, value: Number(weeks[1]) * 7 };
-    const read = durationSeconds(raw);
-    return read.ok ? { ok: true, value: read.value / SECONDS_PER_DAY } : read;
-  }
-  return number(raw);
-};
-
-const count = (f: Fields, names: readonly string[]) => {
-  const value = f.optional(names, integer);
-  return value !== undefined && value >= 0 ? value : undefined;
-};
-
-function requestsPerMinute(f: Fields): number | undefined {
-  const perMinute = f.optional(
-    ['rate_limit.requests_per_minute', 'rate_limit.per_minute', 'rate_limit.rpm', 'rate_limit_per_minute', 'requests_per_minute', 'limits.requests_per_minute', 'limits.rate_limit', 'rate_limit'],
-    number,
-  );
-  if (perMinute !== undefined) return perMinute;
-  const perSecond = f.optional(['rate_limit.requests_per_second', 'rate_limit.per_second', 'requests_per_second'], number);
-  if (perSecond !== undefined) return perSecond * 60;
-  const limit = f.optional(['rate_limit.limit', 'rate_limit.requests'], number);
-  if (limit === undefined) return undefined;
-  const window = f.optional(['rate_limit.window_seconds', 'rate_limit.window', 'rate_limit.period', 'rate_limit.interval'], durationSeconds);
-  return window === undefined || window <= 0 ? limit : (limit * 60) / window;
-}
-
-export function readAccount(f: Fields): Account {
-  const plan = f.optional(['plan', 'plan.name', 'plan.tier', 'plan.id', 'plan_name', 'tier', 'subscription.plan', 'subscription.plan.name'], nonEmptyString);
-  const rate = requestsPerMinute(f);
-  const burst = f.optional(['rate_limit.burst', 'rate_limit.burst_limit', 'rate_limit.max_burst', 'burst'], number);
-  const remaining = f.optional(['rate_limit.remaining'], number);
-  const retention = f.optional(['limits.retention_days', 'retention_days', 'plan.retention_days', 'limits.retention', 'retention'], days);
-  return {
-    plan,
+export const decodeAccount: JsonDecoder<Account> = (raw, context, options) => {
+  const { record: r, report, notes } = readFieldObject(raw, context, { what: 'account', keys: ['account'], finder: accountFinder(options?.fieldPaths) });
+  const positive = (value: number | undefined) => (value !== undefined && value > 0 ? value : undefined);
+  const value: Account = {
+    ...(r.plan !== undefined && r.plan.trim() !== '' && { plan: r.plan }),
     limits: {
-      hosts: count(f, ['limits.hosts', 'limits.max_hosts', 'limits.host_limit', 'host_limit', 'max_hosts', 'plan.max_hosts', 'plan.hosts']),
-      websites: count(f, ['limits.websites', 'limits.max_websites', 'limits.website_limit', 'website_limit', 'max_websites', 'plan.max_websites', 'plan.websites']),
-      retention_days: retention !== undefined && retention > 0 ? retention : undefined,
+      hosts: r.host_limit,
+      websites: r.website_limit,
+      retention_days: r.retention === undefined ? undefined : positive(r.retention / SECONDS_PER_DAY),
     },
-    usage: {
-      hosts: count(f, ['usage.hosts', 'usage.hosts_used', 'usage.host_count', 'hosts_used', 'host_count']),
-      websites: count(f, ['usage.websites', 'usage.websites_used', 'usage.website_count', 'websites_used', 'website_count']),
-      api_requests_today: count(f, ['usage.api_requests_today', 'usage.requests_today', 'usage.api_requests', 'api_requests_today']),
-    },
+    usage: { hosts: r.hosts_used, websites: r.websites_used },
     rate_limit: {
-      requests_per_minute: rate !== undefined && rate > 0 ? rate : undefined,
-      burst: burst !== undefined && burst >= 1 ? Math.floor(burst) : undefined,
-      remaining: remaining !== undefined && remaining >= 0 ? remaining : undefined,
+      requests_per_minute: r.rate_limit === undefined ? undefined : positive(scaled(r.rate_limit, 60)),
+      burst: r.burst !== undefined && r.burst >= 1 ? r.burst : undefined,
     },
   };
-}
-
-export const decodeAccount: JsonDecoder<Account> = (raw, context) => {
-  const { value, notes } = readObject(raw, context, {
-    what: 'account',
-    keys: ['account'],
-    signature: ['plan', 'limits', 'usage', 'rate_limit', 'tier'],
-    read: readAccount,
-  });
-  return { value, dropped: [], notes };
+  return { value, dropped: [], notes, fields: report };
 };

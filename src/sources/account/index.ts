@@ -1,7 +1,7 @@
 import { MINUTE } from '../../config/schema.js';
 import { endpoint } from '../../upstream/monitoring/client.js';
 import { every, familyNames, groupName, type MonitoringSource } from '../source.js';
-import { decodeAccount } from './decode.js';
+import { ACCOUNT_FIELDS, decodeAccount } from './decode.js';
 import { ACCOUNT_FAMILIES, mapAccount } from './map.js';
 
 export const ACCOUNT_ENDPOINT = endpoint('/account', decodeAccount);
@@ -17,6 +17,7 @@ export const accountSource: MonitoringSource = {
   toggle: { default: true },
   cadences: { account: { default: '5m', minMs: MINUTE } },
   endpoints: [ACCOUNT_ENDPOINT],
+  fields: ACCOUNT_FIELDS,
   priority: 'high',
   families: familyNames(ACCOUNT_FAMILIES),
   create(ctx) {

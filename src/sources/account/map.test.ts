@@ -14,8 +14,8 @@ describe('mapAccount', () => {
       input: account({
         plan: 'business',
         limits: { hosts: 50, websites: 20, retention_days: 90 },
-        usage: { hosts: 12, websites: 3, api_requests_today: 999 },
-        rate_limit: { requests_per_minute: 120, burst: 30, remaining: 10 },
+        usage: { hosts: 12, websites: 3 },
+        rate_limit: { requests_per_minute: 120, burst: 30 },
       }),
       want: [
         'monapi_account_host_limit{account="prod"} 50',

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { list, section, SECOND } from '../../config/schema.js';
 import type { SettingsInput } from '../../config/source-spec.js';
-import { endpoint, type MonitoringClient } from '../../upstream/monitoring/client.js';
+import { endpoint, type MonitoringApi } from '../../upstream/monitoring/client.js';
 import { GraceMap } from '../shared/grace.js';
 import { every, familyNames, groupName, type MonitoringSource, type SourceContext } from '../source.js';
 import { exactCertExpiryMs } from '../website-summary/map.js';
@@ -55,7 +55,7 @@ export const checksSource: MonitoringSource<CheckBuckets> = {
   create: (ctx) => createChecksPoller(ctx),
 };
 
-function createChecksPoller(ctx: SourceContext<MonitoringClient, CheckBuckets>) {
+function createChecksPoller(ctx: SourceContext<MonitoringApi, CheckBuckets>) {
   let graceMap: GraceMap<string, ChecksState> | undefined;
   // Built on first use, like the series source's: some tests build sources from a partial context.
   const statesOf = () => (graceMap ??= new GraceMap(ctx.unit.counterGraceMs));
@@ -64,7 +64,7 @@ function createChecksPoller(ctx: SourceContext<MonitoringClient, CheckBuckets>) 
   return {
     scope: 'target' as const,
     targets: () => ctx.read(POLLED_WEBSITES),
-    cadence: (website: Website) => every(checksCadenceMs(ctx.cadenceMs('checks'), website.check_interval_seconds)),
+    cadence: (website: Website) => every(checksCadenceMs(ctx.cadenceMs('checks'), website.check_interval)),
     requestsPerRun: () => 1,
     async poll(website: Website, signal: AbortSignal) {
       const key = String(website.id);

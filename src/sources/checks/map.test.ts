@@ -214,7 +214,7 @@ describe('mapChecks gauges of the newest check', () => {
     expect(got).toEqual(
       expect.arrayContaining([
         `monapi_website_tls_info{${ID},tls_version="TLSv1.3",http_version="HTTP/2"} 1`,
-        `monapi_website_cert_expiry_timestamp_seconds{${ID}} ${checkedAt + 10 * 86_400}`,
+        `monapi_website_cert_expiry_timestamp_seconds{${ID},basis="estimate"} ${checkedAt + 10 * 86_400}`,
         `monapi_website_security_score_ratio{${ID}} 0.75`,
         `monapi_website_security_header{${ID},header="hsts"} 1`,
         `monapi_website_security_header{${ID},header="x_frame_options"} 0`,
@@ -232,15 +232,15 @@ describe('mapChecks gauges of the newest check', () => {
   it('takes the exact certificate expiry from the website summary when there is one', () => {
     const exact = Date.UTC(2027, 0, 15, 8, 30, 12);
     const { families } = mapChecks(page([check(1, { cert_days_remaining: 10 })]), EMPTY_CHECKS_STATE, { ...OPTS, certExpiresAtMs: exact });
-    expect(lines(families)).toContain(`monapi_website_cert_expiry_timestamp_seconds{${ID}} ${exact / 1000}`);
+    expect(lines(families)).toContain(`monapi_website_cert_expiry_timestamp_seconds{${ID},basis="upstream"} ${exact / 1000}`);
     // ...even before any check has been seen.
     const none = mapChecks(page([]), EMPTY_CHECKS_STATE, { ...OPTS, certExpiresAtMs: exact });
-    expect(lines(none.families)).toContain(`monapi_website_cert_expiry_timestamp_seconds{${ID}} ${exact / 1000}`);
+    expect(lines(none.families)).toContain(`monapi_website_cert_expiry_timestamp_seconds{${ID},basis="upstream"} ${exact / 1000}`);
   });
 
   it('an expired certificate gives an expiry in the past', () => {
     const { families } = mapChecks(page([check(0, { cert_days_remaining: -2 })]), EMPTY_CHECKS_STATE, OPTS);
-    expect(lines(families)).toContain(`monapi_website_cert_expiry_timestamp_seconds{${ID}} ${T0 / 1000 - 2 * 86_400}`);
+    expect(lines(families)).toContain(`monapi_website_cert_expiry_timestamp_seconds{${ID},basis="estimate"} ${T0 / 1000 - 2 * 86_400}`);
   });
 });
 

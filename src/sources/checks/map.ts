@@ -108,7 +108,7 @@ export const CHECK_FAMILIES = {
   tlsInfo: infoSpec('monapi_website_tls_info', `TLS and HTTP version of the newest website check (value 1), ${FROM}.`),
   certExpiry: gaugeSpec(
     'monapi_website_cert_expiry_timestamp_seconds',
-    `Unix time the website's TLS certificate expires: exact when /websites/{id} gives the expiry time, else to the day (checked_at + cert_days_remaining days of the newest check), ${FROM}.`,
+    `Unix time the website's TLS certificate expires: basis="upstream" when /websites/{id} gives the expiry time, basis="estimate" when it is reckoned to the day from the newest check (checked_at + cert_days_remaining days), ${FROM}.`,
     'seconds',
   ),
   securityScore: gaugeSpec(
@@ -305,8 +305,8 @@ function checkFamilies(state: ChecksState, buckets: CheckBuckets, opts: ChecksMa
     const checkedAtMs = parseTimestampMs(check.checked_at, `check ${check.id} checked_at`);
     c.add(CHECK_FAMILIES.timestamp, id, checkedAtMs / 1000);
     c.add(CHECK_FAMILIES.tlsInfo, { ...id, tls_version: check.tls_version ?? '', http_version: check.http_version ?? '' }, 1);
-    const expiry = certExpirySeconds(check, checkedAtMs, opts.certExpiresAtMs);
-    if (expiry !== undefined) c.add(CHECK_FAMILIES.certExpiry, id, expiry);
+    const expiry = certExpiry(check, checkedAtMs, opts.certExpiresAtMs);
+    if (expiry !== undefined) c.add(CHECK_FAMILIES.certExpiry, { ...id, basis: expiry.basis }, expiry.seconds);
     if (check.security_score !== undefined && check.security_score >= 0 && check.security_score <= 100) {
       c.add(CHECK_FAMILIES.securityScore, id, percentToRatio(check.security_score));
     }
@@ -316,7 +316,7 @@ function checkFamilies(state: ChecksState, buckets: CheckBuckets, opts: ChecksMa
     }
     if (check.cdn_datacenter) c.add(CHECK_FAMILIES.cdnInfo, { ...id, datacenter: check.cdn_datacenter }, 1);
   } else if (opts.certExpiresAtMs !== undefined) {
-    c.add(CHECK_FAMILIES.certExpiry, id, opts.certExpiresAtMs / 1000);
+    c.add(CHECK_FAMILIES.certExpiry, { ...id, basis: 'upstream' }, opts.certExpiresAtMs / 1000);
   }
 
   const histograms: FamilySamples[] = [
@@ -328,13 +328,14 @@ function checkFamilies(state: ChecksState, buckets: CheckBuckets, opts: ChecksMa
 }
 
 /**
- * The exact expiry when the summary gave one; else, for a check over TLS that reports days
- * remaining, its time plus those days. A plain-http site has no certificate to expire.
+ * The expiry upstream gave in the summary; else, for a check over TLS that reports days
+ * remaining, its time plus those days, labelled as the estimate it is (whole days may be
+ * most of a day off). A plain-http site has no certificate to expire.
  */
-function certExpirySeconds(check: WebsiteCheck, checkedAtMs: number, exactMs: number | undefined): number | undefined {
-  if (exactMs !== undefined) return exactMs / 1000;
+function certExpiry(check: WebsiteCheck, checkedAtMs: number, exactMs: number | undefined): { seconds: number; basis: 'upstream' | 'estimate' } | undefined {
+  if (exactMs !== undefined) return { seconds: exactMs / 1000, basis: 'upstream' };
   if (!check.tls_version || check.cert_days_remaining === undefined) return undefined;
-  return checkedAtMs / 1000 + check.cert_days_remaining * DAY_SECONDS;
+  return { seconds: checkedAtMs / 1000 + check.cert_days_remaining * DAY_SECONDS, basis: 'estimate' };
 }
 
 function histogramSample(labels: Labels, h: HistogramState, bounds: readonly number[]): HistogramSample {

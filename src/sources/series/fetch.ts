@@ -1,6 +1,6 @@
 import type { Priority } from '../../budget/types.js';
 import type { Decoded, DroppedItem } from '../../upstream/decode.js';
-import { endpoint, type MonitoringClient } from '../../upstream/monitoring/client.js';
+import { endpoint, type MonitoringApi } from '../../upstream/monitoring/client.js';
 import { decodeLatest, type LatestValue } from './decode-latest.js';
 import { decodeSeries, type SeriesPoint } from './decode.js';
 
@@ -48,7 +48,7 @@ export interface SeriesResult {
  * asked once. No names, no request.
  */
 export async function fetchSeries(
-  client: MonitoringClient,
+  client: MonitoringApi,
   uuid: string,
   names: readonly string[],
   since = '1h',
@@ -83,7 +83,7 @@ export async function fetchSeries(
 }
 
 /** `/hosts/{uuid}/metrics/{name}/latest`, with the host and name it was asked for. */
-export async function fetchLatest(client: MonitoringClient, uuid: string, name: string, priority: Priority = 'normal'): Promise<Decoded<LatestValue>> {
+export async function fetchLatest(client: MonitoringApi, uuid: string, name: string, priority: Priority = 'normal'): Promise<Decoded<LatestValue>> {
   const decoded = await client.get(LATEST_ENDPOINT, { uuid, name }, {}, priority);
   return { ...decoded, value: { host_uuid: uuid, name, ...decoded.value } };
 }

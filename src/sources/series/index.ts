@@ -5,7 +5,7 @@ import { METRIC_NAMES } from '../metric-catalogue/topics.js';
 import { SELF_METRIC_PREFIXES } from '../reserved-names.js';
 import { GraceMap } from '../shared/grace.js';
 import { every, groupName, type MonitoringSource, type SourceContext } from '../source.js';
-import type { MonitoringClient } from '../../upstream/monitoring/client.js';
+import type { MonitoringApi } from '../../upstream/monitoring/client.js';
 import { DEFAULT_MAX_URL_LENGTH, fetchLatest, fetchSeries, LATEST_ENDPOINT, planSeriesBatches, SERIES_ENDPOINT, type SeriesResult } from './fetch.js';
 import {
   counterKeysOf,
@@ -62,7 +62,7 @@ export const seriesSource: MonitoringSource<SeriesSettings> = {
   create: (ctx) => createSeriesPoller(ctx),
 };
 
-function createSeriesPoller(ctx: SourceContext<MonitoringClient, SeriesSettings>) {
+function createSeriesPoller(ctx: SourceContext<MonitoringApi, SeriesSettings>) {
   const account = ctx.unit.name;
   let naming: SeriesNaming | undefined;
   // Built on first use: the other sources' family names are known only once all exist.

@@ -1,7 +1,7 @@
 import { MINUTE } from '../../config/schema.js';
 import { endpoint } from '../../upstream/monitoring/client.js';
 import { every, groupName, type MonitoringSource } from '../source.js';
-import { decodeWebsiteSummary, type WebsiteSummary } from '../websites/decode.js';
+import { decodeWebsiteSummary, WEBSITE_SUMMARY_FIELDS, type WebsiteSummary } from '../websites/decode.js';
 import { POLLED_WEBSITES } from '../websites/topics.js';
 import { mapWebsiteSummary } from './map.js';
 import { WEBSITE_SUMMARIES } from './topics.js';
@@ -22,6 +22,7 @@ export const websiteSummarySource: MonitoringSource = {
   cadences: { website_summary: { default: '15m', minMs: 5 * MINUTE } },
   needs: { websites: 'the website list says which websites to fetch summaries for' },
   endpoints: [WEBSITE_SUMMARY_ENDPOINT],
+  fields: WEBSITE_SUMMARY_FIELDS,
   priority: 'bulk',
   // Its one family, the uptime windows, is the websites source's (declared there; this source needs that one).
   families: [],

@@ -1,7 +1,6 @@
 import type { FamilySamples } from '../../exposition/model.js';
 import type { UptimeWindow, WebsiteSummary } from '../websites/decode.js';
 import { FamilyCollector } from '../shared/families.js';
-import { percentToRatio } from '../shared/units.js';
 import { inRange, WEBSITE_FAMILIES, websiteLabels } from '../websites/map.js';
 
 /**
@@ -24,7 +23,7 @@ export function mapWebsiteSummary(summary: WebsiteSummary, opts: WebsiteSummaryM
   const id = websiteLabels(opts.account, { id: opts.websiteId, name: opts.websiteName });
   const c = new FamilyCollector();
   for (const window of SUMMARY_WINDOWS) {
-    const ratio = inRange(summary.uptime_pct[window], 0, 100, percentToRatio);
+    const ratio = inRange(summary.uptime[window], 0, 1);
     if (ratio !== undefined) c.add(WEBSITE_FAMILIES.uptime, { ...id, window }, ratio);
   }
   return c.toFamilies();

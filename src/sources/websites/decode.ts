@@ -1,38 +1,104 @@
-import { readList, readItem, readObject, type DroppedItem, type JsonDecoder } from '../../upstream/tolerant/body.js';
-import type { Fields } from '../../upstream/tolerant/fields.js';
-import { boolean, describe, integer, number, string, timestamp, type ValueReader } from '../../upstream/tolerant/values.js';
-import { durationSeconds } from '../alert-rules/decode.js';
-import { readCheck, type WebsiteCheck } from '../checks/decode.js';
+import { readFieldList, readFieldObject } from '../../upstream/fields/body.js';
+import { declareFields, marked, type FieldRecord } from '../../upstream/fields/declare.js';
+import { findersOf } from '../../upstream/fields/resolve.js';
+import type { JsonDecoder } from '../../upstream/tolerant/body.js';
 
 /**
  * `/websites` ("monitored websites with 24-hour aggregates") and `/websites/{id}` ("website
- * summary: uptime, time to first byte, TLS, recent checks"). Neither body is shown in the
- * document. Only `id` is required: it is the path of the per-website endpoints. A website
- * with no name is called by its URL, or else by its id. Aggregates are read flat
- * (`uptime_pct_24h`) or nested (`stats_24h.uptime_pct`, `uptime: {"24h": 99.9}`);
- * percentages are 0-100 as sent, and a field named as a ratio (`uptime_ratio_24h`) is
- * turned into a percentage so the mapper converts one unit.
+ * summary: uptime, time to first byte, TLS, recent checks"; the recent checks are the
+ * checks source's, read from /websites/{id}/checks). Neither body is shown in the
+ * API document, so every field is declared with the words that identify it and found
+ * wherever it sits (upstream/fields/): flat (`uptime_pct_24h`), nested under a period
+ * (`last_24h.uptime`) or a category (`stats.day.uptime`), camelCase, numbers as strings;
+ * percentages and ratios told apart by their names or values, milliseconds by their names.
+ * Only `id` is required: it is the path of the per-website endpoints.
  */
 
-export interface WebsiteAggregates24h {
-  readonly up?: boolean;
-  readonly last_checked_at?: string;
-  readonly last_status_code?: number;
-  readonly checks_24h?: number;
-  readonly failures_24h?: number;
-  /** 0-100. */
-  readonly uptime_pct_24h?: number;
-  readonly avg_ttfb_ms_24h?: number;
-  readonly p95_ttfb_ms_24h?: number;
-}
+/** What the list says of every website, and the summary of one. Ratios 0-1, durations in seconds. */
+const AGGREGATES = {
+  up: {
+    kind: 'state',
+    about: 'whether the latest check succeeded',
+    words: [['up'], ['status'], ['state'], ['checks', 'success'], ['healthy']],
+    not: ['code', 'at', 'interval', 'monitoring', 'paused', 'enabled'],
+    trueWords: ['up', 'online', 'ok', 'healthy', 'success', 'succeeded', 'passing', 'true', 'yes'],
+    falseWords: ['down', 'offline', 'failing', 'failed', 'error', 'critical', 'false', 'no'],
+  },
+  last_checked_at: { kind: 'timestamp', about: 'when the latest check ran', words: [['checks', 'at'], ['checks', 'time']], not: ['status', 'code', 'interval', 'next'] },
+  last_status_code: { kind: 'integer', about: 'the HTTP status code of the latest check', words: [['status', 'code'], ['http', 'code'], ['response', 'code']] },
+  checks_24h: {
+    kind: 'count',
+    about: 'checks run over 24 hours',
+    words: [['checks']],
+    not: ['failures', 'success', 'ok', 'passed', 'at', 'time', 'code', 'interval', 'id', 'url', 'status', 'ttfb', 'uptime'],
+    period: '24h',
+    periodOptional: true,
+  },
+  failures_24h: { kind: 'count', about: 'failed checks over 24 hours', words: [['failures']], not: ['at', 'time', 'uptime', 'ratio', 'pct'], period: '24h', periodOptional: true },
+  uptime_24h: { kind: 'ratio', about: 'share of successful checks over 24 hours', words: [['uptime'], ['availability']], period: '24h', periodOptional: true },
+  ttfb_avg_24h: {
+    kind: 'duration',
+    about: 'mean time to first byte over 24 hours',
+    words: [['ttfb'], ['response', 'time']],
+    stat: 'avg',
+    statOptional: true,
+    period: '24h',
+    periodOptional: true,
+    unit: 'ms',
+  },
+  ttfb_p95_24h: { kind: 'duration', about: '95th percentile of the time to first byte over 24 hours', words: [['ttfb'], ['response', 'time']], stat: 'p95', period: '24h', periodOptional: true, unit: 'ms' },
+} as const;
 
-export interface Website extends WebsiteAggregates24h {
+/** The fields of a `/websites` item. */
+export const WEBSITE_FIELDS = declareFields({
+  id: { kind: 'integer', about: 'the website id, the path of its checks and summary', words: [['id']], not: ['checks', 'host', 'account'], essential: true },
+  name: { kind: 'string', about: 'the website name', words: [['name'], ['title'], ['label']], not: ['host', 'issuer', 'checks', 'cert', 'tls', 'group'] },
+  url: { kind: 'string', about: 'the monitored URL', words: [['url'], ['address'], ['target']], not: ['checks', 'upgrade'] },
+  enabled: {
+    kind: 'state',
+    about: 'whether upstream checks the website (paused or disabled websites get no checks requests)',
+    words: [['enabled'], ['active'], ['paused'], ['disabled'], ['monitoring'], ['status'], ['state']],
+    not: ['code', 'at', 'checks'],
+    trueWords: ['active', 'enabled', 'running', 'monitoring', 'monitored', 'on', 'yes', 'true', 'resumed'],
+    falseWords: ['paused', 'disabled', 'inactive', 'suspended', 'stopped', 'off', 'no', 'false', 'archived'],
+  },
+  check_interval: { kind: 'duration', about: 'time between two checks', words: [['interval'], ['frequency'], ['every']], not: ['next'], unit: 'seconds' },
+  ...AGGREGATES,
+});
+
+/** What the summary is polled for ("uptime, time to first byte, TLS"). */
+const SUMMARY_FIGURES = {
+  uptime_24h: AGGREGATES.uptime_24h,
+  ttfb_avg_24h: AGGREGATES.ttfb_avg_24h,
+  uptime_7d: { kind: 'ratio', about: 'share of successful checks over 7 days', words: [['uptime'], ['availability']], period: '7d' },
+  uptime_30d: { kind: 'ratio', about: 'share of successful checks over 30 days', words: [['uptime'], ['availability']], period: '30d' },
+  tls_version: { kind: 'string', about: 'the TLS version of the latest connection', words: [['tls', 'version'], ['protocol']], not: ['http'] },
+  cert_days_remaining: { kind: 'duration', about: 'days until the certificate expires, as upstream counts them', words: [['cert', 'days'], ['tls', 'days'], ['days', 'remaining'], ['days', 'left']], unit: 'days' },
+  cert_expires_at: { kind: 'timestamp', about: "the certificate's exact expiry (not-after)", words: [['cert', 'expires'], ['tls', 'expires'], ['expires']], not: ['days', 'domain'] },
+  cert_issuer: { kind: 'string', about: "the certificate's issuer", words: [['issuer']] },
+} as const;
+
+/** The fields of a `/websites/{id}` summary; one that carries none of its figures is polled for nothing. */
+export const WEBSITE_SUMMARY_FIELDS = declareFields({
+  id: { kind: 'integer', about: 'the website id', words: [['id']], not: ['checks', 'host', 'account', 'cert', 'tls'] },
+  name: { kind: 'string', about: 'the website name', words: [['name'], ['title']], not: ['host', 'issuer', 'checks', 'cert', 'tls', 'group'] },
+  url: { kind: 'string', about: 'the monitored URL', words: [['url'], ['address']], not: ['checks', 'upgrade'] },
+  ...marked(SUMMARY_FIGURES, { useful: true }),
+});
+
+export type WebsiteAggregates24h = Omit<FieldRecord<typeof AGGREGATES>, never>;
+/** The 24-hour aggregates the summary gives too, which fill the list's gaps. */
+export const SUMMARY_AGGREGATES = ['uptime_24h', 'ttfb_avg_24h'] as const satisfies readonly (keyof WebsiteAggregates24h)[];
+export type SummaryAggregate = (typeof SUMMARY_AGGREGATES)[number];
+
+export interface Website extends Partial<WebsiteAggregates24h> {
   readonly id: number;
   /** As sent, or the URL, or `website <id>` when upstream gives no name. */
   readonly name: string;
   readonly url?: string;
   readonly enabled?: boolean;
-  readonly check_interval_seconds?: number;
+  /** Seconds between two checks. */
+  readonly check_interval?: number;
 }
 
 export interface WebsiteList {
@@ -45,180 +111,57 @@ export const UPTIME_WINDOWS: readonly UptimeWindow[] = ['24h', '7d', '30d'];
 
 export interface WebsiteTls {
   readonly version?: string;
-  readonly cert_days_remaining?: number;
+  /** Seconds until the certificate expires, as upstream counts them (whole days). */
+  readonly cert_remaining?: number;
   /** ISO 8601: the certificate's exact expiry (not-after), when upstream gives it. */
   readonly cert_expires_at?: string;
   readonly issuer?: string;
 }
 
-export interface WebsiteSummary extends WebsiteAggregates24h {
+export interface WebsiteSummary extends Partial<Pick<WebsiteAggregates24h, SummaryAggregate>> {
   readonly id?: number;
   readonly name?: string;
   readonly url?: string;
-  /** Uptime over each window upstream reports, 0-100. */
-  readonly uptime_pct: Readonly<Partial<Record<UptimeWindow, number>>>;
+  /** Uptime over each window upstream reports, 0-1. */
+  readonly uptime: Readonly<Partial<Record<UptimeWindow, number>>>;
   readonly tls?: WebsiteTls;
-  readonly recent_checks: readonly WebsiteCheck[];
 }
 
-/** Nested objects that commonly hold the 24-hour aggregates. */
-const NESTED_24H = ['stats_24h', 'aggregates_24h', 'last_24h', 'stats.24h', '24h', 'day', 'aggregates', 'stats'];
-
-function in24h(flat: readonly string[], nested: readonly string[]): string[] {
-  return [...flat, ...NESTED_24H.flatMap((prefix) => nested.map((name) => `${prefix}.${name}`))];
+/** Copies the defined values of a record, so a field an item lacks is absent, not undefined. */
+function defined<T extends object>(record: T): Partial<T> {
+  return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined)) as Partial<T>;
 }
 
-/** A ratio 0-1 field read as a percentage. */
-const ratioAsPercent: ValueReader<number> = (raw) => {
-  const read = number(raw);
-  return read.ok ? { ok: true, value: read.value * 100 } : read;
-};
+const websiteFinder = findersOf(WEBSITE_FIELDS);
+const summaryFinder = findersOf(WEBSITE_SUMMARY_FIELDS);
 
-/** `up`/`down` and the like, or a boolean. */
-const upState: ValueReader<boolean> = (raw) => {
-  if (typeof raw === 'string') {
-    const word = raw.trim().toLowerCase();
-    if (['up', 'online', 'ok', 'healthy'].includes(word)) return { ok: true, value: true };
-    if (['down', 'offline', 'failing', 'error'].includes(word)) return { ok: true, value: false };
-  }
-  return boolean(raw);
-};
-
-/** Uptime of one window: percent names first, then ratio names converted. */
-function uptimePercent(f: Fields, window: UptimeWindow): number | undefined {
-  const percent = f.optional(
-    [
-      `uptime_pct_${window}`,
-      `uptime_${window}_pct`,
-      `uptime_percent_${window}`,
-      `uptime_${window}`,
-      `uptime.${window}`,
-      `uptime_pct.${window}`,
-      `${window}.uptime_pct`,
-      `${window}.uptime`,
-      `stats_${window}.uptime_pct`,
-      `stats_${window}.uptime`,
-      `aggregates_${window}.uptime_pct`,
-      `last_${window}.uptime_pct`,
-      ...(window === '24h' ? ['uptime_pct', 'uptime', 'uptime_percent', 'stats.uptime_pct', 'aggregates.uptime_pct', 'day.uptime_pct'] : []),
-    ],
-    number,
-  );
-  return percent ?? f.optional([`uptime_ratio_${window}`, `uptime_${window}_ratio`, ...(window === '24h' ? ['uptime_ratio'] : [])], ratioAsPercent);
-}
-
-function readAggregates(f: Fields): WebsiteAggregates24h {
-  const out: { -readonly [K in keyof WebsiteAggregates24h]: WebsiteAggregates24h[K] } = {};
-  const put = <K extends keyof WebsiteAggregates24h>(key: K, value: WebsiteAggregates24h[K] | undefined) => {
-    if (value !== undefined) out[key] = value;
-  };
-  put('up', f.optional(['up', 'is_up', 'status', 'state', 'last_check.success'], upState));
-  put('last_checked_at', f.optional(['last_checked_at', 'last_check_at', 'last_check.checked_at', 'last_checked'], timestamp));
-  put('last_status_code', f.optional(['last_status_code', 'last_check.status_code', 'status_code'], integer));
-  put('checks_24h', f.optional(in24h(['checks_24h', 'checks_count_24h', 'total_checks_24h'], ['checks', 'total_checks', 'checks_count']), integer));
-  put('failures_24h', f.optional(in24h(['failures_24h', 'failed_checks_24h'], ['failures', 'failed_checks', 'failed']), integer));
-  put('uptime_pct_24h', uptimePercent(f, '24h'));
-  put('avg_ttfb_ms_24h', f.optional(in24h(['avg_ttfb_ms_24h', 'ttfb_avg_ms_24h', 'avg_ttfb_24h_ms', 'ttfb_ms_24h', 'avg_ttfb_ms'], ['avg_ttfb_ms', 'ttfb_avg_ms', 'ttfb_ms', 'ttfb.avg_ms']), number));
-  put('p95_ttfb_ms_24h', f.optional(in24h(['p95_ttfb_ms_24h', 'ttfb_p95_ms_24h', 'p95_ttfb_24h_ms', 'p95_ttfb_ms'], ['p95_ttfb_ms', 'ttfb_p95_ms', 'ttfb.p95_ms']), number));
-  return out;
-}
-
-export function readWebsite(f: Fields): Website {
-  const id = f.required(['id', 'website_id'], integer);
-  const url = f.optional(['url', 'address', 'target'], string);
-  const name = f.optional(['name', 'display_name', 'title', 'label'], string);
-  const website: { -readonly [K in keyof Website]: Website[K] } = {
-    id,
-    name: name !== undefined && name.trim() !== '' ? name : (url ?? `website ${id}`),
-    ...readAggregates(f),
-  };
-  if (url !== undefined) website.url = url;
-  const paused = f.optional(['paused', 'disabled'], boolean);
-  const enabled = f.optional(['enabled', 'is_enabled', 'active', 'monitoring_enabled'], boolean) ?? (paused === undefined ? undefined : !paused);
-  if (enabled !== undefined) website.enabled = enabled;
-  const interval = f.optional(['check_interval_seconds', 'interval_seconds', 'check_interval', 'interval', 'frequency'], durationSeconds);
-  if (interval !== undefined && interval > 0) website.check_interval_seconds = interval;
-  return website;
-}
-
-export const decodeWebsites: JsonDecoder<WebsiteList> = (raw, context) => {
-  const body = readList(raw, context, { what: 'website list', keys: ['websites', 'sites', 'monitors'], read: readWebsite });
+export const decodeWebsites: JsonDecoder<WebsiteList> = (raw, context, options) => {
+  const body = readFieldList(raw, context, { what: 'website list', keys: ['websites', 'sites', 'monitors'], finder: websiteFinder(options?.fieldPaths) });
+  const websites = body.records.map((r): Website => {
+    const id = r.id ?? 0;
+    const name = r.name !== undefined && r.name.trim() !== '' ? r.name : (r.url ?? `website ${id}`);
+    return { ...defined(r), id, name };
+  });
+  const total = body.envelope.total;
   return {
-    value: { websites: body.items, total: body.envelope.optional(['total', 'count', 'meta.total'], integer) },
+    value: { websites, total: typeof total === 'number' && Number.isSafeInteger(total) ? total : undefined },
     dropped: body.dropped,
     notes: body.notes,
+    fields: body.report,
   };
 };
 
-const TLS_OBJECTS = ['tls', 'ssl', 'certificate', 'cert'];
+const SUMMARY_KEYS = ['website', 'summary', 'site'];
 
-function readTls(f: Fields): WebsiteTls | undefined {
-  const tls: { -readonly [K in keyof WebsiteTls]: WebsiteTls[K] } = {};
-  const nested = TLS_OBJECTS.map((key) => f.object(key)).filter((x): x is Fields => x !== undefined);
-  const from = [...nested, f];
-  const first = <T>(names: readonly string[], read: ValueReader<T>): T | undefined => {
-    for (const source of from) {
-      const value = source.optional(names, read);
-      if (value !== undefined) return value;
-    }
-    return undefined;
+export const decodeWebsiteSummary: JsonDecoder<WebsiteSummary> = (raw, context, options) => {
+  const { record, report, notes } = readFieldObject(raw, context, { what: 'website summary', keys: SUMMARY_KEYS, finder: summaryFinder(options?.fieldPaths) });
+  const { uptime_7d: week, uptime_30d: month, tls_version: version, cert_days_remaining: remaining, cert_expires_at: expires, cert_issuer: issuer, ...rest } = record;
+  const uptime = defined({ '24h': rest.uptime_24h, '7d': week, '30d': month });
+  const tls = defined({ version, cert_remaining: remaining, cert_expires_at: expires, issuer });
+  const summary: WebsiteSummary = {
+    ...defined(rest),
+    uptime,
+    ...(Object.keys(tls).length > 0 && { tls }),
   };
-  const version = first(['version', 'tls_version', 'protocol', 'ssl_version'], string);
-  if (version !== undefined) tls.version = version;
-  const days = first(['cert_days_remaining', 'days_remaining', 'days_left', 'ssl_days_remaining'], number);
-  if (days !== undefined) tls.cert_days_remaining = days;
-  const expires = first(['cert_expires_at', 'expires_at', 'not_after', 'valid_until', 'valid_to', 'expiry', 'cert_expiry', 'ssl_expires_at'], timestamp);
-  if (expires !== undefined) tls.cert_expires_at = expires;
-  const issuer = first(['issuer', 'cert_issuer', 'issuer.name', 'issuer.cn', 'issuer_name'], string);
-  if (issuer !== undefined) tls.issuer = issuer;
-  return Object.keys(tls).length > 0 ? tls : undefined;
-}
-
-const SUMMARY_SIGNATURE = ['id', 'url', 'name', 'uptime_pct_24h', 'uptime', 'tls', 'ssl', 'recent_checks', 'checks'];
-
-export const decodeWebsiteSummary: JsonDecoder<WebsiteSummary> = (raw, context) => {
-  const dropped: DroppedItem[] = [];
-  const { value, notes } = readObject(raw, context, {
-    what: 'website summary',
-    keys: ['website', 'summary', 'site'],
-    signature: SUMMARY_SIGNATURE,
-    read: (f) => {
-      const uptime: Partial<Record<UptimeWindow, number>> = {};
-      for (const window of UPTIME_WINDOWS) {
-        const value = uptimePercent(f, window);
-        if (value !== undefined) uptime[window] = value;
-      }
-      const summary: { -readonly [K in keyof WebsiteSummary]: WebsiteSummary[K] } = {
-        ...readAggregates(f),
-        uptime_pct: uptime,
-        recent_checks: readRecentChecks(f, dropped),
-      };
-      const id = f.optional(['id', 'website_id'], integer);
-      if (id !== undefined) summary.id = id;
-      const name = f.optional(['name', 'display_name', 'title'], string);
-      if (name !== undefined) summary.name = name;
-      const url = f.optional(['url', 'address'], string);
-      if (url !== undefined) summary.url = url;
-      const tls = readTls(f);
-      if (tls !== undefined) summary.tls = tls;
-      return summary;
-    },
-  });
-  return { value, dropped, notes };
+  return { value: summary, dropped: [], notes, fields: report };
 };
-
-function readRecentChecks(f: Fields, dropped: DroppedItem[]): WebsiteCheck[] {
-  const found = f.find(['recent_checks', 'checks', 'last_checks']);
-  if (found === undefined) return [];
-  if (!Array.isArray(found.value)) {
-    f.notes.push({ field: 'recent_checks', issue: `expected a list, got ${describe(found.value)}` });
-    return [];
-  }
-  const checks: WebsiteCheck[] = [];
-  found.value.forEach((item, index) => {
-    const read = readItem(item, f.notes, readCheck);
-    if (read.ok) checks.push(read.value);
-    else dropped.push({ path: `${found.name}[${index}]`, ...read.problem });
-  });
-  return checks;
-}

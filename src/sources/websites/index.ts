@@ -3,7 +3,7 @@ import type { SettingsInput } from '../../config/source-spec.js';
 import { endpoint } from '../../upstream/monitoring/client.js';
 import { every, familyNames, groupName, type MonitoringSource } from '../source.js';
 import { WEBSITE_SUMMARIES } from '../website-summary/topics.js';
-import { decodeWebsites, type Website } from './decode.js';
+import { decodeWebsites, WEBSITE_FIELDS, type Website } from './decode.js';
 import { mapWebsites, selectWebsites, WEBSITE_FAMILIES, withSummary, type WebsiteFilters } from './map.js';
 import { POLLED_WEBSITES } from './topics.js';
 
@@ -26,6 +26,7 @@ export const websitesSource: MonitoringSource<WebsiteFilters> = {
     return { includeNames: websites.include_names, excludeNames: websites.exclude_names };
   },
   endpoints: [WEBSITES_ENDPOINT],
+  fields: WEBSITE_FIELDS,
   priority: 'high',
   families: familyNames(WEBSITE_FAMILIES),
   reads: [WEBSITE_SUMMARIES],

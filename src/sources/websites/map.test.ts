@@ -26,15 +26,15 @@ describe('mapWebsites', () => {
       input: [
         site({
           enabled: true,
-          check_interval_seconds: 60,
+          check_interval: 60,
           up: true,
           last_checked_at: '2026-11-22T11:59:00Z',
           last_status_code: 200,
           checks_24h: 1440,
           failures_24h: 3,
-          uptime_pct_24h: 99.792,
-          avg_ttfb_ms_24h: 182.4,
-          p95_ttfb_ms_24h: 420,
+          uptime_24h: 0.99792,
+          ttfb_avg_24h: 0.1824,
+          ttfb_p95_24h: 0.42,
         }),
       ],
       want: [
@@ -67,13 +67,13 @@ describe('mapWebsites', () => {
       ],
     },
     {
-      name: 'out-of-range values are dropped: percent above 100, negative durations',
-      input: [site({ uptime_pct_24h: 100.5, avg_ttfb_ms_24h: -1, p95_ttfb_ms_24h: -0.5 })],
+      name: 'out-of-range values are dropped: a ratio above 1, negative durations',
+      input: [site({ uptime_24h: 1.005, ttfb_avg_24h: -1, ttfb_p95_24h: -0.0005 })],
       want: [`monapi_website_info{${ID},url="https://shop.example.com/"} 1`],
     },
     {
       name: 'edges of the ranges are kept; huge counts are kept as sent',
-      input: [site({ uptime_pct_24h: 0, avg_ttfb_ms_24h: 0, checks_24h: 2 ** 53 - 1 })],
+      input: [site({ uptime_24h: 0, ttfb_avg_24h: 0, checks_24h: 2 ** 53 - 1 })],
       want: [
         `monapi_website_checks_24h{${ID}} 9007199254740991`,
         `monapi_website_info{${ID},url="https://shop.example.com/"} 1`,
@@ -112,22 +112,20 @@ describe('mapWebsites', () => {
 
 describe('withSummary', () => {
   const summary: WebsiteSummary = {
-    uptime_pct: { '24h': 99.5, '7d': 99.9 },
-    avg_ttfb_ms_24h: 210,
-    checks_24h: 1440,
-    recent_checks: [],
+    uptime: { '24h': 0.995, '7d': 0.999 },
+    uptime_24h: 0.995,
+    ttfb_avg_24h: 0.21,
   };
   it('fills the 24-hour aggregates the list lacks from the summary', () => {
     const got = lines(mapWebsites([withSummary(site(), summary)], { account: 'prod' }));
     expect(got).toContain(`monapi_website_uptime_ratio{${ID},window="24h"} 0.995`);
     expect(got).toContain(`monapi_website_ttfb_24h_avg_seconds{${ID}} 0.21`);
-    expect(got).toContain(`monapi_website_checks_24h{${ID}} 1440`);
     expect(got.some((l) => l.includes('window="7d"'))).toBe(false);
   });
 
   it('keeps what the list has: it is polled more often', () => {
-    const got = withSummary(site({ uptime_pct_24h: 98, checks_24h: 10 }), summary);
-    expect(got).toMatchObject({ uptime_pct_24h: 98, checks_24h: 10, avg_ttfb_ms_24h: 210 });
+    const got = withSummary(site({ uptime_24h: 0.98, checks_24h: 10 }), summary);
+    expect(got).toEqual(site({ uptime_24h: 0.98, checks_24h: 10, ttfb_avg_24h: 0.21 }));
     expect(withSummary(site(), undefined)).toEqual(site());
   });
 });

@@ -1,8 +1,8 @@
 import { createNameFilter } from '../../config/patterns.js';
 import type { FamilySamples } from '../../exposition/model.js';
-import type { Website, WebsiteAggregates24h, WebsiteSummary } from './decode.js';
+import { SUMMARY_AGGREGATES, type SummaryAggregate, type Website, type WebsiteSummary } from './decode.js';
 import { FamilyCollector, gaugeSpec, infoSpec } from '../shared/families.js';
-import { boolToNumber, millisecondsToSeconds, percentToRatio, timestampSeconds } from '../shared/units.js';
+import { boolToNumber, timestampSeconds } from '../shared/units.js';
 
 /**
  * Maps `/websites` (websites with 24-hour aggregates) to website metrics. Pure: no I/O, no
@@ -19,38 +19,38 @@ export const WEBSITE_FAMILIES = {
   enabled: gaugeSpec('monapi_website_enabled', `1 when upstream checks the website, 0 when its checks are paused, ${FROM}.`),
   interval: gaugeSpec(
     'monapi_website_check_interval_seconds',
-    `Time between two upstream checks of the website (upstream "check_interval_seconds"), ${FROM}.`,
+    `Time between two upstream checks of the website, ${FROM}.`,
     'seconds',
   ),
   up: gaugeSpec('monapi_website_up', `1 when the website's latest upstream check succeeded, else 0 (upstream "up"), ${FROM}.`),
   uptime: gaugeSpec(
     'monapi_website_uptime_ratio',
-    'Share of successful checks over a window, 0-1, as upstream computes it (upstream percent / 100): window="24h" from /websites, window="7d" and "30d" from /websites/{id} when it reports them; polled in the background.',
+    'Share of successful checks over a window, 0-1, as upstream computes it (a percentage upstream sends is divided by 100): window="24h" from /websites, window="7d" and "30d" from /websites/{id} when it reports them; polled in the background.',
     'ratio',
   ),
   ttfbAvg: gaugeSpec(
     'monapi_website_ttfb_24h_avg_seconds',
-    `Mean time to first byte over the last 24 hours, as upstream computes it (upstream "avg_ttfb_ms_24h" / 1000), ${FROM}.`,
+    `Mean time to first byte over the last 24 hours, as upstream computes it, ${FROM}.`,
     'seconds',
   ),
   ttfbP95: gaugeSpec(
     'monapi_website_ttfb_24h_p95_seconds',
-    `95th percentile of the time to first byte over the last 24 hours, as upstream computes it (upstream "p95_ttfb_ms_24h" / 1000), ${FROM}.`,
+    `95th percentile of the time to first byte over the last 24 hours, as upstream computes it, ${FROM}.`,
     'seconds',
   ),
-  checks24h: gaugeSpec('monapi_website_checks_24h', `Checks upstream ran in the last 24 hours (upstream "checks_24h"), ${FROM}.`),
+  checks24h: gaugeSpec('monapi_website_checks_24h', `Checks upstream ran in the last 24 hours, ${FROM}.`),
   failures24h: gaugeSpec(
     'monapi_website_failures_24h',
-    `Failed checks in the last 24 hours (upstream "failures_24h"), ${FROM}.`,
+    `Failed checks in the last 24 hours, ${FROM}.`,
   ),
   lastCheck: gaugeSpec(
     'monapi_website_last_check_timestamp_seconds',
-    `Unix time of the website's latest upstream check (upstream "last_checked_at"), ${FROM}.`,
+    `Unix time of the website's latest upstream check, ${FROM}.`,
     'seconds',
   ),
   lastStatus: gaugeSpec(
     'monapi_website_last_status_code',
-    `HTTP status code of the website's latest upstream check; 0 when it got no response (upstream "last_status_code"), ${FROM}.`,
+    `HTTP status code of the website's latest upstream check; 0 when it got no response, ${FROM}.`,
   ),
 } as const;
 
@@ -77,12 +77,12 @@ export function mapWebsites(list: readonly Website[], opts: WebsiteMapOptions): 
     };
     c.add(WEBSITE_FAMILIES.info, { ...id, url: site.url ?? '' }, 1);
     if (site.enabled !== undefined) put(WEBSITE_FAMILIES.enabled, boolToNumber(site.enabled));
-    put(WEBSITE_FAMILIES.interval, site.check_interval_seconds);
+    put(WEBSITE_FAMILIES.interval, site.check_interval);
     if (site.up !== undefined) put(WEBSITE_FAMILIES.up, boolToNumber(site.up));
-    const uptime = inRange(site.uptime_pct_24h, 0, 100, percentToRatio);
+    const uptime = inRange(site.uptime_24h, 0, 1);
     if (uptime !== undefined) c.add(WEBSITE_FAMILIES.uptime, { ...id, window: '24h' }, uptime);
-    put(WEBSITE_FAMILIES.ttfbAvg, inRange(site.avg_ttfb_ms_24h, 0, Infinity, millisecondsToSeconds));
-    put(WEBSITE_FAMILIES.ttfbP95, inRange(site.p95_ttfb_ms_24h, 0, Infinity, millisecondsToSeconds));
+    put(WEBSITE_FAMILIES.ttfbAvg, inRange(site.ttfb_avg_24h, 0, Infinity));
+    put(WEBSITE_FAMILIES.ttfbP95, inRange(site.ttfb_p95_24h, 0, Infinity));
     put(WEBSITE_FAMILIES.checks24h, site.checks_24h);
     put(WEBSITE_FAMILIES.failures24h, site.failures_24h);
     if (site.last_checked_at) put(WEBSITE_FAMILIES.lastCheck, timestampSeconds(site.last_checked_at, `website ${site.id} last_checked_at`));
@@ -94,19 +94,18 @@ export function mapWebsites(list: readonly Website[], opts: WebsiteMapOptions): 
 /** The list item with the 24-hour aggregates it lacks taken from the website's summary. */
 export function withSummary(site: Website, summary: WebsiteSummary | undefined): Website {
   if (summary === undefined) return site;
-  const filled: { -readonly [K in keyof WebsiteAggregates24h]: WebsiteAggregates24h[K] } = {};
-  for (const key of AGGREGATE_KEYS) {
-    if (site[key] === undefined && summary[key] !== undefined) (filled as Record<string, unknown>)[key] = summary[key];
+  const filled: Partial<Record<SummaryAggregate, number>> = {};
+  for (const key of SUMMARY_AGGREGATES) {
+    const value = summary[key];
+    if (site[key] === undefined && value !== undefined) filled[key] = value;
   }
-  if (site.uptime_pct_24h === undefined && summary.uptime_pct['24h'] !== undefined) filled.uptime_pct_24h = summary.uptime_pct['24h'];
   return { ...site, ...filled };
 }
 
-const AGGREGATE_KEYS = ['up', 'last_checked_at', 'last_status_code', 'checks_24h', 'failures_24h', 'uptime_pct_24h', 'avg_ttfb_ms_24h', 'p95_ttfb_ms_24h'] as const satisfies readonly (keyof WebsiteAggregates24h)[];
-
-export function inRange(value: number | null | undefined, min: number, max: number, convert: (v: number) => number): number | undefined {
+/** The value when it lies within its meaningful range (a ratio 0-1, a duration from 0), else undefined. */
+export function inRange(value: number | null | undefined, min: number, max: number): number | undefined {
   if (value === null || value === undefined || value < min || value > max) return undefined;
-  return convert(value);
+  return value;
 }
 
 export interface WebsiteFilters {

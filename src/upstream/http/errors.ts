@@ -1,3 +1,4 @@
+import type { FieldReport } from '../fields/resolve.js';
 import type { DroppedItem } from '../tolerant/values.js';
 
 /**
@@ -102,5 +103,19 @@ export class InvalidResponseError extends UpstreamError {
     super(context, message, status);
     this.issues = issues;
     this.dropped = dropped;
+  }
+}
+
+/**
+ * A response came and parsed, but the fields the source cannot do without are in none of
+ * its items: polled and useless, which must never look like up (the source's reason is
+ * `shape`). The report says what was found, what is missing and which paths were there.
+ */
+export class FieldsMissingError extends InvalidResponseError {
+  readonly report: FieldReport;
+  constructor(context: RequestContext, what: string, report: FieldReport) {
+    const there = report.paths.length === 0 ? 'no fields' : `fields ${report.paths.slice(0, 12).join(', ')}${report.paths.length > 12 ? ', ...' : ''}`;
+    super(context, `${what}: no item carries ${report.essentialMissing.length > 1 ? 'any of ' : ''}${report.essentialMissing.join(', ')} (the body has ${there}); set fields: in the configuration to name where it is`, report.essentialMissing.map((f) => `${f}: missing`));
+    this.report = report;
   }
 }

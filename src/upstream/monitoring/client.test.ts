@@ -68,7 +68,7 @@ describe('MonitoringClient requests', () => {
     '/api/v2/alerts': { rules: [] },
     '/api/v2/alerts/recent': { alerts: [] },
     '/api/v2/websites': { websites: [], total: 0 },
-    '/api/v2/websites/7': { id: 7, name: 'w', url: 'https://w' },
+    '/api/v2/websites/7': { id: 7, name: 'w', url: 'https://w', uptime_7d: 0.99 },
     '/api/v2/websites/7/checks': checkList,
   };
   const answer = (url: URL) => bodies[url.pathname];

@@ -1,9 +1,11 @@
 import type { Priority, RequestGate } from '../http/gate.js';
 import type { Clock } from '../../lib/clock.js';
-import { decodeBody, type Decoded, type JsonDecoder } from '../decode.js';
+import { decodeBody, type DecodeOptions, type Decoded, type JsonDecoder } from '../decode.js';
 import type { UpstreamLogger } from '../http/exchange.js';
 import { UpstreamCaller } from '../http/caller.js';
 import { checkBaseUrl } from '../http/base-url.js';
+import { FieldsMissingError } from '../http/errors.js';
+import type { FieldReport } from '../fields/resolve.js';
 import type { Transport } from '../http/transport.js';
 import type { UpstreamMetrics } from '../metrics.js';
 
@@ -58,7 +60,38 @@ export function endpoint<T>(path: string, decode: JsonDecoder<T>, query: Readonl
 export type PathParams = Readonly<Record<string, string | number>>;
 export type QueryValues = Readonly<Record<string, string | number | readonly string[] | undefined>>;
 
-export class MonitoringClient {
+/** What a source needs of the client: its base URL, and one request to an endpoint. */
+export interface MonitoringApi {
+  readonly url: string;
+  get<T>(target: Endpoint<T>, params?: PathParams, query?: QueryValues, priority?: Priority, options?: DecodeOptions): Promise<Decoded<T>>;
+}
+
+/** The path of one request, its parameters filled in (`/websites/7`): one target's answers. */
+export function requestPath(target: Endpoint<unknown>, params: PathParams = {}): string {
+  return target.path.replace(/\{(\w+)\}/g, (_whole, name: string) => String(params[name] ?? `{${name}}`));
+}
+
+/**
+ * The client as one source uses it: the field paths the operator named for the source go to
+ * every decoder, and every answer's field report (a refused one's too) is handed to `record`.
+ */
+export function sourceApi(client: MonitoringApi, fieldPaths: Readonly<Record<string, string>>, record: (target: string, report: FieldReport) => void): MonitoringApi {
+  return {
+    url: client.url,
+    async get(target, params = {}, query = {}, priority = 'normal', options) {
+      try {
+        const decoded = await client.get(target, params, query, priority, { fieldPaths, ...options });
+        if (decoded.fields !== undefined) record(requestPath(target, params), decoded.fields);
+        return decoded;
+      } catch (error) {
+        if (error instanceof FieldsMissingError) record(requestPath(target, params), error.report);
+        throw error;
+      }
+    },
+  };
+}
+
+export class MonitoringClient implements MonitoringApi {
   private readonly baseUrl: string;
   private readonly caller: UpstreamCaller;
 
@@ -94,8 +127,8 @@ export class MonitoringClient {
    * the query checked against the endpoint's rules, the body decoded by its decoder.
    * Bad arguments reject with a TypeError or RangeError naming them.
    */
-  get<T>(target: Endpoint<T>, params: PathParams = {}, query: QueryValues = {}, priority: Priority = 'normal'): Promise<Decoded<T>> {
-    return this.call(priority, target.path, () => pathOf(target, params) + queryOf(target, query), target.decode);
+  get<T>(target: Endpoint<T>, params: PathParams = {}, query: QueryValues = {}, priority: Priority = 'normal', options?: DecodeOptions): Promise<Decoded<T>> {
+    return this.call(priority, target.path, () => pathOf(target, params) + queryOf(target, query), target.decode, options);
   }
 
   /** One request: decoded inside the attempt, its dropped items counted and logged once. */
@@ -105,11 +138,12 @@ export class MonitoringClient {
     /** Builds the path; a thunk so that bad arguments reject instead of throwing. */
     pathAndQuery: () => string,
     decoder: JsonDecoder<T>,
+    options: DecodeOptions | undefined,
   ): Promise<Decoded<T>> {
     const decoded = await this.caller.send(priority, endpoint, pathAndQuery(), {}, (response, context) =>
-      decodeBody(decoder, response.body, context, response.headers['content-type']),
+      decodeBody(decoder, response.body, context, response.headers['content-type'], options),
     );
-    return { value: decoded.value, dropped: this.caller.report(endpoint, decoded.dropped, decoded.notes) };
+    return { value: decoded.value, dropped: this.caller.report(endpoint, decoded.dropped, decoded.notes), ...(decoded.fields && { fields: decoded.fields }) };
   }
 }
 

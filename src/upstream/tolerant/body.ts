@@ -1,3 +1,4 @@
+import type { FieldReport } from '../fields/resolve.js';
 import { InvalidResponseError, type RequestContext } from '../http/errors.js';
 import { Fields, ItemProblem, type FieldNote } from './fields.js';
 import { describe, isRecord, type DroppedItem } from './values.js';
@@ -16,10 +17,17 @@ export interface Decoded<T> {
   readonly dropped: readonly DroppedItem[];
   /** Optional fields that were present but unusable and were ignored. */
   readonly notes?: readonly FieldNote[];
+  /** Where the declared fields were found, and which no item carries (decoders that declare fields). */
+  readonly fields?: FieldReport;
+}
+
+export interface DecodeOptions {
+  /** Paths the operator named for fields (`fields:` in the configuration), by field name. */
+  readonly fieldPaths?: Readonly<Record<string, string>>;
 }
 
 /** A decoder turns parsed JSON into a typed value, or throws InvalidResponseError. */
-export type JsonDecoder<T> = (raw: unknown, context: RequestContext) => Decoded<T>;
+export type JsonDecoder<T> = (raw: unknown, context: RequestContext, options?: DecodeOptions) => Decoded<T>;
 
 /** Keys under which a wrapped body or list commonly sits (`{"data": [...]}`, `{"result": {...}}`). */
 const WRAPPERS = ['data', 'result', 'response', 'payload'] as const;
@@ -66,6 +74,11 @@ export function findList(raw: unknown, keys: readonly string[]): FoundList | und
  */
 export function findObject(raw: unknown, keys: readonly string[], signature: readonly string[]): Record<string, unknown> | undefined {
   if (!isRecord(raw)) return undefined;
+  return wrappedObjects(raw, keys).find((candidate) => signature.some((field) => candidate[field] !== undefined)) ?? raw;
+}
+
+/** The body and the objects under its wrappers or the resource's name (`data.website`), outermost first. */
+export function wrappedObjects(raw: Record<string, unknown>, keys: readonly string[]): Record<string, unknown>[] {
   const candidates: Record<string, unknown>[] = [raw];
   for (const key of [...keys, ...WRAPPERS]) {
     const inner = raw[key];
@@ -74,7 +87,7 @@ export function findObject(raw: unknown, keys: readonly string[], signature: rea
       for (const nested of keys) if (isRecord(inner[nested])) candidates.push(inner[nested]);
     }
   }
-  return candidates.find((candidate) => signature.some((field) => candidate[field] !== undefined)) ?? raw;
+  return candidates;
 }
 
 export interface ListSpec<T> {

@@ -61,7 +61,7 @@ describe('checks source against the simulator', () => {
     harness = await startSourceHarness();
     const source = harness.targetSource<Website>(checksSource);
     const base = { id: 1, name: 'x', url: 'https://x/' } satisfies Website;
-    expect(source.cadence({ ...base, check_interval_seconds: 300 }).everyMs).toBe(300_000);
+    expect(source.cadence({ ...base, check_interval: 300 }).everyMs).toBe(300_000);
     expect(source.cadence(base).everyMs).toBe(harness.account.sources.checks?.cadenceMs.checks);
     expect(source.requestsPerRun(base)).toBe(1);
   });

@@ -34,7 +34,7 @@ describe('website summary against the simulator', () => {
     const expires = h.read(WEBSITE_SUMMARIES).get(site.id)?.tls?.cert_expires_at;
     expect(expires).toBeDefined();
     await checks.poll(site, signal());
-    expect(h.sink.lines(`checks/sim/${site.id}`)).toContain(`monapi_website_cert_expiry_timestamp_seconds{${id}} ${Date.parse(expires ?? '') / 1000}`);
+    expect(h.sink.lines(`checks/sim/${site.id}`)).toContain(`monapi_website_cert_expiry_timestamp_seconds{${id},basis="upstream"} ${Date.parse(expires ?? '') / 1000}`);
 
     summaries.forget(String(site.id));
     expect(h.sink.groups('website_summary/')).toEqual([]);

@@ -1,0 +1,290 @@
+import type { DropReason } from '../tolerant/values.js';
+import type { FieldDecl, FieldDecls, FieldRecord } from './declare.js';
+import { PERIOD_KEY_WORDS, rateKeyRole, readKind, type PathFacts } from './kinds.js';
+import { leavesOf, signatureOf, valueAt, type Leaf } from './shape.js';
+import { isPeriod, keyWords } from './words.js';
+
+/**
+ * Finding declared fields in items of any reasonable shape. Every path of an item is a
+ * candidate; a field takes the path whose words hold one of its word sets, names no other
+ * period or statistic than its own, and carries the fewest other words. Each path serves
+ * one field. What the finder makes of a shape is kept by the shape's signature, so items of
+ * one shape (every item of a list, every poll of an endpoint) cost a lookup, not a search.
+ */
+
+export interface FieldMatch {
+  readonly path: readonly string[];
+  readonly words: readonly string[];
+  /** The operator named this path in `fields:`. */
+  readonly configured: boolean;
+}
+
+export interface FoundField {
+  /** Where it was found, dotted: `stats.last_day.uptime`. */
+  readonly path: string;
+  /** The unit it was read in, and why (absent for kinds without a unit). */
+  readonly unit?: string;
+  /** One value as sent, clipped. */
+  readonly sample: string;
+  readonly configured: boolean;
+}
+
+/** What one response said of the declared fields: found where, or missing from every item. */
+export interface FieldReport {
+  readonly found: Readonly<Record<string, FoundField>>;
+  /** Declared fields no item carries. */
+  readonly missing: readonly string[];
+  /** Of those, the ones the source is useless without: an essential field, or all of its useful ones. */
+  readonly essentialMissing: readonly string[];
+  readonly items: number;
+  /** The paths the first item holds, to say what was there instead. */
+  readonly paths: readonly string[];
+}
+
+/** An item the finder could not use, and why. */
+export interface ItemFieldProblem {
+  readonly index: number;
+  readonly reason: DropReason;
+  readonly field: string;
+  readonly issue: string;
+}
+
+export interface FieldsRead<D extends FieldDecls> {
+  /** One per item: its fields, or undefined when the item lacks an essential field (or it is unreadable). */
+  readonly records: readonly (FieldRecord<D> | undefined)[];
+  readonly problems: readonly ItemFieldProblem[];
+  /** Fields present but unreadable in an item that was kept: noted, not fatal. */
+  readonly notes: readonly { readonly field: string; readonly issue: string }[];
+  readonly report: FieldReport;
+}
+
+const STATS = new Set(['avg', 'p95', 'p99', 'p50', 'max']);
+/** Words that say the unit or the kind of number, not what it is about. */
+const UNIT_WORDS = new Set(['pct', 'ratio', 'ms', 'seconds', 'minutes', 'hours', 'days', 'weeks', 'count', 'per', 'at', 'time']);
+
+interface Candidate {
+  readonly field: string;
+  readonly fieldIndex: number;
+  readonly leaf: Leaf;
+  readonly leafIndex: number;
+  /** Which word set matched (earlier sets are the better names). */
+  readonly alternative: number;
+  /** Dimensions (period, statistic) the path names explicitly and the field wants. */
+  readonly explicit: number;
+  /** Words of the path's own key that are neither the field's nor its dimensions nor units (`request` in `request_id`). */
+  readonly extraInKey: number;
+  /** Such words anywhere on the path. */
+  readonly extra: number;
+}
+
+function dimensionFits(words: readonly string[], inWords: (w: string) => boolean, wanted: string | undefined, optional: boolean | undefined, anyAllowed: boolean): { fits: boolean; explicit: boolean } {
+  const named = words.filter(inWords);
+  if (wanted === undefined) return { fits: anyAllowed || named.length === 0, explicit: false };
+  if (named.length === 0) return { fits: optional === true, explicit: false };
+  return { fits: named.includes(wanted) && named.every((w) => w === wanted), explicit: true };
+}
+
+function candidateOf(field: string, fieldIndex: number, decl: FieldDecl, leaf: Leaf, leafIndex: number): Candidate | undefined {
+  if (leaf.object && decl.kind !== 'rate') return undefined;
+  if (leaf.list && decl.kind !== 'strings') return undefined;
+  const words = leaf.words;
+  if (decl.not?.some((w) => words.includes(w))) return undefined;
+  const alternative = decl.words.findIndex((set) => set.every((w) => words.includes(w)));
+  if (alternative < 0) return undefined;
+  // A rate names its own period (`per_minute`): that is no period of the field's.
+  const period = dimensionFits(words, isPeriod, decl.period, decl.periodOptional, decl.kind === 'rate');
+  const stat = dimensionFits(words, (w) => STATS.has(w), decl.stat, decl.statOptional, true);
+  if (!period.fits || !stat.fits) return undefined;
+  const own = new Set(decl.words[alternative]);
+  const isExtra = (w: string) => !own.has(w) && !isPeriod(w) && !STATS.has(w) && !UNIT_WORDS.has(w);
+  const extra = words.filter(isExtra).length;
+  const extraInKey = keyWordsOf(leaf).filter(isExtra).length;
+  return { field, fieldIndex, leaf, leafIndex, alternative, explicit: (period.explicit ? 1 : 0) + (stat.explicit ? 1 : 0), extraInKey, extra };
+}
+
+function better(a: Candidate, b: Candidate): number {
+  return a.alternative - b.alternative || b.explicit - a.explicit || a.extraInKey - b.extraInKey || a.extra - b.extra || a.leaf.depth - b.leaf.depth || a.leafIndex - b.leafIndex || a.fieldIndex - b.fieldIndex;
+}
+
+/** Where each declared field sits in an item of this shape. */
+export function matchFields(decls: FieldDecls, leaves: readonly Leaf[], overrides: Readonly<Record<string, string>>): Map<string, FieldMatch | undefined> {
+  const names = Object.keys(decls);
+  const matches = new Map<string, FieldMatch | undefined>(names.map((n) => [n, undefined]));
+  const taken = new Set<string>();
+  // A field the operator placed is looked for there only: not there is missing, never a guess elsewhere.
+  const placed = new Set<string>();
+  for (const [field, dotted] of Object.entries(overrides)) {
+    if (!matches.has(field)) continue;
+    placed.add(field);
+    const path = dotted.split('.');
+    const leaf = leaves.find((l) => l.path.join('\u0000') === path.join('\u0000'));
+    if (leaf === undefined) continue;
+    matches.set(field, { path: leaf.path, words: leaf.words, configured: true });
+    taken.add(leaf.path.join('\u0000'));
+  }
+  const candidates: Candidate[] = [];
+  names.forEach((field, fieldIndex) => {
+    const decl = decls[field];
+    if (decl === undefined || placed.has(field)) return;
+    leaves.forEach((leaf, leafIndex) => {
+      const candidate = candidateOf(field, fieldIndex, decl, leaf, leafIndex);
+      if (candidate !== undefined) candidates.push(candidate);
+    });
+  });
+  candidates.sort(better);
+  for (const candidate of candidates) {
+    const key = candidate.leaf.path.join('\u0000');
+    if (matches.get(candidate.field) !== undefined || taken.has(key)) continue;
+    const leaf = decls[candidate.field]?.kind === 'rate' ? rateObject(candidate.leaf, leaves) : candidate.leaf;
+    const leafKey = leaf.path.join('\u0000');
+    if (leaf !== candidate.leaf && taken.has(leafKey)) continue;
+    matches.set(candidate.field, { path: leaf.path, words: leaf.words, configured: false });
+    taken.add(leafKey);
+    // A rate's object is read whole: the keys it reads (count, period) are its own; the others (`burst`) stay free.
+    if (leaf.object) {
+      for (const child of leaves) {
+        if (child.path.length === leaf.path.length + 1 && child.path.join('\u0000').startsWith(`${leafKey}\u0000`) && rateKeyRole(child.path[child.path.length - 1] ?? '') !== undefined) {
+          taken.add(child.path.join('\u0000'));
+        }
+      }
+    }
+  }
+  return matches;
+}
+
+/** A rate's count inside an object that also holds its period (`{requests: 120, period: "1m"}`) is read with it. */
+function rateObject(leaf: Leaf, leaves: readonly Leaf[]): Leaf {
+  if (leaf.object || leaf.path.length < 2) return leaf;
+  const parent = leaf.path.slice(0, -1).join('\u0000');
+  const hasPeriod = leaves.some((l) => l.path.length === leaf.path.length && l.path.slice(0, -1).join('\u0000') === parent && l !== leaf && keyWordsOf(l).some((w) => PERIOD_KEY_WORDS.includes(w)));
+  return hasPeriod ? (leaves.find((l) => l.path.join('\u0000') === parent) ?? leaf) : leaf;
+}
+
+/** The words of a leaf's own key. */
+function keyWordsOf(leaf: Leaf): readonly string[] {
+  return keyWords(leaf.path[leaf.path.length - 1] ?? '');
+}
+
+function clip(value: unknown): string {
+  const text = typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
+/**
+ * The reader of one set of declarations: finds the fields in every item of a response and
+ * reads them as their kinds. Keeps what it made of each shape.
+ */
+export class FieldFinder<D extends FieldDecls> {
+  private readonly shapes = new Map<string, Map<string, FieldMatch | undefined>>();
+  private readonly names: readonly string[];
+
+  constructor(
+    readonly decls: D,
+    private readonly overrides: Readonly<Record<string, string>> = {},
+  ) {
+    this.names = Object.keys(decls);
+  }
+
+  /** Where each field sits in items of this item's shape. */
+  matchesFor(item: Readonly<Record<string, unknown>>): ReadonlyMap<string, FieldMatch | undefined> {
+    const signature = signatureOf(item);
+    let matches = this.shapes.get(signature);
+    if (matches === undefined) {
+      matches = matchFields(this.decls, leavesOf(item), this.overrides);
+      // Shapes are few; a body whose items each differ (keys that are ids) must not grow this without end.
+      if (this.shapes.size >= 256) this.shapes.clear();
+      this.shapes.set(signature, matches);
+    }
+    return matches;
+  }
+
+  read(items: readonly Readonly<Record<string, unknown>>[]): FieldsRead<D> {
+    const matchesOf = items.map((item) => this.matchesFor(item));
+    const facts = this.pathFacts(items, matchesOf);
+    const found: Record<string, FoundField> = {};
+    const problems: ItemFieldProblem[] = [];
+    const notes: { field: string; issue: string }[] = [];
+    const records = items.map((item, index) => {
+      const matches = matchesOf[index] ?? new Map<string, FieldMatch | undefined>();
+      const record: Record<string, unknown> = {};
+      let problem: ItemFieldProblem | undefined;
+      for (const field of this.names) {
+        const decl = this.decls[field];
+        const match = matches.get(field);
+        const raw = match === undefined ? undefined : valueAt(item, match.path);
+        if (decl === undefined || match === undefined || raw === undefined || raw === null) {
+          if (decl?.essential && problem === undefined) problem = { index, reason: 'missing_field', field, issue: match === undefined ? 'is missing' : 'is null' };
+          continue;
+        }
+        const { read, unit } = readKind(decl, raw, match.words, facts.get(match.path.join('.')) ?? { max: undefined });
+        if (!read.ok) {
+          if (decl.essential) problem ??= { index, reason: read.reason, field, issue: `${match.path.join('.')}: ${read.detail}` };
+          else notes.push({ field, issue: `${match.path.join('.')}: ${read.detail}` });
+          continue;
+        }
+        record[field] = read.value;
+        found[field] ??= { path: match.path.join('.'), ...(unit !== undefined && { unit }), sample: clip(raw), configured: match.configured };
+      }
+      if (problem !== undefined) {
+        problems.push(problem);
+        return undefined;
+      }
+      // Every declared field is in the record, undefined when this item lacks it.
+      return record as FieldRecord<D>;
+    });
+    const missing = this.names.filter((n) => found[n] === undefined);
+    const useful = this.names.filter((n) => this.decls[n]?.useful === true);
+    const useless = items.length > 0 && useful.length > 0 && useful.every((n) => found[n] === undefined);
+    const first = items[0];
+    return {
+      records,
+      problems,
+      notes,
+      report: {
+        found,
+        missing,
+        essentialMissing: [...missing.filter((n) => this.decls[n]?.essential === true), ...(useless ? useful : [])],
+        items: items.length,
+        paths: first === undefined ? [] : leavesOf(first).filter((l) => !l.object).map((l) => l.path.join('.')),
+      },
+    };
+  }
+
+  /** The largest number at each matched path of a ratio field, over every item. */
+  private pathFacts(items: readonly Readonly<Record<string, unknown>>[], matchesOf: readonly ReadonlyMap<string, FieldMatch | undefined>[]): Map<string, PathFacts> {
+    const facts = new Map<string, PathFacts>();
+    const ratioFields = this.names.filter((n) => this.decls[n]?.kind === 'ratio');
+    if (ratioFields.length === 0) return facts;
+    items.forEach((item, index) => {
+      for (const field of ratioFields) {
+        const match = matchesOf[index]?.get(field);
+        if (match === undefined) continue;
+        const raw = valueAt(item, match.path);
+        const value = typeof raw === 'number' ? raw : typeof raw === 'string' ? Number.parseFloat(raw) : Number.NaN;
+        if (!Number.isFinite(value)) continue;
+        const key = match.path.join('.');
+        const max = facts.get(key)?.max;
+        facts.set(key, { max: max === undefined ? value : Math.max(max, value) });
+      }
+    });
+    return facts;
+  }
+}
+
+/**
+ * The finders of one set of declarations, one per set of operator paths (`fields:` of an
+ * account), so each keeps what it learnt of the shapes it saw.
+ */
+export function findersOf<D extends FieldDecls>(decls: D): (fieldPaths: Readonly<Record<string, string>> | undefined) => FieldFinder<D> {
+  const finders = new Map<string, FieldFinder<D>>();
+  return (fieldPaths = {}) => {
+    const key = JSON.stringify(fieldPaths);
+    let finder = finders.get(key);
+    if (finder === undefined) {
+      // Operators change paths by reloading; a few sets at most are ever alive.
+      if (finders.size >= 64) finders.clear();
+      finders.set(key, (finder = new FieldFinder(decls, fieldPaths)));
+    }
+    return finder;
+  };
+}
