@@ -24,6 +24,7 @@ import {
   type RawConfig,
   type RawReleases,
 } from './schema.js';
+import { rememberSecretsOf } from './referenced-secrets.js';
 import { Secret } from './secret.js';
 import {
   DEFAULT_RELEASES_SCHEDULE,
@@ -80,6 +81,7 @@ export function loadConfig(path: string, env: NodeJS.ProcessEnv, readFile?: Read
 /** Validates config text; see `loadConfig`. Throws `ConfigError`. */
 export function parseConfig(yamlText: string, options: ParseConfigOptions = {}): Config {
   const source = options.source ?? '(inline)';
+  rememberSecretsOf(yamlText, { env: options.env ?? process.env, readFile: options.readFile ?? readKeyFile, baseDir: options.baseDir ?? process.cwd() });
   const lineCounter = new LineCounter();
   const doc = parseDocument(yamlText, { lineCounter, merge: true, prettyErrors: false, uniqueKeys: true });
   if (doc.errors.length > 0) {
