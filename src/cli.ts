@@ -2,7 +2,6 @@
 import { ConfigError, FlagError, loadConfig, parseFlags, summarizeConfig } from './config/index.js';
 import { createLogger } from './lib/logger.js';
 import { startExporter, type RunningExporter } from './exporter.js';
-import { withLifecycle } from './server/lifecycle.js';
 import { loadWebConfig, WebConfigError } from './server/web-config.js';
 import { startWebServer } from './server/web-server.js';
 
@@ -81,7 +80,8 @@ async function main(argv: readonly string[]): Promise<number> {
     shard: flags.shard,
     stateFile: flags.stateFile,
     reloadConfig: () => loadConfig(configFile, process.env),
-    serve: (app, address, lifecycle) => startWebServer(withLifecycle(app, lifecycle, enableLifecycle), { listenAddress: address, webConfigFile, log }),
+    enableLifecycle,
+    serve: (app, address) => startWebServer(app, { listenAddress: address, webConfigFile, log }),
   });
   running.exporter = exporter;
   if (running.hupBeforeStart) exporter.reload();

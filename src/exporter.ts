@@ -50,7 +50,9 @@ export interface ExporterOptions {
    * Starts the HTTP server for the app; default `startHttpServer` (plain HTTP). The CLI
    * passes one that adds TLS and basic auth from `--web.config.file`.
    */
-  serve?: (app: ReturnType<typeof createServer>, listenAddress: string, lifecycle: Lifecycle) => Promise<RunningServer>;
+  serve?: (app: ReturnType<typeof createServer>, listenAddress: string, lifecycle: Lifecycle, registry: Registry) => Promise<RunningServer>;
+  /** `--web.enable-lifecycle`: POST /-/reload re-reads the configuration (403 without). */
+  enableLifecycle?: boolean;
 }
 
 /** What the HTTP layer may ask of the exporter beyond serving data. */
@@ -470,6 +472,7 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
     clock,
     log,
     version: EXPORTER_VERSION,
+    lifecycle: { reload, enabled: options.enableLifecycle ?? false },
     status: {
       ready,
       status,
@@ -484,7 +487,7 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
   });
   let server: RunningServer;
   try {
-    server = await (options.serve ?? ((a, address) => startHttpServer(a, address)))(app, options.listenAddress, { reload });
+    server = await (options.serve ?? ((a, address) => startHttpServer(a, address)))(app, options.listenAddress, { reload }, registry);
   } catch (err) {
     for (const unit of units.values()) unit.budget.close();
     releases?.budget.close();
