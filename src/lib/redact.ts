@@ -19,6 +19,7 @@ export const MIN_SECRET_LENGTH = 6;
 const MIN_BASE64_FORM = 8;
 /** Up to this many forms are each looked for with indexOf; more go through an index of their first characters. */
 const INDEXOF_LIMIT = 64;
+/** Forms are indexed by this many first characters; shorter ones are looked for one by one. */
 const PREFIX = 4;
 
 interface Forms {
@@ -28,18 +29,32 @@ interface Forms {
   readonly exact: readonly string[];
 }
 
+export interface RedactorOptions {
+  /** What a match becomes. Default `[REDACTED]`. */
+  readonly replacement?: string;
+  /** Shorter secrets are ignored. Default `MIN_SECRET_LENGTH`. */
+  readonly minLength?: number;
+}
+
 export class Redactor {
   private readonly secrets = new Set<string>();
+  private readonly replacement: string;
+  private readonly minLength: number;
   private forms: Forms | undefined;
   private foldedIndex: Map<string, string[]> | undefined;
   private exactIndex: Map<string, string[]> | undefined;
+
+  constructor(options: RedactorOptions = {}) {
+    this.replacement = options.replacement ?? REDACTED_TEXT;
+    this.minLength = Math.max(1, options.minLength ?? MIN_SECRET_LENGTH);
+  }
 
   /** Learns secrets; values that are not strings, or too short, are ignored. */
   add(...values: readonly unknown[]): void {
     for (const value of values) {
       if (typeof value !== 'string') continue;
       const secret = value.trim();
-      if (secret.length < MIN_SECRET_LENGTH || this.secrets.has(secret)) continue;
+      if (secret.length < this.minLength || this.secrets.has(secret)) continue;
       this.secrets.add(secret);
       this.forms = undefined;
     }
@@ -57,13 +72,13 @@ export class Redactor {
 
   /** `text` with every form of every known secret replaced by `[REDACTED]`. */
   scrub(text: string): string {
-    if (this.secrets.size === 0 || text.length < MIN_BASE64_FORM - 2) return text;
+    if (this.secrets.size === 0) return text;
     const ranges = this.ranges(text);
     if (ranges.length === 0) return text;
     let out = '';
     let at = 0;
     for (const [start, end] of ranges) {
-      out += `${text.slice(at, start)}${REDACTED_TEXT}`;
+      out += `${text.slice(at, start)}${this.replacement}`;
       at = end;
     }
     return out + text.slice(at);
@@ -96,12 +111,14 @@ export class Redactor {
   }
 
   private search(text: string, forms: readonly string[], folded: boolean, hit: (start: number, length: number) => void): void {
+    const one = (form: string) => {
+      for (let at = text.indexOf(form); at >= 0; at = text.indexOf(form, at + 1)) hit(at, form.length);
+    };
     if (forms.length <= INDEXOF_LIMIT) {
-      for (const form of forms) {
-        for (let at = text.indexOf(form); at >= 0; at = text.indexOf(form, at + 1)) hit(at, form.length);
-      }
+      forms.forEach(one);
       return;
     }
+    for (const form of forms) if (form.length < PREFIX) one(form);
     const index = folded ? (this.foldedIndex ??= indexByPrefix(forms)) : (this.exactIndex ??= indexByPrefix(forms));
     for (let i = 0; i + PREFIX <= text.length; i++) {
       const candidates = index.get(text.slice(i, i + PREFIX));
@@ -155,6 +172,7 @@ export function base64Forms(secret: string): string[] {
 function indexByPrefix(forms: readonly string[]): Map<string, string[]> {
   const index = new Map<string, string[]>();
   for (const form of forms) {
+    if (form.length < PREFIX) continue;
     const key = form.slice(0, PREFIX);
     const list = index.get(key);
     if (list) list.push(form);
