@@ -4,6 +4,7 @@ import { Registry } from 'prom-client';
 import { createReloadMetrics, registerBuildInfo } from '../src/exporter.js';
 import { createLimitMetrics } from '../src/limits/account-sink.js';
 import { createStateMetrics } from '../src/state/keeper.js';
+import { createWebServerMetrics } from '../src/server/web-server.js';
 import { createReleaseLookupCounter } from '../src/scheduler/release-runtime.js';
 import { createBudgetMetrics } from '../src/budget/index.js';
 import { MetricStore } from '../src/exposition/store.js';
@@ -64,6 +65,7 @@ export async function selfMetricsRegistry(): Promise<Registry> {
   createReloadMetrics(registry);
   createLimitMetrics(registry);
   createStateMetrics(registry);
+  createWebServerMetrics(registry);
   await store.close();
   return registry;
 }

@@ -1,12 +1,18 @@
 #!/usr/bin/env node
 import { ConfigError, FlagError, loadConfig, parseFlags, summarizeConfig } from './config/index.js';
 import { createLogger } from './lib/logger.js';
+import { processRedactor } from './lib/redact.js';
 import { startExporter, type RunningExporter } from './exporter.js';
+import { startProbeServer, type RunningProbeServer } from './server/probe-server.js';
 import { loadWebConfig, WebConfigError } from './server/web-config.js';
 import { startWebServer } from './server/web-server.js';
 
 /** SIGTERM/SIGINT: the whole shutdown, in-flight scrapes included, stays within this. */
 const SHUTDOWN_LIMIT_MS = 5_000;
+
+/** Everything the command line writes passes the redactor: an error may quote a configured key. */
+const stdout = (text: string) => process.stdout.write(processRedactor.scrub(text));
+const stderr = (text: string) => process.stderr.write(processRedactor.scrub(text));
 
 /**
  * The exporter's command line: flags and environment, then the config file, then run
@@ -26,17 +32,17 @@ async function main(argv: readonly string[]): Promise<number> {
     flags = parseFlags(argv, process.env);
   } catch (err) {
     if (err instanceof FlagError) {
-      process.stderr.write(`monapi-exporter: ${err.message}\nRun with --help for the list of flags.\n`);
+      stderr(`monapi-exporter: ${err.message}\nRun with --help for the list of flags.\n`);
       return 2;
     }
     throw err;
   }
   if ('help' in flags) {
-    process.stdout.write(`${flags.help}\n`);
+    stdout(`${flags.help}\n`);
     return 0;
   }
   if ('version' in flags) {
-    process.stdout.write(`${flags.version}\n`);
+    stdout(`${flags.version}\n`);
     return 0;
   }
 
@@ -45,7 +51,7 @@ async function main(argv: readonly string[]): Promise<number> {
     config = loadConfig(flags.configFile, process.env);
   } catch (err) {
     if (err instanceof ConfigError) {
-      process.stderr.write(`monapi-exporter: ${err.message}\n`);
+      stderr(`monapi-exporter: ${err.message}\n`);
       return 1;
     }
     throw err;
@@ -55,7 +61,7 @@ async function main(argv: readonly string[]): Promise<number> {
       loadWebConfig(flags.webConfigFile);
     } catch (err) {
       if (err instanceof WebConfigError) {
-        process.stderr.write(`monapi-exporter: ${err.message}\n`);
+        stderr(`monapi-exporter: ${err.message}\n`);
         return 1;
       }
       throw err;
@@ -63,7 +69,7 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   if (flags.configCheck) {
     const web = flags.webConfigFile === undefined ? '' : `\nweb configuration ${flags.webConfigFile} is valid`;
-    process.stdout.write(`${summarizeConfig(config, flags.configFile)}${web}\n`);
+    stdout(`${summarizeConfig(config, flags.configFile)}${web}\n`);
     return 0;
   }
 
@@ -71,6 +77,15 @@ async function main(argv: readonly string[]): Promise<number> {
   const configFile = flags.configFile;
   const enableLifecycle = flags.webEnableLifecycle;
   const webConfigFile = flags.webConfigFile;
+  // Before the exporter, so kubelet gets answers while it starts.
+  let probes: RunningProbeServer | undefined;
+  if (flags.webProbeListenAddress !== undefined) {
+    probes = await startProbeServer(flags.webProbeListenAddress, {
+      ready: () => running.exporter?.ready() ?? false,
+      reason: () => processRedactor.scrub(running.exporter ? running.exporter.notReadyReason() : 'starting'),
+    });
+    log.info({ url: probes.url }, 'probe listener (/-/healthy, /-/ready) on its own thread');
+  }
   const exporter = await startExporter({
     config,
     listenAddress: flags.webListenAddress,
@@ -81,7 +96,7 @@ async function main(argv: readonly string[]): Promise<number> {
     stateFile: flags.stateFile,
     reloadConfig: () => loadConfig(configFile, process.env),
     enableLifecycle,
-    serve: (app, address) => startWebServer(app, { listenAddress: address, webConfigFile, log }),
+    serve: (app, address, _lifecycle, registry) => startWebServer(app, { listenAddress: address, webConfigFile, log, registry }),
   });
   running.exporter = exporter;
   if (running.hupBeforeStart) exporter.reload();
@@ -96,6 +111,7 @@ async function main(argv: readonly string[]): Promise<number> {
   // Anything still holding the event loop after a clean stop must not keep the process alive.
   setTimeout(() => process.exit(0), SHUTDOWN_LIMIT_MS).unref();
   await exporter.stop();
+  await probes?.close();
   return 0;
 }
 
@@ -104,7 +120,7 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (err: unknown) => {
-    process.stderr.write(`monapi-exporter: ${err instanceof Error ? err.message : String(err)}\n`);
+    stderr(`monapi-exporter: ${err instanceof Error ? err.message : String(err)}\n`);
     process.exitCode = 1;
   },
 );

@@ -68,6 +68,8 @@ export interface RunningExporter {
   readonly registry: Registry;
   readonly accounts: readonly AccountRuntime[];
   ready(): boolean;
+  /** Why /-/ready says not ready (meaningless while ready). */
+  notReadyReason(): string;
   /** No upstream request in flight or waiting to be retried, no state save being written (tests drive a fake clock by it). */
   quiet(): boolean;
   /** No upstream request in flight and no state save being written; retries may be waiting for their time. */
@@ -464,6 +466,12 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
     return { ok: true, changed };
   };
 
+  const notReadyReason = () =>
+    stopping
+      ? 'shutting down'
+      : [...runtimes().map((a) => a.notReadyReason()), releases && !releases.runtime.ready() ? 'release lookups have not run yet' : undefined]
+          .filter((r) => r !== undefined)
+          .join('; ') || 'waiting for the first complete polling cycle';
   const app = createServer({
     store,
     selfRegistry: registry,
@@ -477,12 +485,7 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
       ready,
       status,
       failingSources: () => [...runtimes().flatMap((a) => a.failingSources()), ...(releases?.runtime.failingSources() ?? [])],
-      notReadyReason: () =>
-        stopping
-          ? 'shutting down'
-          : [...runtimes().map((a) => a.notReadyReason()), releases && !releases.runtime.ready() ? 'release lookups have not run yet' : undefined]
-              .filter((r) => r !== undefined)
-              .join('; ') || 'waiting for the first complete polling cycle',
+      notReadyReason,
     },
   });
   let server: RunningServer;
@@ -513,6 +516,7 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
       return runtimes();
     },
     ready,
+    notReadyReason,
     quiet: () =>
       !(keeper?.busy() ?? false) &&
       [...[...units.values()].map((u) => u.budget), ...(releases ? [releases.budget] : [])].every((b) => {

@@ -33,6 +33,7 @@ describe('parseFlags', () => {
       shard: { ordinal: 0, total: 1 },
       stateFile: undefined,
       webConfigFile: undefined,
+      webProbeListenAddress: undefined,
       webEnableLifecycle: false,
     });
   });
@@ -59,6 +60,7 @@ describe('parseFlags', () => {
         '--state.file=/var/lib/monapi/state.json',
         '--web.config.file',
         '/etc/monapi/web.yaml',
+        '--web.probe-listen-address=:9867',
         '--web.enable-lifecycle',
       ]),
     ).toEqual({
@@ -73,6 +75,7 @@ describe('parseFlags', () => {
       shard: { ordinal: 1, total: 2 },
       stateFile: '/var/lib/monapi/state.json',
       webConfigFile: '/etc/monapi/web.yaml',
+      webProbeListenAddress: ':9867',
       webEnableLifecycle: true,
     });
   });
@@ -87,8 +90,14 @@ describe('parseFlags', () => {
     ['MONAPI_STATE_FILE', '/data/state.json', 'stateFile', '/data/state.json'],
     ['MONAPI_WEB_CONFIG_FILE', '/etc/web.yml', 'webConfigFile', '/etc/web.yml'],
     ['MONAPI_WEB_ENABLE_LIFECYCLE', 'true', 'webEnableLifecycle', true],
+    ['MONAPI_WEB_PROBE_LISTEN_ADDRESS', '127.0.0.1:9867', 'webProbeListenAddress', '127.0.0.1:9867'],
   ] as const)('takes %s from the environment', (envName, value, field, expected) => {
     expect(flags([], { [envName]: value })[field]).toBe(expected);
+  });
+
+  it('refuses a bad probe listen address, or the main one again, naming the flag', () => {
+    expect(() => flags(['--web.probe-listen-address=9867'])).toThrow('--web.probe-listen-address must be [host]:port, such as :9867 (got "9867": expected host:port, :port or [ipv6]:port)');
+    expect(() => flags(['--web.probe-listen-address=:9866'])).toThrow('--web.probe-listen-address must differ from the main listen address :9866');
   });
 
   it('takes the shard from the pod name the chart puts in the environment', () => {
