@@ -52,7 +52,7 @@ function get(socket: Socket, path: string): Promise<string> {
 
 describe('guardConnections', () => {
   it('past evictAt, each new connection closes the one idle the longest', async () => {
-    const { port, guard, closed } = await serve({ maxConnections: 10, evictAt: 4, maxPerAddress: 100 });
+    const { port, guard, closed } = await serve({ maxConnections: 10, evictAt: 4, maxPerAddress: 100, minIdleMs: 0 });
     const first = await Promise.all([1, 2, 3, 4].map(() => open(port)));
     expect(guard.open).toBe(4);
     const fifth = await open(port);
@@ -64,7 +64,7 @@ describe('guardConnections', () => {
   });
 
   it('never closes a connection with a request in flight; refuses a new one when none is idle at the cap', async () => {
-    const { port, guard, closed } = await serve({ maxConnections: 3, evictAt: 3, maxPerAddress: 100 });
+    const { port, guard, closed } = await serve({ maxConnections: 3, evictAt: 3, maxPerAddress: 100, minIdleMs: 0 });
     const busy = await Promise.all([1, 2, 3].map(() => open(port)));
     const answers = busy.map((s) => get(s, '/?hold=300'));
     await settle();
@@ -84,7 +84,7 @@ describe('guardConnections', () => {
   });
 
   it('an idle keep-alive connection counts from the end of its last response, not from when it connected', async () => {
-    const { port } = await serve({ maxConnections: 10, evictAt: 2, maxPerAddress: 100 });
+    const { port } = await serve({ maxConnections: 10, evictAt: 2, maxPerAddress: 100, minIdleMs: 0 });
     const older = await open(port);
     const newer = await open(port);
     await get(older, '/');
@@ -96,7 +96,7 @@ describe('guardConnections', () => {
   });
 
   it('one address holds at most maxPerAddress: its own longest-idle connection makes room, other addresses are untouched', async () => {
-    const { port, guard, closed } = await serve({ maxConnections: 100, evictAt: 100, maxPerAddress: 3 });
+    const { port, guard, closed } = await serve({ maxConnections: 100, evictAt: 100, maxPerAddress: 3, minIdleMs: 0 });
     const other = await open(port, '127.0.0.2');
     const mine = await Promise.all([1, 2, 3].map(() => open(port)));
     const fourth = await open(port);
@@ -106,5 +106,19 @@ describe('guardConnections', () => {
     expect(guard.openFrom('127.0.0.1')).toBe(3);
     expect(guard.openFrom('127.0.0.2')).toBe(1);
     expect(closed).toEqual(['address_idle_evicted']);
+  });
+
+  it('never closes a connection idle for less than minIdleMs: a flood of new ones is refused instead', async () => {
+    const { port, closed } = await serve({ maxConnections: 100, evictAt: 100, maxPerAddress: 2, minIdleMs: 300 });
+    const held = await Promise.all([1, 2].map(() => open(port)));
+    const early = await open(port);
+    await settle();
+    expect([...held.map(isClosed), isClosed(early)]).toEqual([false, false, true]);
+    expect(closed).toEqual(['refused_address']);
+    await sleep(300);
+    const later = await open(port);
+    await settle();
+    expect([...held.map(isClosed), isClosed(later)]).toEqual([true, false, false]);
+    expect(closed).toEqual(['refused_address', 'address_idle_evicted']);
   });
 });

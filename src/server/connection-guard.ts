@@ -9,13 +9,14 @@ import type { Server as NetServer, Socket } from 'node:net';
  * from the end of each response; busy while a request is in flight.
  *
  * - Past `evictAt` open connections, each new one closes the connection idle the longest.
- * - At `maxConnections`, a new one is refused only when none is idle to close.
+ * - At `maxConnections`, a new one is refused when none can be closed.
  * - One address may hold at most `maxPerAddress`; beyond, a new one from it closes that
- *   address's longest-idle connection, or is refused when all of them are busy.
+ *   address's longest-idle connection, or is refused when none can be closed.
  *
- * A probe or a scrape arrives on a new connection and sends its request at once: the
- * connections closed to make room are the oldest idle ones, never one with a request in
- * flight, and never the newest.
+ * Only a connection idle for at least `minIdleMs` is closed to make room: every connection
+ * gets that long to send its request (a TLS handshake included), however many arrive after it.
+ * A probe or a scrape sends its request at once, so the connections closed are the ones that
+ * sit idle: never one with a request in flight, never one just accepted.
  */
 
 export interface ConnectionLimits {
@@ -23,6 +24,8 @@ export interface ConnectionLimits {
   /** Open connections past which each new one closes the longest-idle one. */
   readonly evictAt: number;
   readonly maxPerAddress: number;
+  /** A connection idle for less than this is never closed to make room. Default 0.5 s. */
+  readonly minIdleMs?: number;
 }
 
 export type ClosedReason = 'idle_evicted' | 'address_idle_evicted' | 'refused_full' | 'refused_address';
@@ -40,6 +43,7 @@ interface Connection {
   readonly address: string;
   /** Requests in flight on it. */
   busy: number;
+  idleSince: number;
 }
 
 interface AddressEntry {
@@ -68,7 +72,9 @@ export function guardConnections(server: Server | NetServer, limits: ConnectionL
     if (!entry) addresses.set(address, (entry = { connections: new Set(), idle: new Map() }));
     return entry;
   };
+  const minIdleMs = limits.minIdleMs ?? 500;
   const markIdle = (c: Connection) => {
+    c.idleSince = Date.now();
     idle.delete(c);
     idle.set(c, true);
     const entry = entryOf(c.address);
@@ -92,14 +98,18 @@ export function guardConnections(server: Server | NetServer, limits: ConnectionL
     c.socket.destroy();
     onClosed?.(reason);
   };
-  const first = (map: Map<Connection, true>): Connection | undefined => map.keys().next().value;
+  /** The longest-idle connection of `map`, if it has been idle long enough to be closed. */
+  const evictable = (map: Map<Connection, true>): Connection | undefined => {
+    const oldest: Connection | undefined = map.keys().next().value;
+    return oldest !== undefined && Date.now() - oldest.idleSince >= minIdleMs ? oldest : undefined;
+  };
 
   const onConnection = (socket: Socket) => {
     if (stopped) return;
     const address = socket.remoteAddress ?? 'unknown';
     const entry = entryOf(address);
     if (entry.connections.size >= limits.maxPerAddress) {
-      const victim = first(entry.idle);
+      const victim = evictable(entry.idle);
       if (!victim) {
         if (entry.connections.size === 0) addresses.delete(address);
         socket.destroy();
@@ -109,7 +119,7 @@ export function guardConnections(server: Server | NetServer, limits: ConnectionL
       close(victim, 'address_idle_evicted');
     }
     if (open >= limits.evictAt) {
-      const victim = first(idle);
+      const victim = evictable(idle);
       if (victim) close(victim, 'idle_evicted');
       else if (open >= limits.maxConnections) {
         if (entry.connections.size === 0) addresses.delete(address);
@@ -118,7 +128,7 @@ export function guardConnections(server: Server | NetServer, limits: ConnectionL
         return;
       }
     }
-    const connection: Connection = { socket, address, busy: 0 };
+    const connection: Connection = { socket, address, busy: 0, idleSince: 0 };
     bySocket.set(socket, connection);
     entryOf(address).connections.add(connection);
     open++;
