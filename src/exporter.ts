@@ -236,7 +236,8 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
         clock,
         log,
         registry,
-        collect: () => Object.fromEntries([...units.values()].map((u): [string, AccountState] => [u.config.name, { baseUrl: u.config.baseUrl, sources: u.runtime.saveState() }])),
+        collect: () =>
+          Object.fromEntries([...units.values()].map((u): [string, AccountState] => [u.config.name, { baseUrl: u.config.baseUrl, sources: u.runtime.saveState(), budget: u.budget.persistentState() }])),
       });
   const dataSink: MetricSink = keeper ? keeper.gate(store) : store;
 
@@ -251,6 +252,8 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
       metrics: budgetMetrics,
       // The account runtime logs a refused key once, with the reason; the budget's own event would repeat it.
       onEvent: (event) => (event.type === 'auth_failed' ? log.debug({ event }, 'request budget: auth_failed') : log.warn({ event }, `request budget: ${event.type}`)),
+      lease: keeper?.lease,
+      restored: restore?.budget,
     });
     if (account.http?.insecureSkipVerify) {
       log.warn({ account: account.name }, 'insecure_skip_verify is on: the upstream certificate is not checked, so anyone on the path can read the API key; set http.ca_file instead');
@@ -419,7 +422,7 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
       if (account !== undefined && !exporterChanged && sameAccount(unit.config, account)) continue;
       // Same upstream and key: the new runtime continues the counters of the old one.
       if (account !== undefined && account.baseUrl === unit.config.baseUrl && account.apiKey.equals(unit.config.apiKey)) {
-        carried.set(name, { baseUrl: unit.config.baseUrl, sources: unit.runtime.saveState() });
+        carried.set(name, { baseUrl: unit.config.baseUrl, sources: unit.runtime.saveState(), budget: unit.budget.handOver() });
       }
       units.delete(name);
       retiring.push(retireAccount(unit));

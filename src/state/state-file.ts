@@ -21,7 +21,7 @@ const snapshotSchema = z.object({
   format: z.literal(STATE_FORMAT),
   version: z.literal(STATE_VERSION),
   savedAtMs: z.number().finite(),
-  accounts: z.record(z.string(), z.object({ baseUrl: z.string(), sources: z.record(z.string(), z.unknown()) })),
+  accounts: z.record(z.string(), z.object({ baseUrl: z.string(), sources: z.record(z.string(), z.unknown()), budget: z.unknown().optional() })),
 });
 
 export interface AccountState {
@@ -29,6 +29,8 @@ export interface AccountState {
   readonly baseUrl: string;
   /** By source name, what each source's `persist.save()` returned. */
   readonly sources: Readonly<Record<string, unknown>>;
+  /** The request budget's bucket and pause (`RequestBudget.persistentState()`), so a restart spends no more than the upstream gave back. */
+  readonly budget?: unknown;
 }
 
 export interface StateSnapshot {

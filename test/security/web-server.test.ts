@@ -174,7 +174,7 @@ describe('web configuration reloads on /metrics', () => {
     expect(await successful()).toBe(0);
 
     rmSync(file);
-    await until(async () => lines.some((l) => l.includes('cannot be read')));
+    await until(() => Promise.resolve(lines.some((l) => l.includes('cannot be read'))));
     await new Promise((r) => setTimeout(r, 4_500));
     const deletion = lines.filter((l) => l.includes('cannot be read'));
     expect(deletion).toHaveLength(1);

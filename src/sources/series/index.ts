@@ -49,6 +49,8 @@ export const createSeriesSource: MonitoringSourceFactory = (ctx): HostSource => 
   const hostsOf = () => (hosts ??= new GraceMap(ctx.account.counterGraceMs));
   const reported = new Set<string>();
   const missing = new MissingPointTotals();
+  // Restored hosts whose counters went on /metrics at restore; the ones the host list no longer names leave at the first poll.
+  let shownFromState: Set<string> | undefined;
   const group = (uuid: string) => groupName('series', ctx.account.name, uuid);
   const namesOf = (uuid: string) => namingOf().fetchable(ctx.inventory.metricNames.get(uuid) ?? []);
   // The planner asks for every host on every turn; hosts of one kind share their list of names.
@@ -61,6 +63,28 @@ export const createSeriesSource: MonitoringSourceFactory = (ctx): HostSource => 
     return count;
   };
 
+  /** The counters of a restored host as its polls publish them (gauges come with the first poll). */
+  const restoredCounters = (entry: HostEntry, uuid: string, nowMs: number) => {
+    const keys = [...entry.state.counters.keys()];
+    const timers = namingOf()
+      .resolve(keys)
+      .metrics.filter((m) => m.role.kind === 'timer')
+      .map((m) => `${m.dotted}.count`);
+    const points = Object.fromEntries([...keys, ...timers].map((name) => [name, []]));
+    return mapSeries({ intervalSeconds: 60, points }, entry.state, {
+      account: ctx.account.name,
+      hostUuid: uuid,
+      labels: entry.labels,
+      nowMs,
+      ingestDelayMs: ctx.account.ingestDelayMs,
+      lateDataHorizonMs: ctx.account.lateDataHorizonMs,
+      counterGraceMs: ctx.account.counterGraceMs,
+      naming: namingOf(),
+      nullHandling: ctx.exporter.nullHandling,
+      sampleTimestamps: ctx.exporter.sampleTimestamps,
+    }).families;
+  };
+
   return {
     name: 'series',
     toggle: 'series',
@@ -71,6 +95,10 @@ export const createSeriesSource: MonitoringSourceFactory = (ctx): HostSource => 
     requestsPerRun: (host) => batchCount(ctx.account.baseUrl.length + host.uuid.length + SERIES_URL_OVERHEAD, namesOf(host.uuid)),
     ready: (host) => namesOf(host.uuid).length > 0,
     async poll(host, signal) {
+      if (shownFromState) {
+        for (const uuid of shownFromState) if (!ctx.inventory.hosts.has(uuid)) ctx.sink.retract(group(uuid));
+        shownFromState = undefined;
+      }
       const names = namesOf(host.uuid);
       if (names.length === 0) return;
       const now = ctx.clock.now();
@@ -120,6 +148,7 @@ export const createSeriesSource: MonitoringSourceFactory = (ctx): HostSource => 
       }
     },
     forget(uuid) {
+      shownFromState?.delete(uuid);
       const now = ctx.clock.now();
       hostsOf().release(uuid, now);
       hostsOf().sweep(now);
@@ -138,6 +167,14 @@ export const createSeriesSource: MonitoringSourceFactory = (ctx): HostSource => 
         });
         // Every restored host waits in its grace period until the host list names it again.
         for (const { uuid, state, releasedAtMs } of restored) hostsOf().restoreReleased(uuid, { state, labels: new HostLabels(ctx.account.name, uuid) }, releasedAtMs);
+        // Its counters are on /metrics now, not one host at a time as the first polls come in.
+        shownFromState = new Set();
+        for (const { uuid } of restored) {
+          const entry = hostsOf().get(uuid);
+          if (!entry || entry.state.counters.size === 0) continue;
+          ctx.sink.publish(group(uuid), restoredCounters(entry, uuid, now));
+          shownFromState.add(uuid);
+        }
       },
     },
   };
