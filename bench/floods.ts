@@ -26,7 +26,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import bcrypt from 'bcryptjs';
 import { startSimulator } from '../simulator/index.js';
-import { basicAuth, holdIdleConnectionsOnThread, percentile, sample, timedGet, within, wrongPasswordFlood, type Sampled, type Target } from '../test/security/flood-clients.js';
+import { basicAuth, holdIdleConnectionsOnThread, percentile, sample, timedGet, within, wrongPasswordFloodOnThread, type Sampled, type Target } from '../test/security/flood-clients.js';
 import { freePort } from '../test/support/prometheus.js';
 import { makeTestPki } from '../test/support/tls.js';
 import { REPO_ROOT, stopProcess, waitForLine } from './scale/processes.js';
@@ -104,16 +104,16 @@ async function main(): Promise<void> {
         const scrapeOnce = () => timedGet(target, '/metrics', { headers: auth, agent, timeoutMs: 10_000 });
         const unloadedScrapes = await sample(40, 250, scrapeOnce);
         const unloadedProbes = await sample(60, 100, () => timedGet(probeTarget, '/-/healthy', { timeoutMs: 10_000 }));
-        const flood = wrongPasswordFlood(target, '/metrics', 16, 40);
+        const flood = await wrongPasswordFloodOnThread(target, '/metrics', 16, 40);
         await new Promise((r) => setTimeout(r, 2_000));
         const [loadedProbes, loadedScrapes, loadedMainProbes] = await Promise.all([
           sample(100, 100, () => timedGet(probeTarget, '/-/healthy', { timeoutMs: 10_000 })),
           sample(40, 250, scrapeOnce),
           exporter.probes ? sample(100, 100, () => timedGet(target, '/-/healthy', { timeoutMs: 10_000 })) : Promise.resolve(undefined),
         ]);
-        await flood.stop();
+        const seen = await flood.stop();
         agent.destroy();
-        log(`wrong-password answers: ${JSON.stringify(Object.fromEntries(flood.statuses))}; Retry-After seen: ${[...flood.retryAfter].join(', ') || 'none'}`);
+        log(`wrong-password answers: ${JSON.stringify(Object.fromEntries(seen.statuses))}; Retry-After seen: ${[...seen.retryAfter].join(', ') || 'none'}`);
         log(summary(`health probes unloaded${exporter.probes ? ' (probe listener)' : ''}`, unloadedProbes));
         log(summary(`health probes under the flood${exporter.probes ? ' (probe listener)' : ''}`, loadedProbes));
         if (loadedMainProbes) log(summary('health probes under the flood (main port)', loadedMainProbes));

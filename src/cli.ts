@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { ConfigError, FlagError, loadConfig, parseFlags, summarizeConfig } from './config/index.js';
+import { checkCapacity } from './config/capacity.js';
 import { createLogger } from './lib/logger.js';
 import { processRedactor } from './lib/redact.js';
 import { startExporter, type RunningExporter } from './exporter.js';
@@ -46,9 +47,16 @@ async function main(argv: readonly string[]): Promise<number> {
     return 0;
   }
 
+  const shard = flags.shard;
+  // The configuration, and how many accounts this process would poll: beyond the measured maximum it must be sharded.
+  const load = (file: string) => {
+    const loaded = loadConfig(file, process.env);
+    checkCapacity(loaded, file, shard);
+    return loaded;
+  };
   let config;
   try {
-    config = loadConfig(flags.configFile, process.env);
+    config = load(flags.configFile);
   } catch (err) {
     if (err instanceof ConfigError) {
       stderr(`monapi-exporter: ${err.message}\n`);
@@ -94,7 +102,7 @@ async function main(argv: readonly string[]): Promise<number> {
     log,
     shard: flags.shard,
     stateFile: flags.stateFile,
-    reloadConfig: () => loadConfig(configFile, process.env),
+    reloadConfig: () => load(configFile),
     enableLifecycle,
     serve: (app, address, _lifecycle, registry) => startWebServer(app, { listenAddress: address, webConfigFile, log, registry }),
   });

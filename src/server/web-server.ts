@@ -40,6 +40,13 @@ export const SERVER_LIMITS = {
   maxHeaderBytes: 16 * 1024,
 } as const;
 
+/**
+ * A request refused for too many failed password checks is answered this much later: a client
+ * looping on wrong passwords then costs one cheap request a second per connection, not as
+ * many as the CPU can answer.
+ */
+const THROTTLED_ANSWER_DELAY_MS = 1_000;
+
 /** How often the web configuration's files are looked at for changes. */
 const WATCH_INTERVAL_MS = 2_000;
 
@@ -203,7 +210,11 @@ export async function startWebServer(app: RequestListener, options: WebServerOpt
         else if (outcome === 'denied') deny(res, 401, 'Unauthorized\n', { 'WWW-Authenticate': 'Basic realm="monapi-exporter", charset="UTF-8"' });
         else {
           metrics?.throttled.inc();
-          deny(res, 429, 'Too Many Requests: too many failed password checks from this address; retry later\n', { 'Retry-After': String(outcome.retryAfterSeconds) });
+          const answer = setTimeout(() => {
+            if (!res.destroyed) deny(res, 429, 'Too Many Requests: too many failed password checks from this address; retry later\n', { 'Retry-After': String(outcome.retryAfterSeconds) });
+          }, THROTTLED_ANSWER_DELAY_MS);
+          answer.unref();
+          res.once('close', () => clearTimeout(answer));
         }
       },
       () => deny(res, 500, 'Internal Server Error\n'),

@@ -209,3 +209,27 @@ export async function holdIdleConnectionsOnThread(
     },
   };
 }
+
+/** `wrongPasswordFlood` on a worker thread of its own, so its requests do not hold up the thread that measures. */
+export async function wrongPasswordFloodOnThread(
+  target: Target,
+  path: string,
+  keepAlive: number,
+  fresh: number,
+  maxRequests = 100_000,
+): Promise<{ stop(): Promise<{ statuses: Map<number, number>; retryAfter: Set<string> }> }> {
+  const { Worker } = await import('node:worker_threads');
+  const entry = new URL('./password-flood-thread.ts', import.meta.url).href;
+  const code = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(entry)}); })`;
+  const worker = new Worker(code, { eval: true, workerData: { target, path, keepAlive, fresh, maxRequests } });
+  return {
+    async stop() {
+      const reply = await new Promise<{ statuses: [number, number][]; retryAfter: string[] }>((resolve) => {
+        worker.once('message', resolve);
+        worker.postMessage({ type: 'stop' });
+      });
+      await worker.terminate();
+      return { statuses: new Map(reply.statuses), retryAfter: new Set(reply.retryAfter) };
+    },
+  };
+}

@@ -8,7 +8,7 @@ import { startSimulator, type RunningSimulator } from '../../simulator/index.js'
 import { startExporterProcess, type ExporterProcess } from '../faults/process.js';
 import { freePort } from '../support/prometheus.js';
 import { makeTestPki, type TestPki } from '../support/tls.js';
-import { basicAuth, holdIdleConnectionsOnThread, percentile, sample, timedGet, type Target, wrongPasswordFlood } from './flood-clients.js';
+import { basicAuth, holdIdleConnectionsOnThread, percentile, sample, timedGet, type Target, wrongPasswordFloodOnThread } from './flood-clients.js';
 
 /**
  * Issue 21, items 1 and 2: nobody without credentials can take the server down. The real
@@ -17,8 +17,9 @@ import { basicAuth, holdIdleConnectionsOnThread, percentile, sample, timedGet, t
  *   second): health probes and authenticated scrapes are still answered (before: 28 of 30
  *   probes refused on plain HTTP, as Node's connection cap counted idle connections);
  * - the same with TLS, client certificates and basic auth (before: every probe refused);
- * - 16 keep-alive connections and 40 clients sending wrong passwords: 429 with Retry-After,
- *   and probes and correct scrapes are not held up behind bcrypt (before: 2 to 3 s).
+ * - 16 keep-alive connections and 40 clients sending wrong passwords: 429 with Retry-After
+ *   (answered a second late, so a loop costs one request a second per connection), and
+ *   probes and correct scrapes are not held up behind bcrypt (before: 2 to 3 s).
  * Latency figures (answers within 1 s, p99) come from `bench/floods.ts`; the bounds here are
  * loose enough for a loaded machine and still far from the failures they guard against.
  */
@@ -109,23 +110,30 @@ describe('wrong passwords', () => {
     const agent = new HttpAgent({ keepAlive: true, maxSockets: 1 });
     const scrape = () => timedGet(target, '/metrics', { headers: auth, agent, timeoutMs: 10_000 });
     expect((await scrape()).status).toBe(200);
-    const flood = wrongPasswordFlood(target, '/metrics', 16, 40, 200_000);
+    const flood = await wrongPasswordFloodOnThread(target, '/metrics', 16, 40, 200_000);
+    let stopped = false;
     try {
-      await new Promise((r) => setTimeout(r, 1_000));
+      await new Promise((r) => setTimeout(r, 2_000));
       const [probes, scrapes] = await Promise.all([
         sample(60, 100, () => timedGet(target, '/-/healthy', { timeoutMs: 10_000 })),
         sample(24, 250, scrape),
       ]);
-      expect(flood.statuses.get(429) ?? 0).toBeGreaterThan(100);
-      expect(flood.statuses.get(401) ?? 0).toBeGreaterThanOrEqual(5);
-      expect([...flood.retryAfter].every((s) => /^\d+$/.test(s) && Number(s) >= 1)).toBe(true);
+      const { statuses, retryAfter } = await flood.stop();
+      stopped = true;
+      // A few checks per address, then 429s, each held a second: some 56 a second, not thousands.
+      expect(statuses.get(401) ?? 0).toBeGreaterThanOrEqual(5);
+      expect(statuses.get(401) ?? 0).toBeLessThanOrEqual(20);
+      expect(statuses.get(429) ?? 0).toBeGreaterThan(100);
+      expect(statuses.get(429) ?? 0).toBeLessThan(2_000);
+      expect(retryAfter.size).toBeGreaterThan(0);
+      expect([...retryAfter].every((s) => /^\d+$/.test(s) && Number(s) >= 1)).toBe(true);
       expect(probes.statuses.every((s) => s === 200)).toBe(true);
       expect(scrapes.statuses.every((s) => s === 200)).toBe(true);
-      // Before: 1.9 to 3.1 s for probes, 2.8 to 4.7 s for scrapes.
+      // Before: 1.9 to 3.1 s for probes (or none answered), 2.8 to 4.7 s for scrapes.
       expect(percentile(probes.ms, 99)).toBeLessThan(750);
       expect(percentile(scrapes.ms, 99)).toBeLessThan(750);
     } finally {
-      await flood.stop();
+      if (!stopped) await flood.stop();
       agent.destroy();
     }
   }, 60_000);
