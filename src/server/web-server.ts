@@ -36,7 +36,7 @@ export const SERVER_LIMITS = {
   maxRequestsPerSocket: 1_000,
   maxConnections: 2_048,
   evictIdleAbove: 1_843,
-  maxConnectionsPerAddress: 256,
+  maxConnectionsPerAddress: 1_024,
   maxHeaderBytes: 16 * 1024,
 } as const;
 
