@@ -41,8 +41,8 @@ export class Redactor {
   private readonly replacement: string;
   private readonly minLength: number;
   private forms: Forms | undefined;
-  private foldedIndex: Map<string, string[]> | undefined;
-  private exactIndex: Map<string, string[]> | undefined;
+  private foldedIndex: PrefixIndex | undefined;
+  private exactIndex: PrefixIndex | undefined;
 
   constructor(options: RedactorOptions = {}) {
     this.replacement = options.replacement ?? REDACTED_TEXT;
@@ -121,7 +121,10 @@ export class Redactor {
     for (const form of forms) if (form.length < PREFIX) one(form);
     const index = folded ? (this.foldedIndex ??= indexByPrefix(forms)) : (this.exactIndex ??= indexByPrefix(forms));
     for (let i = 0; i + PREFIX <= text.length; i++) {
-      const candidates = index.get(text.slice(i, i + PREFIX));
+      // Most positions start no form: a bit per hash of the first characters says so without building a string.
+      const h = prefixHash(text, i);
+      if ((index.bits[h >>> 3]! & (1 << (h & 7))) === 0) continue;
+      const candidates = index.forms.get(text.slice(i, i + PREFIX));
       if (candidates === undefined) continue;
       for (const form of candidates) if (text.startsWith(form, i)) hit(i, form.length);
     }
@@ -169,16 +172,34 @@ export function base64Forms(secret: string): string[] {
   return forms;
 }
 
-function indexByPrefix(forms: readonly string[]): Map<string, string[]> {
+interface PrefixIndex {
+  /** Forms by their first `PREFIX` characters. */
+  readonly forms: Map<string, string[]>;
+  /** A bit per `prefixHash` value that some form starts with. */
+  readonly bits: Uint8Array;
+}
+
+const HASH_BITS = 20;
+
+function prefixHash(text: string, at: number): number {
+  let h = 0;
+  for (let k = 0; k < PREFIX; k++) h = (Math.imul(h, 31) + text.charCodeAt(at + k)) | 0;
+  return (h ^ (h >>> HASH_BITS)) & ((1 << HASH_BITS) - 1);
+}
+
+function indexByPrefix(forms: readonly string[]): PrefixIndex {
   const index = new Map<string, string[]>();
+  const bits = new Uint8Array((1 << HASH_BITS) / 8);
   for (const form of forms) {
     if (form.length < PREFIX) continue;
     const key = form.slice(0, PREFIX);
     const list = index.get(key);
     if (list) list.push(form);
     else index.set(key, [form]);
+    const h = prefixHash(form, 0);
+    bits[h >>> 3]! |= 1 << (h & 7);
   }
-  return index;
+  return { forms: index, bits };
 }
 
 const HEX = /^[0-9A-Fa-f]{2}$/;
