@@ -5,9 +5,9 @@ import type { Config } from './types.js';
 
 /**
  * The most accounts one exporter polls, measured (docs/scaling.md, `bench/accounts.ts`):
- * with 1,000 small accounts a gzip scrape of /metrics took 3 to 4.5 s, resident memory was
- * 1.1 GiB and the main port's health probe waited up to 0.4 s behind the self-metrics; with
- * 2,000 a scrape took 51 s and probes failed. (The issue's 10,000 accepted accounts gave a
+ * with 1,000 small accounts a gzip scrape of /metrics took up to 4.5 s, resident memory was
+ * 1.1 to 1.3 GiB and the main port's health probe waited up to 2 s (the probe listener under
+ * 0.1 s); with 2,000 a scrape took 51 s and probes failed. (The issue's 10,000 accepted accounts gave a
  * 195 MB body taking 17 to 28 s and 3 GB of memory.) Beyond it, the configuration is refused
  * with the number of shards that would bring each under it.
  */
