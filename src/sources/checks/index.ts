@@ -79,8 +79,12 @@ export function createChecksSource(ctx: SourceContext): WebsiteSource {
           if (name === undefined || state.cursor === undefined) continue;
           names.set(id, name);
           const empty = { website_id: Number(id), total: undefined, checks: [] };
-          ctx.sink.publish(group(id), mapChecks(empty, state, { account: ctx.account.name, websiteId: Number(id), websiteName: name, buckets: ctx.exporter.checkBuckets }).families);
-          shownFromState.add(id);
+          try {
+            ctx.sink.publish(group(id), mapChecks(empty, state, { account: ctx.account.name, websiteId: Number(id), websiteName: name, buckets: ctx.exporter.checkBuckets }).families);
+            shownFromState.add(id);
+          } catch {
+            // Shown early or not at all: the state is taken either way, and the first poll publishes it.
+          }
         }
       },
     },

@@ -172,8 +172,12 @@ export const createSeriesSource: MonitoringSourceFactory = (ctx): HostSource => 
         for (const { uuid } of restored) {
           const entry = hostsOf().get(uuid);
           if (!entry || entry.state.counters.size === 0) continue;
-          ctx.sink.publish(group(uuid), restoredCounters(entry, uuid, now));
-          shownFromState.add(uuid);
+          try {
+            ctx.sink.publish(group(uuid), restoredCounters(entry, uuid, now));
+            shownFromState.add(uuid);
+          } catch {
+            // Shown early or not at all: the state is taken either way, and the first poll publishes it.
+          }
         }
       },
     },
