@@ -4,6 +4,7 @@ import { Registry } from 'prom-client';
 import { createReleaseLookupCounter, createReloadMetrics, registerBuildInfo } from '../src/exporter/self-metrics.js';
 import { createLimitMetrics } from '../src/limits/account-sink.js';
 import { createStateMetrics } from '../src/state/keeper.js';
+import { createWebServerMetrics } from '../src/server/web-server.js';
 import { createBudgetMetrics } from '../src/budget/index.js';
 import { MetricStore } from '../src/exposition/store.js';
 import { FakeClock } from '../src/lib/clock.js';
@@ -76,6 +77,7 @@ export async function selfMetricsRegistry(): Promise<Registry> {
   createReloadMetrics(registry);
   createLimitMetrics(registry);
   createStateMetrics(registry);
+  createWebServerMetrics(registry);
   await store.close();
   return registry;
 }

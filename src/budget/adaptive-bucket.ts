@@ -125,6 +125,31 @@ export class AdaptiveTokenBucket {
     this.tokens = Math.min(this.tokens, capacity);
   }
 
+  /**
+   * Takes back a bucket saved by an earlier process: `tokens` as of `asOfMs`, refilled at the
+   * configured rate for the time since. An `asOfMs` after `nowMs` (the earlier process may have
+   * spent until then) leaves the bucket at `tokens` until that time, refilling only after it.
+   */
+  restore(tokens: number, asOfMs: number, nowMs: number): void {
+    const held = Math.min(this.capacity, Math.max(0, tokens));
+    this.baseRate = this.configuredRate;
+    if (asOfMs > nowMs) {
+      this.tokens = held;
+      this.refilledAtMs = asOfMs;
+      this.climbStartMs = asOfMs;
+      return;
+    }
+    this.tokens = Math.min(this.capacity, held + this.configuredRate * (nowMs - asOfMs));
+    this.refilledAtMs = nowMs;
+    this.climbStartMs = nowMs;
+  }
+
+  /** The tokens to save: as of now, or as of the end of a pause (or a restored lease) when refill starts later. */
+  saved(nowMs: number): { tokens: number; asOfMs: number } {
+    if (this.refilledAtMs > nowMs) return { tokens: this.tokens, asOfMs: this.refilledAtMs };
+    return { tokens: this.available(nowMs), asOfMs: nowMs };
+  }
+
   private rateAt(nowMs: number): number {
     const t = Math.max(0, nowMs - this.climbStartMs);
     return Math.min(this.configuredRate, this.baseRate + this.climbPerMs * t);

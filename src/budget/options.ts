@@ -1,4 +1,5 @@
 import type { Clock } from '../lib/clock.js';
+import type { SpendLease } from './lease.js';
 import type { BudgetMetrics } from './metrics.js';
 
 export interface BackoffOptions {
@@ -43,6 +44,10 @@ export interface RequestBudgetOptions {
   metrics?: BudgetMetrics;
   /** Notified of pauses and auth state changes, e.g. to log them. */
   onEvent?: (event: BudgetEvent) => void;
+  /** With a state file: spending is covered by saves written ahead (see lease.ts). */
+  lease?: SpendLease;
+  /** What `persistentState()` returned in an earlier process; tokens and pause are taken back. */
+  restored?: unknown;
 }
 
 export type BudgetEvent =
@@ -70,6 +75,8 @@ export interface ResolvedBudgetOptions {
   random: () => number;
   metrics: BudgetMetrics | undefined;
   onEvent: ((event: BudgetEvent) => void) | undefined;
+  lease: SpendLease | undefined;
+  restored: unknown;
 }
 
 export const BUDGET_DEFAULTS = {
@@ -151,6 +158,8 @@ export function resolveBudgetOptions(options: RequestBudgetOptions): ResolvedBud
     random: options.random ?? Math.random,
     metrics: options.metrics,
     onEvent: options.onEvent,
+    lease: options.lease,
+    restored: options.restored,
   };
 }
 

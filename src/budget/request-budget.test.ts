@@ -569,3 +569,143 @@ describe('RequestBudget.applyUpstreamLimit', () => {
   });
 });
 
+
+describe('RequestBudget: state across a restart', () => {
+  /** A lease as the state keeper grants it, driven by hand. */
+  function handLease() {
+    let writing: number | undefined;
+    const listeners = new Set<() => void>();
+    const lease = {
+      requests: 0,
+      touched: 0,
+      writing: () => writing,
+      touch: () => void lease.touched++,
+      request: () => void lease.requests++,
+      onSaved: (listener: () => void) => {
+        listeners.add(listener);
+        return () => listeners.delete(listener);
+      },
+      /** A save: collects with `grant` being written, then tells the budgets it is done. */
+      save(grant: number, collect: () => void) {
+        writing = grant;
+        collect();
+        writing = undefined;
+        for (const l of listeners) l();
+      },
+    };
+    return lease;
+  }
+
+  it('without a lease, a closed budget saves its exact tokens; a restart refills them by the time passed', async () => {
+    const { clock, budget } = setup({ ratePerMinute: 60, burst: 10, headroom: 0, initialTokens: 10 });
+    const done = Array.from({ length: 7 }, () => budget.run('normal', '/hosts', () => Promise.resolve('ok')));
+    await Promise.all(done);
+    budget.close();
+    const saved = budget.persistentState();
+    expect(saved).toEqual({ tokens: 3, asOfMs: clock.now(), pausedUntilMs: null });
+    clock.advance(4_000);
+    const next = createRequestBudget({ name: 'acme', clock, ratePerMinute: 60, burst: 10, headroom: 0, restored: JSON.parse(JSON.stringify(saved)) as unknown });
+    expect(next.snapshot().tokens).toBeCloseTo(7, 5);
+    next.close();
+  });
+
+  it('with a lease, a save writes no tokens as of the end of the lease it grants; a restart before then starts empty and refills from it', async () => {
+    const lease = handLease();
+    const { clock, budget } = setup({ ratePerMinute: 60, burst: 10, headroom: 0, initialTokens: 10, lease });
+    // It wants to spend: the save grants it a lease.
+    const first = budget.run('normal', '/hosts', () => Promise.resolve('ok'));
+    await flushMicrotasks();
+    let saved: unknown;
+    lease.save(clock.now() + 15_000, () => {
+      saved = JSON.parse(JSON.stringify(budget.persistentState())) as unknown;
+    });
+    await first;
+    expect(saved).toEqual({ tokens: 0, asOfMs: clock.now() + 15_000, pausedUntilMs: null });
+    // Killed now; restarted 5 s later: nothing until the lease's end, then one a second.
+    clock.advance(5_000);
+    const restarted = createRequestBudget({ name: 'acme', clock, ratePerMinute: 60, burst: 10, headroom: 0, restored: saved });
+    expect(restarted.snapshot().tokens).toBe(0);
+    clock.advance(10_000);
+    expect(restarted.snapshot().tokens).toBe(0);
+    clock.advance(3_000);
+    expect(restarted.snapshot().tokens).toBeCloseTo(3, 5);
+    budget.close();
+    restarted.close();
+  });
+
+  it('spends nothing past its lease: asks for a save, and goes on when it is renewed', async () => {
+    const lease = handLease();
+    const { clock, budget } = setup({ ratePerMinute: 600, burst: 10, headroom: 0, initialTokens: 10, lease });
+    const collect = () => void budget.persistentState();
+    const { startedAt, attempt } = scripted(clock, ['ok']);
+    const first = budget.run('normal', '/hosts', attempt);
+    await flushMicrotasks();
+    expect(startedAt).toEqual([]);
+    expect(lease.requests).toBe(1);
+    lease.save(clock.now() + 15_000, collect);
+    await first;
+    expect(startedAt).toHaveLength(1);
+    expect(lease.touched).toBe(1);
+    clock.advance(15_000);
+    const second = budget.run('normal', '/hosts', attempt);
+    await flushMicrotasks();
+    expect(startedAt).toHaveLength(1);
+    expect(lease.requests).toBe(2);
+    lease.save(clock.now() + 15_000, collect);
+    await second;
+    expect(startedAt).toHaveLength(2);
+    budget.close();
+  });
+
+  it('a budget with nothing to spend takes no lease: an idle restart does not push the next one back', async () => {
+    const lease = handLease();
+    const { clock } = setup();
+    // Restored as empty until 10 s from now (the lease of the process before).
+    const budget = createRequestBudget({ name: 'acme', clock, ratePerMinute: 60, burst: 10, headroom: 0, lease, restored: { tokens: 0, asOfMs: clock.now() + 10_000, pausedUntilMs: null } });
+    const waiting = budget.run('normal', '/hosts', () => Promise.resolve('ok'));
+    await flushMicrotasks();
+    expect(lease.requests).toBe(0);
+    let saved: unknown;
+    lease.save(clock.now() + 15_000, () => (saved = budget.persistentState()));
+    // Saved as restored: a kill now leaves the next start where this one began.
+    expect(saved).toEqual({ tokens: 0, asOfMs: clock.now() + 10_000, pausedUntilMs: null });
+    clock.advance(11_000);
+    expect(lease.requests).toBe(1);
+    lease.save(clock.now() + 15_000, () => void budget.persistentState());
+    await waiting;
+    budget.close();
+  });
+
+  it('a Retry-After pause survives the restart', async () => {
+    const { clock, budget } = setup({ ratePerMinute: 600, burst: 10, headroom: 0, initialTokens: 10 });
+    const { attempt } = scripted(clock, [new RateLimitedError(ctx, 'rate limited', '120'), 'ok']);
+    void budget.run('normal', '/hosts', attempt).catch(() => undefined);
+    await flushMicrotasks();
+    budget.close();
+    const saved = budget.persistentState();
+    expect(saved.pausedUntilMs).toBe(clock.now() + 120_000);
+    clock.advance(30_000);
+    const restarted = createRequestBudget({ name: 'acme', clock, ratePerMinute: 600, burst: 10, headroom: 0, restored: saved });
+    const later = scripted(clock, ['ok']);
+    const run = restarted.run('normal', '/hosts', later.attempt);
+    await flushMicrotasks();
+    expect(later.startedAt).toEqual([]);
+    clock.advance(89_000);
+    await flushMicrotasks();
+    expect(later.startedAt).toEqual([]);
+    clock.advance(2_000);
+    await run;
+    expect(later.startedAt).toHaveLength(1);
+    expect(later.startedAt[0]).toBeGreaterThanOrEqual(saved.pausedUntilMs ?? Infinity);
+    restarted.close();
+  });
+
+  it('ignores a saved state it cannot read', () => {
+    const { clock } = setup();
+    for (const restored of [null, 'x', { tokens: 'many' }, { tokens: 1, asOfMs: Infinity, pausedUntilMs: null }]) {
+      const budget = createRequestBudget({ name: 'acme', clock, burst: 10, headroom: 0, restored });
+      expect(budget.snapshot().tokens).toBe(5);
+      budget.close();
+    }
+  });
+});

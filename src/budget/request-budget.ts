@@ -2,6 +2,7 @@ import type { TimerHandle } from '../lib/clock.js';
 import { PlanRequiredError, RateLimitedError, UnauthorizedError, UpstreamError } from '../upstream/http/errors.js';
 import { AdaptiveTokenBucket } from './adaptive-bucket.js';
 import { fullJitterBackoffMs } from './backoff.js';
+import type { SpendLease } from './lease.js';
 import type { BudgetEvent, RequestBudgetOptions, ResolvedBudgetOptions } from './options.js';
 import { resolveBudgetOptions } from './options.js';
 import { PRIORITIES, PriorityQueue } from './priority-queue.js';
@@ -50,6 +51,27 @@ interface AuthFailure {
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 /**
+ * What a restart takes back (kept in the state file): the bucket held at most `tokens` at
+ * `asOfMs` and spends nothing after it, and the whole key waits until `pausedUntilMs` (a 429's
+ * Retry-After). With a spend lease, a regular save writes `tokens: 0` as of the lease's end:
+ * the process may spend all it can until then, and a kill leaves no other record of it.
+ */
+export interface BudgetState {
+  readonly tokens: number;
+  readonly asOfMs: number;
+  readonly pausedUntilMs: number | null;
+}
+
+/** Reads what `persistentState` wrote; undefined for anything else. */
+export function parseBudgetState(data: unknown): BudgetState | undefined {
+  if (typeof data !== 'object' || data === null) return undefined;
+  const { tokens, asOfMs, pausedUntilMs } = data as Record<string, unknown>;
+  const finite = (n: unknown): n is number => typeof n === 'number' && Number.isFinite(n);
+  if (!finite(tokens) || !finite(asOfMs) || !(pausedUntilMs === null || finite(pausedUntilMs))) return undefined;
+  return { tokens, asOfMs, pausedUntilMs };
+}
+
+/**
  * The request budget of one API key. Every upstream request for the key goes through
  * `run`: it waits for a token (bucket sized to the documented limit minus headroom), a
  * concurrency slot and its turn by priority; 429 pauses the whole key and lowers the
@@ -81,6 +103,16 @@ export class RequestBudget implements RequestGate {
 
   private authFailure: AuthFailure | null = null;
   private probeInFlight = false;
+  private readonly lease: SpendLease | undefined;
+  /** Spending is covered by the state file until this time. */
+  private leaseUntil = -Infinity;
+  /** Spent, or wants to, since the last save: the next save must extend the lease. */
+  private wantsLease = false;
+  /** The lease the save being written grants this budget. */
+  private granting: number | undefined;
+  /** The pause in force when the budget was closed (closing ends it for the accounting), for `persistentState`. */
+  private pausedUntilAtClose: number | null = null;
+  private readonly stopLeaseListener: (() => void) | undefined;
   /** Rate and burst in force: the configured ones minus headroom, or lower ones the upstream stated. */
   private budgetedRatePerSecond: number;
   private budgetedBurst: number;
@@ -108,7 +140,58 @@ export class RequestBudget implements RequestGate {
       nowMs: this.options.clock.now(),
     });
     this.queue = new PriorityQueue<Pending>(this.options.starvationLimit);
+    const restored = parseBudgetState(this.options.restored);
+    if (restored) this.restore(restored);
+    this.lease = this.options.lease;
+    this.stopLeaseListener = this.lease?.onSaved(() => this.saved());
     this.options.metrics?.track(this);
+  }
+
+  /**
+   * The bucket and pause for the state file. A budget that spent, or wants to, since the last
+   * save is written as empty at the end of the lease the save being written grants (it may
+   * spend all it can until then, and a kill leaves no other record of it); one holding an
+   * earlier lease, as empty at that lease's end; any other (idle, closed, or without a state
+   * file) with its exact tokens.
+   */
+  persistentState(): BudgetState {
+    const now = this.options.clock.now();
+    const pausedUntilMs = this.pausedUntilMs !== null && this.pausedUntilMs > now ? this.pausedUntilMs : null;
+    // Closed, it spends nothing more: the exact tokens (the last save at shutdown).
+    if (this.closed) return this.handOver();
+    const writing = this.lease?.writing();
+    if (writing !== undefined && this.wantsLease) {
+      this.granting = writing;
+      return { tokens: 0, asOfMs: Math.max(writing, this.leaseUntil), pausedUntilMs };
+    }
+    if (this.leaseUntil > now) return { tokens: 0, asOfMs: this.leaseUntil, pausedUntilMs };
+    return { ...this.bucket.saved(now), pausedUntilMs };
+  }
+
+  /** The exact tokens and pause now, for a budget that replaces this one in the same process (a reload). */
+  handOver(): BudgetState {
+    const now = this.options.clock.now();
+    const until = this.closed ? this.pausedUntilAtClose : this.pausedUntilMs;
+    return { ...this.bucket.saved(now), pausedUntilMs: until !== null && until > now ? until : null };
+  }
+
+  /** A save was written (or failed): the lease it granted, if this budget asked for one, is in force. */
+  private saved(): void {
+    if (this.granting === undefined) return;
+    this.leaseUntil = Math.max(this.leaseUntil, this.granting);
+    this.granting = undefined;
+    this.wantsLease = false;
+    this.pump();
+  }
+
+  private restore(state: BudgetState): void {
+    const now = this.options.clock.now();
+    this.bucket.restore(state.tokens, state.asOfMs, now);
+    if (state.pausedUntilMs !== null && state.pausedUntilMs > now) {
+      this.pausedSinceMs = now;
+      this.pausedUntilMs = Math.min(state.pausedUntilMs, now + this.options.retryAfterCapMs);
+      this.bucket.pauseUntil(now, this.pausedUntilMs, false);
+    }
   }
 
   run<T>(priority: Priority, endpoint: string, attempt: (signal: AbortSignal) => Promise<T>): Promise<T> {
@@ -143,6 +226,7 @@ export class RequestBudget implements RequestGate {
   close(): void {
     if (this.closed) return;
     const now = this.options.clock.now();
+    this.pausedUntilAtClose = this.pausedUntilMs;
     this.settlePauseAccounting(now, true);
     this.closed = true;
     this.clearWake();
@@ -152,6 +236,7 @@ export class RequestBudget implements RequestGate {
       this.fail(pending, this.closedError(pending));
     }
     this.waitingToRetry.clear();
+    this.stopLeaseListener?.();
     const flights = [...this.inFlight];
     this.inFlight.clear();
     for (const flight of flights) {
@@ -251,9 +336,20 @@ export class RequestBudget implements RequestGate {
         if (now < auth.sinceMs + this.options.authRetryMs || this.probeInFlight) return;
       }
       if (this.pausedUntilMs !== null && now < this.pausedUntilMs) return;
+      if (this.bucket.msUntilToken(now) > 0) return;
+      if (this.lease && now >= this.leaseUntil) {
+        // Nothing on disk covers spending now: a save first (it pumps again).
+        this.wantsLease = true;
+        this.lease.request();
+        return;
+      }
       if (!this.bucket.tryTake(now)) return;
       const next = this.queue.shift();
       if (next === undefined) return;
+      if (this.lease) {
+        this.wantsLease = true;
+        this.lease.touch();
+      }
       this.start(next, auth !== null);
     }
   }
@@ -403,6 +499,8 @@ export class RequestBudget implements RequestGate {
     const auth = this.authFailure;
     if (auth && (this.probeInFlight || now < auth.sinceMs + this.options.authRetryMs)) return;
     const pauseLeft = this.pausedUntilMs !== null ? this.pausedUntilMs - now : 0;
+    // Waiting for a save to extend the lease: its renewal wakes the budget.
+    if (this.lease && now >= this.leaseUntil && pauseLeft <= 0 && this.bucket.msUntilToken(now) === 0) return;
     const waitMs = Math.max(1, pauseLeft, this.bucket.msUntilToken(now));
     this.wakeTimer = this.options.clock.setTimeout(() => {
       this.wakeTimer = null;

@@ -34,6 +34,7 @@ describe('parseFlags', () => {
       shard: { ordinal: 0, total: 1 },
       stateFile: undefined,
       webConfigFile: undefined,
+      webProbeListenAddress: undefined,
       webEnableLifecycle: false,
     });
   });
@@ -61,6 +62,7 @@ describe('parseFlags', () => {
         '--state.file=/var/lib/monapi/state.json',
         '--web.config.file',
         '/etc/monapi/web.yaml',
+        '--web.probe-listen-address=:9867',
         '--web.enable-lifecycle',
       ]),
     ).toEqual({
@@ -76,6 +78,7 @@ describe('parseFlags', () => {
       shard: { ordinal: 1, total: 2 },
       stateFile: '/var/lib/monapi/state.json',
       webConfigFile: '/etc/monapi/web.yaml',
+      webProbeListenAddress: ':9867',
       webEnableLifecycle: true,
     });
   });
@@ -92,8 +95,14 @@ describe('parseFlags', () => {
     ['MONAPI_WEB_ENABLE_LIFECYCLE', 'true', 'webEnableLifecycle', true],
     ['MONAPI_CONFIG_WATCH_INTERVAL', '500ms', 'configWatchIntervalMs', 500],
     ['MONAPI_CONFIG_WATCH_INTERVAL', '0', 'configWatchIntervalMs', 0],
+    ['MONAPI_WEB_PROBE_LISTEN_ADDRESS', '127.0.0.1:9867', 'webProbeListenAddress', '127.0.0.1:9867'],
   ] as const)('takes %s from the environment', (envName, value, field, expected) => {
     expect(flags([], { [envName]: value })[field]).toBe(expected);
+  });
+
+  it('refuses a bad probe listen address, or the main one again, naming the flag', () => {
+    expect(() => flags(['--web.probe-listen-address=9867'])).toThrow('--web.probe-listen-address must be [host]:port, such as :9867 (got "9867": expected host:port, :port or [ipv6]:port)');
+    expect(() => flags(['--web.probe-listen-address=:9866'])).toThrow('--web.probe-listen-address must differ from the main listen address :9866');
   });
 
   it('takes the shard from the pod name the chart puts in the environment', () => {

@@ -45,6 +45,8 @@ export interface Flags {
   readonly stateFile: string | undefined;
   /** TLS and basic auth for the HTTP endpoints (exporter-toolkit format); undefined: plain HTTP, open. */
   readonly webConfigFile: string | undefined;
+  /** A second listener for /-/healthy and /-/ready only, plain HTTP, on its own thread; undefined: none. */
+  readonly webProbeListenAddress: string | undefined;
   /** Allows POST /-/reload (as Prometheus' --web.enable-lifecycle). */
   readonly webEnableLifecycle: boolean;
 }
@@ -86,6 +88,11 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
     type: 'string',
     env: 'MONAPI_WEB_CONFIG_FILE',
     help: 'Prometheus exporter-toolkit web configuration (TLS, client certificates, basic auth); re-read when it changes. /-/healthy and /-/ready stay open.',
+  },
+  'web.probe-listen-address': {
+    type: 'string',
+    env: 'MONAPI_WEB_PROBE_LISTEN_ADDRESS',
+    help: 'Also serve /-/healthy and /-/ready, and nothing else, on this [host]:port: plain HTTP, never behind --web.config.file, answered from a thread of its own whatever the main port is going through (for kubelet probes).',
   },
   'web.enable-lifecycle': { type: 'boolean', env: 'MONAPI_WEB_ENABLE_LIFECYCLE', help: 'Allow POST /-/reload to re-read the configuration (SIGHUP always does).' },
   'state.file': {
@@ -202,6 +209,19 @@ export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv, opti
       `${listenGiven.from} must be [host]:port with a port from 0 to 65535, such as :9866, 127.0.0.1:9866 or [::1]:9866 (got ${JSON.stringify(listenGiven.value)}: ${why})`,
     );
   }
+  const probeGiven = pick('web.probe-listen-address');
+  if (probeGiven !== undefined) {
+    let probe: ListenAddress;
+    try {
+      probe = parseListenAddress(probeGiven.value);
+    } catch (error) {
+      const why = (error instanceof Error ? error.message : String(error)).replace(/^invalid listen address "(?:[^"\\]|\\.)*": /, '');
+      throw new FlagError(`${probeGiven.from} must be [host]:port, such as :9867 (got ${JSON.stringify(probeGiven.value)}: ${why})`);
+    }
+    if (probe.port !== 0 && probe.port === listen.port && probe.host === listen.host) {
+      throw new FlagError(`${probeGiven.from} must differ from the main listen address ${listenGiven.value}`);
+    }
+  }
   const pathGiven = pick('web.telemetry-path') ?? { value: '/metrics', from: '--web.telemetry-path' };
   if (!/^\/[^\s?#]+$/.test(pathGiven.value)) {
     throw new FlagError(`${pathGiven.from} must start with / and name a path other than / itself, without spaces, ? or # (got ${JSON.stringify(pathGiven.value)})`);
@@ -240,6 +260,7 @@ export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv, opti
     configWatchIntervalMs: watchInterval.ms,
     stateFile,
     webConfigFile,
+    webProbeListenAddress: probeGiven?.value,
     webEnableLifecycle: lifecycle === 'true',
     webListenAddress: listenGiven.value,
     listen,

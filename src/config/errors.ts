@@ -1,3 +1,5 @@
+import { processRedactor } from '../lib/redact.js';
+
 /** One problem in a configuration: where (a YAML path such as `accounts[0].cadence`) and what. */
 export interface ConfigIssue {
   /** `accounts[1].base_url`, `releases.projects[0].major`; `(root)` for the document itself. */
@@ -10,16 +12,20 @@ export interface ConfigIssue {
 
 /**
  * Every problem found in a configuration, all at once. The message lists them, one per
- * line, so a failed start or `--config.check` shows the whole list. Never holds a secret.
+ * line, so a failed start or `--config.check` shows the whole list. Never holds a secret:
+ * whatever an issue quotes (a key pasted into `headroom:` is quoted back as the wrong type),
+ * every secret the configuration points at is scrubbed from it, in any form (the loader
+ * teaches the process's redactor those secrets before it checks anything).
  */
 export class ConfigError extends Error {
   readonly issues: readonly ConfigIssue[];
   readonly source: string;
 
-  constructor(source: string, issues: readonly ConfigIssue[]) {
+  constructor(source: string, given: readonly ConfigIssue[]) {
+    const issues = given.map((issue) => ({ ...issue, path: processRedactor.scrub(issue.path), message: processRedactor.scrub(issue.message) }));
     const lines = issues.map((issue) => `  - ${formatIssue(issue)}`);
     const count = issues.length === 1 ? '1 problem' : `${issues.length} problems`;
-    super(`invalid configuration ${source}: ${count}\n${lines.join('\n')}`);
+    super(`invalid configuration ${processRedactor.scrub(source)}: ${count}\n${lines.join('\n')}`);
     this.name = 'ConfigError';
     this.issues = issues;
     this.source = source;

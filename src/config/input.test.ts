@@ -23,6 +23,17 @@ describe('readBoundedFile', () => {
     expect(error.message).toBe(`${path}: ${reason}${reason.includes('regular') ? ' (a device, pipe or socket could be endless)' : ''}`);
   });
 
+  it.each(['/proc/self/environ', '/proc/self/cmdline', '/sys/kernel/mm/transparent_hugepage/enabled'])('refuses the kernel pseudo-file %s before reading it', (path) => {
+    const error = thrownBy(InputFileError, () => readBoundedFile(path, CONFIG_FILE_MAX_BYTES, 'configuration file'));
+    expect(error.reason).toMatch(/^the configuration file must be a regular file, not a kernel pseudo-file \((\/proc|\/sys)\), which could show the environment or other secrets$/);
+  });
+
+  it('refuses a link to a pseudo-file too', () => {
+    const link = join(dir, 'environ-link.yaml');
+    execFileSync('ln', ['-s', '/proc/self/environ', link]);
+    expect(() => readBoundedFile(link, CONFIG_FILE_MAX_BYTES, 'configuration file')).toThrow('not a kernel pseudo-file (/proc)');
+  });
+
   it('refuses a named pipe without waiting for a writer', () => {
     const fifo = join(dir, 'pipe.yaml');
     execFileSync('mkfifo', [fifo]);
@@ -44,6 +55,13 @@ describe('loadConfig input limits', () => {
     const error = thrownBy(ConfigError, () => loadConfig('/dev/zero', {}));
     expect(error.message).toBe(
       'invalid configuration /dev/zero: 1 problem\n  - (file): the configuration file must be a regular file, not a character device (a device, pipe or socket could be endless)',
+    );
+  });
+
+  it('refuses --config.file=/proc/self/environ without echoing a byte of the environment', () => {
+    const error = thrownBy(ConfigError, () => loadConfig('/proc/self/environ', {}));
+    expect(error.message).toBe(
+      'invalid configuration /proc/self/environ: 1 problem\n  - (file): the configuration file must be a regular file, not a kernel pseudo-file (/proc), which could show the environment or other secrets',
     );
   });
 

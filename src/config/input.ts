@@ -1,10 +1,12 @@
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, realpathSync, statfsSync } from 'node:fs';
 
 /**
  * Bounded reading of the files the exporter takes from an operator: the config file, the web
  * config, key and CA files. Each must be a regular file under a size cap, and is read with
  * at most cap + 1 bytes in memory, so `--config.file=/dev/zero`, a FIFO or a 50 MB file is
- * refused at once instead of filling the heap.
+ * refused at once instead of filling the heap. Kernel pseudo-files (/proc, /sys and their
+ * kind) look like regular files but are not the operator's: `/proc/self/environ` as the
+ * configuration would echo the environment, keys included, in the syntax errors.
  */
 
 /** The configuration file and the web configuration file. */
@@ -30,6 +32,10 @@ export class InputFileError extends Error {
  * missing, unreadable, special or oversized file.
  */
 export function readBoundedFile(path: string, maxBytes: number, what = 'file'): string {
+  const pseudo = kernelPseudoFile(path);
+  if (pseudo !== undefined) {
+    throw new InputFileError(path, `the ${what} must be a regular file, not a kernel pseudo-file (${pseudo}), which could show the environment or other secrets`);
+  }
   let fd: number;
   try {
     // Non-blocking, so opening a named pipe with no writer does not hang before fstat refuses it.
@@ -58,6 +64,37 @@ export function readBoundedFile(path: string, maxBytes: number, what = 'file'): 
     return buffer.toString('utf8', 0, length);
   } finally {
     closeSync(fd);
+  }
+}
+
+/** Magic numbers (statfs f_type) of Linux file systems whose files are made up by the kernel. */
+const PSEUDO_FILE_SYSTEMS: ReadonlyMap<number, string> = new Map([
+  [0x9fa0, 'procfs'],
+  [0x62656572, 'sysfs'],
+  [0x64626720, 'debugfs'],
+  [0x74726163, 'tracefs'],
+  [0x73636673, 'securityfs'],
+  [0x27e0eb, 'cgroup'],
+  [0x63677270, 'cgroup2'],
+  [0x62656570, 'configfs'],
+  [0xcafe4a11, 'bpf'],
+  [0xde5e81e4, 'efivarfs'],
+]);
+
+/** Where `path` is a kernel pseudo-file, what it is (`/proc`, `sysfs`, ...); undefined otherwise. */
+export function kernelPseudoFile(path: string): string | undefined {
+  let real = path;
+  try {
+    real = realpathSync(path);
+  } catch {
+    // Missing, or a link to something without a name (a pipe): opening it reports why.
+  }
+  const top = /^\/(proc|sys)(\/|$)/.exec(real);
+  if (top) return `/${top[1]}`;
+  try {
+    return PSEUDO_FILE_SYSTEMS.get(Number(statfsSync(real).type));
+  } catch {
+    return undefined;
   }
 }
 

@@ -20,6 +20,7 @@ import {
   type RawExporter,
   type RawReleases,
 } from './schema.js';
+import { rememberSecretsOf } from './referenced-secrets.js';
 import { Secret } from './secret.js';
 import type { ConfigSection, SourceConfig, SourceConfigSpec } from './source-spec.js';
 import {
@@ -89,6 +90,7 @@ export function createConfigLoader(specs: readonly SourceConfigSpec[]): ConfigLo
 
 function parseWith(specs: readonly SourceConfigSpec[], schema: ReturnType<typeof buildConfigSchema>, yamlText: string, options: ParseConfigOptions): Config {
   const source = options.source ?? '(inline)';
+  rememberSecretsOf(yamlText, { env: options.env ?? process.env, readFile: options.readFile ?? readKeyFile, baseDir: options.baseDir ?? process.cwd() });
   const lineCounter = new LineCounter();
   const doc = parseDocument(yamlText, { lineCounter, merge: true, prettyErrors: false, uniqueKeys: true });
   if (doc.errors.length > 0) {

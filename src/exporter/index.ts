@@ -47,7 +47,9 @@ export interface ExporterOptions {
    * Starts the HTTP server for the app; default `startHttpServer` (plain HTTP). The CLI
    * passes one that adds TLS and basic auth from `--web.config.file`.
    */
-  serve?: (app: ReturnType<typeof createServer>, listenAddress: string, lifecycle: Lifecycle) => Promise<RunningServer>;
+  serve?: (app: ReturnType<typeof createServer>, listenAddress: string, lifecycle: Lifecycle, registry: Registry) => Promise<RunningServer>;
+  /** `--web.enable-lifecycle`: POST /-/reload re-reads the configuration (403 without). */
+  enableLifecycle?: boolean;
 }
 
 
@@ -58,6 +60,8 @@ export interface RunningExporter {
   /** The runtimes of the accounts this process polls. */
   readonly accounts: readonly UnitRuntime[];
   ready(): boolean;
+  /** Why /-/ready says not ready (meaningless while ready). */
+  notReadyReason(): string;
   /** No upstream request in flight or waiting to be retried, no state save being written (tests drive a fake clock by it). */
   quiet(): boolean;
   /** No upstream request in flight and no state save being written; retries may be waiting for their time. */
@@ -96,15 +100,16 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
   const state = options.stateFile === undefined ? undefined : openStateFile(options.stateFile, clock, log, registry, () => units.saveState());
   const board = new TopicBoard();
   const proxy = proxySettingsFromEnv(options.env ?? process.env);
-  const units: UnitSet = new UnitSet({ exporter: options.config.exporter, clock, log, sink: state?.keeper.gate(store) ?? store, metrics, board, proxy, shard }, registry, log);
-  units.create(options.config, (unit) => state?.restoredFor(unit.name, unit.runtime.baseUrl));
+  const units: UnitSet = new UnitSet({ exporter: options.config.exporter, clock, log, sink: state?.keeper.gate(store) ?? store, metrics, board, proxy, shard, lease: state?.keeper.lease }, registry, log);
+  units.create(options.config, (name, baseUrl) => state?.restoredFor(name, baseUrl));
   const reloader = new Reloader(options.config, units, metrics.reload, clock, log, options.reloadConfig);
   const status = new ExporterStatus(units, store, shard, () => reloader.current);
 
-  const app = createServer({ store, selfRegistry: registry, telemetryPath: options.telemetryPath, maxConcurrentScrapes: options.maxConcurrentScrapes, clock, log, version: EXPORTER_VERSION, status });
+  const lifecycle = { reload: () => reloader.reload(), enabled: options.enableLifecycle ?? false };
+  const app = createServer({ store, selfRegistry: registry, telemetryPath: options.telemetryPath, maxConcurrentScrapes: options.maxConcurrentScrapes, clock, log, version: EXPORTER_VERSION, status, lifecycle });
   let server: RunningServer;
   try {
-    server = await (options.serve ?? ((a, address) => startHttpServer(a, address)))(app, options.listenAddress, { reload: () => reloader.reload() });
+    server = await (options.serve ?? ((a, address) => startHttpServer(a, address)))(app, options.listenAddress, lifecycle, registry);
   } catch (err) {
     units.abandon();
     throw err;
@@ -121,6 +126,7 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
       return units.accounts.map((u) => u.runtime);
     },
     ready: () => status.ready(),
+    notReadyReason: () => status.notReadyReason(),
     quiet: () => !(state?.keeper.busy() ?? false) && units.quiet(),
     idle: () => !(state?.keeper.busy() ?? false) && units.idle(),
     status: () => status.status(),

@@ -6,7 +6,7 @@ import type { AccountConfig, Config, ReleasesConfig } from '../config/types.js';
 import { selectForShard } from '../sharding/index.js';
 import type { AccountState } from '../state/state-file.js';
 import { forgetAccountSeries } from './self-metrics.js';
-import { createAccountUnit, createReleasesUnit, RELEASES_UNIT, wantsReleasesUnit, type Unit, type UnitDeps } from './units.js';
+import { createAccountUnit, createReleasesUnit, releasesBaseUrl, RELEASES_UNIT, wantsReleasesUnit, type Unit, type UnitDeps } from './units.js';
 
 /** Two unit configurations alike in every setting and every key (keys compare without being revealed). */
 function sameConfig(a: AccountConfig | ReleasesConfig, b: AccountConfig | ReleasesConfig): boolean {
@@ -54,9 +54,12 @@ export class UnitSet {
   }
 
   /** Builds the units of a configuration (not started), each continuing its saved state when there is one. */
-  create(config: Config, restored: (unit: Unit) => AccountState | undefined): void {
-    for (const account of selectForShard(config.accounts, this.deps.shard)) this.add(createAccountUnit(account, this.depsFor(config)), restored);
-    if (wantsReleasesUnit(config.releases)) this.add(createReleasesUnit(config.releases, this.depsFor(config)), restored);
+  create(config: Config, restored: (name: string, baseUrl: string) => AccountState | undefined): void {
+    for (const account of selectForShard(config.accounts, this.deps.shard)) {
+      const saved = restored(account.name, account.baseUrl);
+      this.add(createAccountUnit(account, this.depsFor(config), saved?.budget), saved);
+    }
+    if (wantsReleasesUnit(config.releases)) this.add(createReleasesUnit(config.releases, this.depsFor(config)), restored(RELEASES_UNIT, releasesBaseUrl(config.releases)));
   }
 
   start(): void {
@@ -68,7 +71,9 @@ export class UnitSet {
     const state: Record<string, AccountState> = {};
     for (const unit of this.units.values()) {
       const sources = unit.runtime.saveState();
-      if (Object.keys(sources).length > 0) state[unit.name] = { baseUrl: unit.runtime.baseUrl, sources };
+      // An account's budget is always kept: a restart must not spend what the upstream has not given back.
+      if (unit.section === 'account') state[unit.name] = { baseUrl: unit.runtime.baseUrl, sources, budget: unit.budget.persistentState() };
+      else if (Object.keys(sources).length > 0) state[unit.name] = { baseUrl: unit.runtime.baseUrl, sources };
     }
     return state;
   }
@@ -87,7 +92,7 @@ export class UnitSet {
     for (const [name, unit] of this.units) {
       const config = wanted.get(name);
       if (config !== undefined && !exporterChanged && sameConfig(unit.config, config)) continue;
-      if (config !== undefined && sameUpstream(unit.config, config)) carried.set(name, { baseUrl: unit.runtime.baseUrl, sources: unit.runtime.saveState() });
+      if (config !== undefined && sameUpstream(unit.config, config)) carried.set(name, { baseUrl: unit.runtime.baseUrl, sources: unit.runtime.saveState(), budget: unit.budget.handOver() });
       this.units.delete(name);
       // What it provided to other units goes now, before a replacement provides anew.
       this.deps.board.forgetUnit(name);
@@ -97,8 +102,9 @@ export class UnitSet {
     const deps = this.depsFor(next);
     for (const [name, config] of wanted) {
       if (this.units.has(name)) continue;
-      const unit = name === RELEASES_UNIT ? createReleasesUnit(config as ReleasesConfig, deps) : createAccountUnit(config as AccountConfig, deps);
-      this.add(unit, () => carried.get(name));
+      const saved = carried.get(name);
+      const unit = name === RELEASES_UNIT ? createReleasesUnit(config as ReleasesConfig, deps) : createAccountUnit(config as AccountConfig, deps, saved?.budget);
+      this.add(unit, saved);
       unit.runtime.start();
       if (!changed.includes(name)) changed.push(name);
     }
@@ -139,9 +145,8 @@ export class UnitSet {
     return { ...this.deps, exporter: config.exporter };
   }
 
-  private add(unit: Unit, restored: (unit: Unit) => AccountState | undefined): void {
+  private add(unit: Unit, saved: AccountState | undefined): void {
     this.units.set(unit.name, unit);
-    const saved = restored(unit);
     if (saved === undefined) return;
     for (const problem of unit.runtime.restoreState(saved.sources)) {
       this.log.warn({ account: unit.name, problem }, 'part of the saved state could not be read; that source starts afresh');

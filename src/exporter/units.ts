@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { createRequestBudget, type RequestBudget } from '../budget/index.js';
+import type { SpendLease } from '../budget/lease.js';
 import type { SourceConfig } from '../config/source-spec.js';
 import { FREE_ENDPOINT_CACHE_MS, type AccountConfig, type ExporterConfig, type HttpConfig, type ReleasesConfig } from '../config/types.js';
 import type { MetricSink } from '../exposition/model.js';
@@ -47,6 +48,8 @@ export interface UnitDeps {
   readonly board: TopicBoard;
   readonly proxy: ProxySettings;
   readonly shard: ShardAssignment;
+  /** With a state file: the budgets' spending is covered by saves written ahead (src/budget/lease.ts). */
+  readonly lease?: SpendLease;
 }
 
 const RESERVED_FAMILIES = SOURCES.flatMap((source) => source.families);
@@ -72,7 +75,13 @@ function enabledSources(section: ConfigSection, config: Readonly<Record<string, 
   return SOURCES.filter((source) => source.section === section && config[source.name]?.enabled === true);
 }
 
-export function createAccountUnit(account: AccountConfig, deps: UnitDeps): Unit {
+/** The base URL a unit's saved state is tied to. */
+export function releasesBaseUrl(releases: ReleasesConfig): string {
+  return releases.mode === 'free' ? releases.freeBaseUrl : releases.marketplaceBaseUrl;
+}
+
+/** An account's unit; `restoredBudget` is what its budget's `persistentState()` or `handOver()` gave before. */
+export function createAccountUnit(account: AccountConfig, deps: UnitDeps, restoredBudget?: unknown): Unit {
   const { clock, log, metrics } = deps;
   const accountLog = log.child({ account: account.name });
   const budget = createRequestBudget({
@@ -85,6 +94,8 @@ export function createAccountUnit(account: AccountConfig, deps: UnitDeps): Unit 
     metrics: metrics.budget,
     // The runtime logs a refused key once, with the reason; the budget's own event would repeat it.
     onEvent: (event) => (event.type === 'auth_failed' ? log.debug({ event }, 'request budget: auth_failed') : log.warn({ event }, `request budget: ${event.type}`)),
+    lease: deps.lease,
+    restored: restoredBudget,
   });
   if (account.http?.insecureSkipVerify) {
     log.warn({ account: account.name }, 'insecure_skip_verify is on: the upstream certificate is not checked, so anyone on the path can read the API key; set http.ca_file instead');
@@ -147,7 +158,7 @@ export function createReleasesUnit(releases: ReleasesConfig, deps: UnitDeps): Un
   });
   const transport = transportFor(releases.http, 2, deps.proxy);
   const common = { transport, gate: budget, metrics: metrics.upstream, logger: log.child({ component: 'upstream' }), clock, account: RELEASES_UNIT };
-  const baseUrl = releases.mode === 'free' ? releases.freeBaseUrl : releases.marketplaceBaseUrl;
+  const baseUrl = releasesBaseUrl(releases);
   const client = new ReleaseClient(
     releases.mode === 'free'
       ? { mode: 'free', baseUrl, ...common }

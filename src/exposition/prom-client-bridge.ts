@@ -67,8 +67,8 @@ function histogramSamples(metric: JsonMetric): HistogramSample[] {
  * it appended. Summaries are not supported by the model and are skipped; create
  * self-metrics as counters, gauges or histograms.
  */
-export async function familiesFromRegistry(registry: Registry): Promise<FamilySamples[]> {
-  const metrics = (await registry.getMetricsAsJSON()) as unknown as readonly JsonMetric[];
+export async function familiesFromRegistry(registry: Registry, options: { yieldBetweenMetrics?: boolean } = {}): Promise<FamilySamples[]> {
+  const metrics = options.yieldBetweenMetrics ? await metricsOneByOne(registry) : ((await registry.getMetricsAsJSON()) as unknown as readonly JsonMetric[]);
   const families: FamilySamples[] = [];
   for (const metric of metrics) {
     const type = String(metric.type);
@@ -82,6 +82,38 @@ export async function familiesFromRegistry(registry: Registry): Promise<FamilySa
     }
   }
   return families.sort((a, b) => (a.spec.name < b.spec.name ? -1 : a.spec.name > b.spec.name ? 1 : 0));
+}
+
+/** Lets the event loop serve what waits (a health probe, a socket) between two pieces of long work. */
+export function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/**
+ * What `getMetricsAsJSON` returns, one metric at a time with the event loop free in between:
+ * with hundreds of accounts the self-metrics are over a hundred thousand series, and
+ * collecting them all at once held the event loop for seconds (a health probe on the same
+ * port waited as long).
+ */
+async function metricsOneByOne(registry: Registry): Promise<JsonMetric[]> {
+  // prom-client keeps the default labels in a field it does not expose; getMetricsAsJSON applies them like this.
+  const defaults = (registry as unknown as { _defaultLabels?: Record<string, string> })._defaultLabels ?? {};
+  const defaultNames = Object.keys(defaults);
+  const out: JsonMetric[] = [];
+  for (const metric of registry.getMetricsAsArray()) {
+    // Typed as plain objects; every entry is a metric with get(), as forgetAccountSeries in exporter.ts relies on too.
+    const item = await (metric as unknown as { get(): Promise<JsonMetric> }).get();
+    if (defaultNames.length > 0) {
+      for (const value of item.values) {
+        const labels: Record<string, string | number | undefined> = { ...value.labels };
+        for (const name of defaultNames) labels[name] = labels[name] || defaults[name];
+        (value as { labels: JsonValue['labels'] }).labels = labels;
+      }
+    }
+    out.push(item);
+    await yieldToEventLoop();
+  }
+  return out;
 }
 
 function scalarSamples(metric: JsonMetric): ScalarSample[] {

@@ -4,7 +4,7 @@ import { validateFamily } from './format.js';
 import { compressTail, gzipMember, type CompressedTail } from './gzip.js';
 import type { FamilySamples } from './model.js';
 import type { ExpositionFormat, Negotiated } from './negotiate.js';
-import { familiesFromRegistry } from './prom-client-bridge.js';
+import { familiesFromRegistry, yieldToEventLoop } from './prom-client-bridge.js';
 import { renderOpenMetrics } from './render-openmetrics.js';
 import { renderText } from './render-text.js';
 import type { MetricStore } from './store.js';
@@ -58,14 +58,21 @@ export class SelfMetricsCache {
  */
 async function selfFamilies(store: MetricStore, registry: Registry | undefined): Promise<FamilySamples[]> {
   if (!registry) return [];
-  const families = await familiesFromRegistry(registry);
+  const families = await familiesFromRegistry(registry, { yieldBetweenMetrics: true });
   return families.filter((family) => validateFamily(family) === undefined && !store.hasFamily(family.spec.name));
 }
 
 /** The tail of a body: self-metrics, and for OpenMetrics `# EOF` last. */
 async function renderSelfMetrics(store: MetricStore, registry: Registry | undefined, format: ExpositionFormat): Promise<CompressedTail> {
   const self = await selfFamilies(store, registry);
-  return compressTail(Buffer.from(format === 'openmetrics' ? renderOpenMetrics(self) : renderText(self), 'utf8'));
+  // Family by family, the event loop free in between (the families come from one registry: no name twice).
+  let text = '';
+  for (const family of self) {
+    text += format === 'openmetrics' ? renderOpenMetrics([family], { eof: false }) : renderText([family]);
+    await yieldToEventLoop();
+  }
+  if (format === 'openmetrics') text += renderOpenMetrics([]);
+  return compressTail(Buffer.from(text, 'utf8'));
 }
 
 /**

@@ -2,6 +2,7 @@ import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { Secret } from '../config/secret.js';
 import { createLogger, REDACTED, type LogFormat } from './logger.js';
+import { Redactor, REDACTED_TEXT } from './redact.js';
 
 function capture() {
   const lines: string[] = [];
@@ -88,5 +89,17 @@ describe('createLogger', () => {
     const text = lines.join('');
     expect(text).toMatch(/INFO.*hello/);
     expect(() => JSON.parse(text) as unknown).toThrow();
+  });
+
+  it.each(['json', 'pretty'] as const)('scrubs a known key from any part of a %s line, in any form', (format) => {
+    const key = 'canary-Log-k3y-77aa';
+    const redactor = new Redactor();
+    redactor.add(key);
+    const { lines, destination } = capture();
+    const log = createLogger({ level: 'debug', format, destination, redactor });
+    log.warn({ upgrade: `https://x.example/?k=${encodeURIComponent(key.toUpperCase())}`, err: { message: `refused ${key}` } }, `base64 ${Buffer.from(key).toString('base64')}`);
+    const output = lines.join('');
+    expect(output).toContain(REDACTED_TEXT);
+    expect(redactor.finds(output)).toBe(false);
   });
 });

@@ -2,10 +2,12 @@
  * The program's logger: pino, JSON by default, human-readable through pino-pretty when
  * asked. pino-pretty is a devDependency, absent from the production image, so it is
  * loaded on demand and its absence falls back to JSON with a warning rather than a crash.
- * Fields that may hold a key are redacted wherever they appear in a logged object.
+ * Fields that may hold a key are redacted wherever they appear in a logged object, and every
+ * line is scrubbed of the configured keys, wherever they appear in it (src/lib/redact.ts).
  */
 import { createRequire } from 'node:module';
 import { pino, type DestinationStream, type Logger } from 'pino';
+import { processRedactor, type Redactor } from './redact.js';
 
 export type { Logger } from 'pino';
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -18,6 +20,8 @@ export interface LoggerOptions {
   readonly destination?: DestinationStream;
   /** Test seam: loads pino-pretty; returns undefined when it is not installed. */
   readonly loadPretty?: () => PrettyFactory | undefined;
+  /** Scrubs every line written of every secret it knows, in any form. Default: the process's. */
+  readonly redactor?: Redactor;
 }
 
 type PrettyFactory = (options: { destination?: DestinationStream | number; colorize?: boolean; sync?: boolean }) => DestinationStream;
@@ -61,6 +65,7 @@ function loadPinoPretty(): PrettyFactory | undefined {
 
 /** `createLogger({level: 'info', format: 'json'})`. */
 export function createLogger(options: LoggerOptions): Logger {
+  const redactor = options.redactor ?? processRedactor;
   const base = {
     level: options.level,
     redact: { paths: [...REDACT_PATHS], censor: REDACTED },
@@ -68,6 +73,8 @@ export function createLogger(options: LoggerOptions): Logger {
     base: undefined,
     // `"level":"info"` rather than 30: readable in any log tool without pino's number table.
     formatters: { level: (label: string) => ({ level: label }) },
+    // The last step before a line leaves: whatever field or message carries a key, in whatever form.
+    hooks: { streamWrite: (line: string) => redactor.scrub(line) },
   };
   if (options.format === 'pretty') {
     const pretty = (options.loadPretty ?? loadPinoPretty)();

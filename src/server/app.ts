@@ -4,8 +4,10 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { MetricStore } from '../exposition/store.js';
 import type { Clock } from '../lib/clock.js';
+import { processRedactor, type Redactor } from '../lib/redact.js';
 import { EXPORTER_VERSION } from '../version.js';
 import { landingPage } from './landing.js';
+import { mountLifecycle, type LifecycleRoutes } from './lifecycle.js';
 import type { StatusProvider } from './status.js';
 import { DEFAULT_MAX_CONCURRENT_SCRAPES, telemetryHandler } from './telemetry.js';
 
@@ -13,6 +15,7 @@ export { DEFAULT_MAX_CONCURRENT_SCRAPES } from './telemetry.js';
 export { parseListenAddress, startHttpServer, type ListenAddress, type RunningServer } from './listen.js';
 export type { StatusProvider } from './status.js';
 export type { FailingSource } from '../scheduler/source-health.js';
+export type { LifecycleRoutes } from './lifecycle.js';
 
 export interface ServerOptions {
   readonly store: MetricStore;
@@ -34,10 +37,14 @@ export interface ServerOptions {
   readonly selfMetricsMaxAgeMs?: number;
   /** The exporter's clock (a fake one in tests); ages the self-metrics cache. */
   readonly clock?: Clock;
+  /** `POST /-/reload`; without it the path is not found. */
+  readonly lifecycle?: LifecycleRoutes;
+  /** Scrubs the pages that quote what the exporter was told (/status, /, /-/ready, reload answers). Default: the process's. */
+  readonly redactor?: Redactor;
 }
 
 export const DEFAULT_TELEMETRY_PATH = '/metrics';
-const FIXED_PATHS = ['/', '/-/healthy', '/-/ready', '/status'];
+const FIXED_PATHS = ['/', '/-/healthy', '/-/ready', '/-/reload', '/status'];
 const SAFE_PATH = /^\/[A-Za-z0-9._~/-]*$/;
 
 function validateTelemetryPath(path: string): string {
@@ -78,6 +85,8 @@ export function createServer(options: ServerOptions): RequestListener {
     clock: options.clock,
   });
   const isTelemetryPath = telemetryPathMatcher(telemetryPath);
+  const redactor = options.redactor ?? processRedactor;
+  const scrub = (text: string) => redactor.scrub(text);
 
   const app = express();
   app.disable('x-powered-by');
@@ -90,7 +99,7 @@ export function createServer(options: ServerOptions): RequestListener {
       .status(200)
       .type('text/html; charset=utf-8')
       .send(
-        landingPage({
+        scrub(landingPage({
           version,
           telemetryPath,
           ready: status.ready(),
@@ -98,7 +107,7 @@ export function createServer(options: ServerOptions): RequestListener {
           generation: store.generation,
           series: store.snapshot().series,
           failing: status.failingSources?.() ?? [],
-        }),
+        })),
       );
   });
   app.all('/', methodNotAllowed);
@@ -108,15 +117,17 @@ export function createServer(options: ServerOptions): RequestListener {
 
   app.get('/-/ready', (_req: Request, res: Response) => {
     if (status.ready()) text(res, 200, 'OK\n');
-    else text(res, 503, `Not ready: ${notReadyReason()}\n`);
+    else text(res, 503, scrub(`Not ready: ${notReadyReason()}\n`));
   });
   app.all('/-/ready', methodNotAllowed);
 
   app.get('/status', (_req: Request, res: Response) => {
     res.setHeader('Cache-Control', 'no-store');
-    res.status(200).json(status.status());
+    res.status(200).type('application/json; charset=utf-8').send(scrub(JSON.stringify(status.status()) ?? 'null'));
   });
   app.all('/status', methodNotAllowed);
+
+  if (options.lifecycle) mountLifecycle(app, options.lifecycle, scrub);
 
   app.use((_req: Request, res: Response) => text(res, 404, 'Not Found\n'));
 

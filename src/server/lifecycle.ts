@@ -1,4 +1,4 @@
-import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { Express, Request, Response } from 'express';
 
 /**
  * `POST /-/reload`, as Prometheus has it: re-reads the configuration. Behind
@@ -14,29 +14,31 @@ export interface Lifecycle {
   reload(): ReloadResult;
 }
 
-export function withLifecycle(app: RequestListener, lifecycle: Lifecycle, enabled: boolean): RequestListener {
-  return (req: IncomingMessage, res: ServerResponse) => {
-    const path = (req.url ?? '/').split('?')[0];
-    if (path !== RELOAD_PATH) {
-      app(req, res);
-      return;
-    }
-    const send = (status: number, body: string, headers: Record<string, string> = {}) => {
-      res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store', ...headers });
-      res.end(body);
-    };
-    if (req.method !== 'POST' && req.method !== 'PUT') {
-      send(405, 'Method Not Allowed: use POST\n', { allow: 'POST, PUT' });
-      return;
-    }
-    if (!enabled) {
-      send(403, 'Lifecycle API is not enabled: start the exporter with --web.enable-lifecycle (SIGHUP reloads without it)\n');
+export interface LifecycleRoutes extends Lifecycle {
+  /** `--web.enable-lifecycle`. */
+  readonly enabled: boolean;
+}
+
+/** Adds the lifecycle routes to `app`; `scrub` cleans what the answer quotes (a failed reload's error). */
+export function mountLifecycle(app: Express, lifecycle: LifecycleRoutes, scrub: (text: string) => string): void {
+  const send = (res: Response, status: number, body: string) => {
+    res.status(status).set({ 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' }).send(scrub(body));
+  };
+  const reload = (req: Request, res: Response) => {
+    if (!lifecycle.enabled) {
+      send(res, 403, 'Lifecycle API is not enabled: start the exporter with --web.enable-lifecycle (SIGHUP reloads without it)\n');
       return;
     }
     // The body is not used; drain it so the connection can be reused.
     req.resume();
     const result = lifecycle.reload();
-    if (result.ok) send(200, `configuration reloaded${result.changed.length > 0 ? `; restarted: ${result.changed.join(', ')}` : '; nothing changed'}\n`);
-    else send(500, `configuration reload failed, the previous configuration stays in force:\n${result.error}\n`);
+    if (result.ok) send(res, 200, `configuration reloaded${result.changed.length > 0 ? `; restarted: ${result.changed.join(', ')}` : '; nothing changed'}\n`);
+    else send(res, 500, `configuration reload failed, the previous configuration stays in force:\n${result.error}\n`);
   };
+  app.post(RELOAD_PATH, reload);
+  app.put(RELOAD_PATH, reload);
+  app.all(RELOAD_PATH, (_req: Request, res: Response) => {
+    res.setHeader('Allow', 'POST, PUT');
+    send(res, 405, 'Method Not Allowed: use POST\n');
+  });
 }

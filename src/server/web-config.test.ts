@@ -5,6 +5,7 @@ import bcrypt from 'bcryptjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTestPki, type TestPki } from '../../test/support/tls.js';
 import { thrownBy } from '../../test/support/thrown.js';
+import { FailureThrottle } from './password-check.js';
 import { BasicAuthChecker, loadWebConfig, parseWebConfig, WebConfigError } from './web-config.js';
 
 let pki: TestPki;
@@ -64,12 +65,26 @@ describe('BasicAuthChecker', () => {
 
   it('accepts the right password, refuses a wrong one, an unknown user and a malformed header', async () => {
     const auth = new BasicAuthChecker(new Map([['prometheus', HASH]]));
-    expect(await auth.check(header('prometheus', 's3cret'))).toBe(true);
-    expect(await auth.check(header('prometheus', 's3cret'))).toBe(true);
-    expect(await auth.check(header('prometheus', 'wrong'))).toBe(false);
-    expect(await auth.check(header('nobody', 's3cret'))).toBe(false);
-    expect(await auth.check(undefined)).toBe(false);
-    expect(await auth.check('Bearer abc')).toBe(false);
-    expect(await auth.check('Basic !!!')).toBe(false);
+    expect(await auth.check(header('prometheus', 's3cret'))).toBe('ok');
+    expect(await auth.check(header('prometheus', 's3cret'))).toBe('ok');
+    expect(await auth.check(header('prometheus', 'wrong'))).toBe('denied');
+    expect(await auth.check(header('nobody', 's3cret'))).toBe('denied');
+    expect(await auth.check(undefined)).toBe('denied');
+    expect(await auth.check('Bearer abc')).toBe('denied');
+    expect(await auth.check('Basic !!!')).toBe('denied');
+  });
+
+  it('throttles an address after five failed checks, with the time to wait; a right password (cached) still passes', async () => {
+    let now = 0;
+    const auth = new BasicAuthChecker(new Map([['prometheus', HASH]]), undefined, new FailureThrottle(5, 2_000, () => now));
+    expect(await auth.check(header('prometheus', 's3cret'), '10.0.0.1')).toBe('ok');
+    const outcomes = await Promise.all(Array.from({ length: 8 }, () => auth.check(header('prometheus', 'wrong'), '10.0.0.1')));
+    expect(outcomes.filter((o) => o === 'denied')).toHaveLength(5);
+    expect(outcomes.filter((o) => typeof o === 'object')).toEqual(Array.from({ length: 3 }, () => ({ retryAfterSeconds: 2 })));
+    expect(await auth.check(header('prometheus', 's3cret'), '10.0.0.1')).toBe('ok');
+    expect(await auth.check(header('prometheus', 'wrong'), '10.0.0.2')).toBe('denied');
+    now += 2_000;
+    expect(await auth.check(header('prometheus', 'wrong'), '10.0.0.1')).toBe('denied');
+    expect(await auth.check(header('prometheus', 'wrong'), '10.0.0.1')).toEqual({ retryAfterSeconds: 2 });
   });
 });

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { dirname, resolve as resolvePath } from 'node:path';
 import { createSecureContext, type SecureContextOptions } from 'node:tls';
-import bcrypt from 'bcryptjs';
 import { parseDocument } from 'yaml';
 import { z } from 'zod';
 import { CONFIG_FILE_MAX_BYTES, InputFileError, PEM_FILE_MAX_BYTES, readBoundedFile } from '../config/input.js';
+import { FailureThrottle, sharedPasswordVerifier, type PasswordVerifier } from './password-check.js';
 
 /**
  * `--web.config.file`, in the format of the Prometheus exporter-toolkit, so the file an
@@ -184,38 +184,55 @@ export function parseWebConfig(text: string, baseDir: string, source = '(inline)
   return { tls, users, headers, files };
 }
 
+/** `ok`; `denied` (401); or `retryAfterSeconds` (429): too many failed checks from the address, or too many checks waiting. */
+export type AuthOutcome = 'ok' | 'denied' | { readonly retryAfterSeconds: number };
+
 /**
  * Checks basic auth as the toolkit does: bcrypt per user, an unknown user costing the same
  * as a wrong password (no user enumeration by timing), and a cache of recent successes so a
- * scrape every 15 s does not pay a bcrypt each time.
+ * scrape every 15 s does not pay a bcrypt each time. The bcrypt runs off the event loop
+ * (password-check.ts), and a client address with too many failed checks is told to wait.
  */
 export class BasicAuthChecker {
   private readonly cache = new Map<string, true>();
   private static readonly CACHE_SIZE = 256;
-  /** Compared against when the user is unknown, so that answer takes as long as a wrong password. */
-  private static readonly DUMMY = bcrypt.hashSync('not-a-password', 10);
+  /** bcrypt (cost 10) of a throw-away password: compared against when the user is unknown, so that answer takes as long as a wrong password. */
+  private static readonly DUMMY = '$2b$10$6Qrx3JAYHI7d/SYLtm/Di.tIKM55E50ES0jDfxIQU4kRbavU0Y3qG';
 
-  constructor(private readonly users: ReadonlyMap<string, string>) {}
+  constructor(
+    private readonly users: ReadonlyMap<string, string>,
+    private readonly verifier: PasswordVerifier = sharedPasswordVerifier(),
+    private readonly throttle: FailureThrottle = new FailureThrottle(),
+  ) {}
 
   get enabled(): boolean {
     return this.users.size > 0;
   }
 
-  async check(header: string | undefined): Promise<boolean> {
+  /** `address`: the client's, whose failed checks are throttled. */
+  async check(header: string | undefined, address = 'unknown'): Promise<AuthOutcome> {
     const match = /^Basic ([A-Za-z0-9+/=]+)$/i.exec(header?.trim() ?? '');
-    if (!match?.[1]) return false;
+    if (!match?.[1]) return 'denied';
     const decoded = Buffer.from(match[1], 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
-    if (colon < 0) return false;
+    if (colon < 0) return 'denied';
     const user = decoded.slice(0, colon);
     const password = decoded.slice(colon + 1);
     const hash = this.users.get(user);
     const key = createHash('sha256').update(`${user}\u0000${password}\u0000${hash ?? ''}`).digest('hex');
-    if (hash !== undefined && this.cache.has(key)) return true;
-    const ok = await bcrypt.compare(password, hash ?? BasicAuthChecker.DUMMY);
-    if (!ok || hash === undefined) return false;
+    if (hash !== undefined && this.cache.has(key)) return 'ok';
+    const waitMs = this.throttle.take(address);
+    if (waitMs > 0) return { retryAfterSeconds: Math.ceil(waitMs / 1000) };
+    const verifying = this.verifier.verify(password, hash ?? BasicAuthChecker.DUMMY);
+    if (verifying === undefined) {
+      this.throttle.refund(address);
+      return { retryAfterSeconds: 1 };
+    }
+    const ok = (await verifying) && hash !== undefined;
+    if (!ok) return 'denied';
+    this.throttle.refund(address);
     if (this.cache.size >= BasicAuthChecker.CACHE_SIZE) this.cache.delete(this.cache.keys().next().value ?? '');
     this.cache.set(key, true);
-    return true;
+    return 'ok';
   }
 }

@@ -3,6 +3,8 @@ import { createServer as createHttpServer, type IncomingMessage, type RequestLis
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
+import { Counter, Gauge, type Registry } from 'prom-client';
+import { guardConnections, type ClosedReason, type ConnectionGuard } from './connection-guard.js';
 import { enforceHeaderDeadline } from './header-deadline.js';
 import { startHttpServer, type RunningServer } from './listen.js';
 import { BasicAuthChecker, loadWebConfig, type WebConfig } from './web-config.js';
@@ -21,7 +23,9 @@ export const OPEN_PATHS: ReadonlySet<string> = new Set(['/-/healthy', '/-/ready'
  * Limits against slow and greedy clients. A slowloris connection (headers sent a byte at a
  * time) is cut after `headersTimeoutMs`; a request body after `requestTimeoutMs`; an idle
  * keep-alive connection after `keepAliveTimeoutMs`. Prometheus sends one small GET per
- * scrape over a kept-alive connection, far inside all of these.
+ * scrape over a kept-alive connection, far inside all of these. Connections are counted by
+ * connection-guard.ts: past `evictIdleAbove` the longest-idle one makes room for a new one,
+ * and one client address holds at most `maxConnectionsPerAddress`.
  */
 export const SERVER_LIMITS = {
   headersTimeoutMs: 10_000,
@@ -31,8 +35,17 @@ export const SERVER_LIMITS = {
   checkIntervalMs: 1_000,
   maxRequestsPerSocket: 1_000,
   maxConnections: 2_048,
+  evictIdleAbove: 1_843,
+  maxConnectionsPerAddress: 1_024,
   maxHeaderBytes: 16 * 1024,
 } as const;
+
+/**
+ * A request refused for too many failed password checks is answered this much later: a client
+ * looping on wrong passwords then costs one cheap request a second per connection, not as
+ * many as the CPU can answer.
+ */
+const THROTTLED_ANSWER_DELAY_MS = 1_000;
 
 /** How often the web configuration's files are looked at for changes. */
 const WATCH_INTERVAL_MS = 2_000;
@@ -42,6 +55,44 @@ export interface WebServerOptions {
   /** `--web.config.file`; undefined: plain HTTP, open. */
   readonly webConfigFile?: string | undefined;
   readonly log: Logger;
+  /** Where the server's own metrics go (connections closed, web configuration reloads). */
+  readonly registry?: Registry;
+}
+
+export interface WebServerMetrics {
+  readonly closed: Counter<'reason'>;
+  readonly throttled: Counter;
+  readonly reloadSuccessful: Gauge;
+  readonly reloadTimestamp: Gauge;
+}
+
+export function createWebServerMetrics(registry: Registry): WebServerMetrics {
+  const registers = [registry];
+  const closed = new Counter({
+    name: 'monapi_exporter_http_connections_closed_total',
+    help: 'Connections the HTTP server closed or refused to make room: idle_evicted (the longest-idle one, past the connection limit), address_idle_evicted (the longest-idle one of an address at its limit), refused_full and refused_address (none idle to close).',
+    labelNames: ['reason'],
+    registers,
+  });
+  for (const reason of ['idle_evicted', 'address_idle_evicted', 'refused_full', 'refused_address'] satisfies ClosedReason[]) closed.inc({ reason }, 0);
+  return {
+    closed,
+    throttled: new Counter({
+      name: 'monapi_exporter_http_auth_throttled_total',
+      help: 'Requests answered 429 without a password check: their address had too many failed checks, or too many checks were waiting.',
+      registers,
+    }),
+    reloadSuccessful: new Gauge({
+      name: 'monapi_exporter_web_config_last_reload_successful',
+      help: 'Whether the web configuration (--web.config.file) in force is the file as it is now: 0 while a changed file that is invalid, unreadable or deleted is ignored and the previous one stays in force.',
+      registers,
+    }),
+    reloadTimestamp: new Gauge({
+      name: 'monapi_exporter_web_config_last_reload_success_timestamp_seconds',
+      help: 'Unix time the web configuration (--web.config.file) was last read successfully (the start counts as one).',
+      registers,
+    }),
+  };
 }
 
 interface ActiveConfig {
@@ -50,7 +101,11 @@ interface ActiveConfig {
   readonly fingerprint: string;
 }
 
-/** Starts the server for `app`; throws `WebConfigError` for a bad web configuration. */
+/**
+ * Starts the server for `app`; throws `WebConfigError` for a bad web configuration. Long: the
+ * TLS context, basic auth, the connection guard and the reload of the web configuration share
+ * the server's state and are wired here in one place.
+ */
 export async function startWebServer(app: RequestListener, options: WebServerOptions): Promise<RunningServer> {
   const file = options.webConfigFile;
   const load = (): ActiveConfig | undefined => {
@@ -73,33 +128,60 @@ export async function startWebServer(app: RequestListener, options: WebServerOpt
     ? createHttpsServer({ ...serverOptions, handshakeTimeout: SERVER_LIMITS.headersTimeoutMs, ...tls.context, requestCert: tls.clientAuth !== 'NoClientCert', rejectUnauthorized: false })
     : createHttpServer(serverOptions);
   server.maxRequestsPerSocket = SERVER_LIMITS.maxRequestsPerSocket;
-  server.maxConnections = SERVER_LIMITS.maxConnections;
+  const metrics = options.registry && (existingWebServerMetrics(options.registry) ?? createWebServerMetrics(options.registry));
+  const guard: ConnectionGuard = guardConnections(
+    server,
+    { maxConnections: SERVER_LIMITS.maxConnections, evictAt: SERVER_LIMITS.evictIdleAbove, maxPerAddress: SERVER_LIMITS.maxConnectionsPerAddress },
+    (reason) => metrics?.closed.inc({ reason }),
+  );
   enforceHeaderDeadline(server, SERVER_LIMITS.headersTimeoutMs, tls ? 'secureConnection' : 'connection');
+  const reloaded = (ok: boolean) => {
+    metrics?.reloadSuccessful.set(ok ? 1 : 0);
+    if (ok) metrics?.reloadTimestamp.set(Date.now() / 1000);
+  };
+  if (file !== undefined) reloaded(true);
+  /** Why the file in force is not the file on disk, logged once per kind of problem. */
+  let problem: string | undefined;
 
   const refresh = () => {
     if (file === undefined || active === undefined) return;
     let fingerprint: string;
     try {
       fingerprint = fingerprintOf(file, active.config);
-    } catch {
+    } catch (error) {
+      // Deleted or unreadable (the file, or a certificate it names): say so once, keep what is in force.
+      const why = `cannot read ${describeMissing(error)}`;
+      if (problem !== why) {
+        options.log.error({ webConfigFile: file, err: { message: why } }, 'the web configuration or a file it names cannot be read; the previous web configuration stays in force');
+        problem = why;
+      }
+      reloaded(false);
       return;
     }
-    if (fingerprint === active.fingerprint) return;
+    // Unchanged: nothing to do, unless the file had gone and is back as it was.
+    if (fingerprint === active.fingerprint && !problem?.startsWith('cannot read')) return;
     try {
       const next = load();
       if (next === undefined) return;
       if ((next.config.tls === undefined) !== (active.config.tls === undefined)) {
         options.log.error({ webConfigFile: file }, 'the web configuration turns TLS on or off, which needs a restart; the previous web configuration stays in force');
         active = { ...active, fingerprint: next.fingerprint };
+        problem = 'tls on or off';
+        reloaded(false);
         return;
       }
       if (next.config.tls) (server as HttpsServer).setSecureContext(next.config.tls.context);
       if (next.config.tls && 'requestCert' in server) (server as HttpsServer & { requestCert: boolean }).requestCert = next.config.tls.clientAuth !== 'NoClientCert';
+      const unchanged = next.fingerprint === active.fingerprint;
       active = next;
-      options.log.info({ webConfigFile: file, tls: next.config.tls !== undefined, users: next.config.users.size }, 'web configuration reloaded');
+      problem = undefined;
+      reloaded(true);
+      options.log.info({ webConfigFile: file, tls: next.config.tls !== undefined, users: next.config.users.size }, unchanged ? 'web configuration readable again' : 'web configuration reloaded');
     } catch (error) {
       options.log.error({ webConfigFile: file, err: { message: error instanceof Error ? error.message : String(error) } }, 'the changed web configuration is invalid; the previous one stays in force');
       active = { ...active, fingerprint };
+      problem = 'invalid';
+      reloaded(false);
     }
   };
   const watcher = setInterval(refresh, WATCH_INTERVAL_MS);
@@ -126,10 +208,18 @@ export async function startWebServer(app: RequestListener, options: WebServerOpt
       app(req, res);
       return;
     }
-    current.auth.check(req.headers.authorization).then(
-      (ok) => {
-        if (ok) app(req, res);
-        else deny(res, 401, 'Unauthorized\n', { 'WWW-Authenticate': 'Basic realm="monapi-exporter", charset="UTF-8"' });
+    current.auth.check(req.headers.authorization, req.socket.remoteAddress).then(
+      (outcome) => {
+        if (outcome === 'ok') app(req, res);
+        else if (outcome === 'denied') deny(res, 401, 'Unauthorized\n', { 'WWW-Authenticate': 'Basic realm="monapi-exporter", charset="UTF-8"' });
+        else {
+          metrics?.throttled.inc();
+          const answer = setTimeout(() => {
+            if (!res.destroyed) deny(res, 429, 'Too Many Requests: too many failed password checks from this address; retry later\n', { 'Retry-After': String(outcome.retryAfterSeconds) });
+          }, THROTTLED_ANSWER_DELAY_MS);
+          answer.unref();
+          res.once('close', () => clearTimeout(answer));
+        }
       },
       () => deny(res, 500, 'Internal Server Error\n'),
     );
@@ -140,9 +230,28 @@ export async function startWebServer(app: RequestListener, options: WebServerOpt
     ...running,
     close: (timeoutMs?: number) => {
       clearInterval(watcher);
+      guard.stop();
       return running.close(timeoutMs);
     },
   };
+}
+
+/** The metrics of an earlier server on the same registry (a restart in tests): prom-client refuses a second registration. */
+function existingWebServerMetrics(registry: Registry): WebServerMetrics | undefined {
+  const closed = registry.getSingleMetric('monapi_exporter_http_connections_closed_total');
+  if (!closed) return undefined;
+  return {
+    closed: closed as Counter<'reason'>,
+    throttled: registry.getSingleMetric('monapi_exporter_http_auth_throttled_total') as Counter,
+    reloadSuccessful: registry.getSingleMetric('monapi_exporter_web_config_last_reload_successful') as Gauge,
+    reloadTimestamp: registry.getSingleMetric('monapi_exporter_web_config_last_reload_success_timestamp_seconds') as Gauge,
+  };
+}
+
+function describeMissing(error: unknown): string {
+  const path = typeof error === 'object' && error !== null && 'path' in error ? String(error.path) : 'a file';
+  const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : undefined;
+  return `${path}: ${code === 'ENOENT' ? 'deleted or moved' : (code ?? 'unreadable')}`;
 }
 
 function deny(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {

@@ -70,4 +70,43 @@ describe('StateKeeper', () => {
     expect((await registry.getSingleMetric('monapi_exporter_state_save_failures_total')?.get())?.values[0]?.value).toBe(2);
     expect(lines.filter((l) => l.includes('cannot write the state file'))).toHaveLength(1);
   });
+
+  it('saves at once when a budget asks for a lease, and at the next interval after a budget spent; tells the budgets after each save, written or failed', async () => {
+    const path = join(dir, 'lease.json');
+    const { clock, keeper, registry } = keeperFor(path, { value: 1 });
+    const saves = async () => (await registry.getSingleMetric('monapi_exporter_state_saves_total')?.get())?.values[0]?.value ?? 0;
+    let told = 0;
+    keeper.lease.onSaved(() => told++);
+    keeper.lease.request();
+    keeper.lease.request();
+    while (told === 0) await new Promise((r) => setTimeout(r, 10));
+    expect(await saves()).toBe(1);
+    // A spent token makes the next regular save happen even with nothing else to save.
+    keeper.start();
+    keeper.lease.touch();
+    clock.advance(5_000);
+    while (told < 2) await new Promise((r) => setTimeout(r, 10));
+    expect(await saves()).toBe(2);
+    clock.advance(5_000);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(await saves()).toBe(2);
+    await keeper.stop();
+  });
+
+  it('a failing save still tells the budgets: a full disk must not stop polling', async () => {
+    const { keeper } = keeperFor(join(dir, 'no-such-folder', 'lease.json'), { value: 1 });
+    const told = new Promise<void>((resolve) => keeper.lease.onSaved(resolve));
+    keeper.lease.request();
+    await told;
+  });
+
+  it('writes what the budgets report while the lease being granted is known to them', async () => {
+    const path = join(dir, 'lease-collect.json');
+    const clock = new FakeClock();
+    let seen: number | undefined;
+    const keeper: StateKeeper = new StateKeeper({ path, clock, log: pino({ level: 'silent' }), collect: () => ((seen = keeper.lease.writing()), {}) });
+    await keeper.saveNow();
+    expect(seen).toBe(clock.now() + 15_000);
+    expect(keeper.lease.writing()).toBeUndefined();
+  });
 });

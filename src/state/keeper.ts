@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { SpendLease } from '../budget/lease.js';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { FamilySamples, MetricSink } from '../exposition/model.js';
 import type { Clock, TimerHandle } from '../lib/clock.js';
@@ -18,6 +19,11 @@ import { writeStateFile, type AccountState } from './state-file.js';
  */
 
 export const DEFAULT_SAVE_INTERVAL_MS = 5_000;
+/**
+ * How far past a save its spending lease reaches (see src/budget/lease.ts): three save
+ * intervals, so regular saves extend it long before it runs out while requests flow.
+ */
+export const LEASE_INTERVALS = 3;
 
 type Operation = { readonly kind: 'publish'; readonly families: readonly FamilySamples[] } | { readonly kind: 'retract' };
 
@@ -51,6 +57,10 @@ export class StateKeeper {
   private saving: Promise<void> | undefined;
   private stopped = false;
   private failing = false;
+  private leaseWriting: number | undefined;
+  private leaseUsed = false;
+  private leaseWanted = false;
+  private readonly leaseListeners = new Set<() => void>();
   private readonly intervalMs: number;
   private readonly metrics:
     | { readonly lastSave: Gauge; readonly bytes: Gauge; readonly failures: Counter; readonly saves: Counter }
@@ -82,9 +92,33 @@ export class StateKeeper {
     };
   }
 
+  /** Saves on its interval from now on; at once when something already waits (restored state to show). */
   start(): void {
+    if (this.pending.size > 0) void this.saveNow().catch(() => undefined);
     this.schedule();
   }
+
+  /**
+   * The request budgets' spending lease: a save grants the budgets that asked a lease until
+   * `LEASE_INTERVALS` save intervals after it; a budget that spent asks at the next regular
+   * save, one whose lease ran out asks for a save now and waits for it.
+   */
+  readonly lease: SpendLease = {
+    writing: () => this.leaseWriting,
+    touch: () => {
+      this.leaseUsed = true;
+    },
+    request: () => {
+      if (this.leaseWanted) return;
+      this.leaseWanted = true;
+      // A save under way may have been collected before the budget asked: the next one covers it.
+      void this.saveNow().catch(() => undefined);
+    },
+    onSaved: (listener) => {
+      this.leaseListeners.add(listener);
+      return () => this.leaseListeners.delete(listener);
+    },
+  };
 
   /** A save is being written now. */
   busy(): boolean {
@@ -108,6 +142,11 @@ export class StateKeeper {
     await this.saveNow();
   }
 
+  private leaseSaved(): void {
+    this.leaseWanted = false;
+    for (const listener of [...this.leaseListeners]) listener();
+  }
+
   private hold(group: string, sink: MetricSink, op: Operation): void {
     if (this.stopped) {
       apply(sink, group, op);
@@ -123,7 +162,7 @@ export class StateKeeper {
     this.timer = this.options.clock.setTimeout(() => {
       this.timer = undefined;
       const next = () => this.schedule();
-      if (this.pending.size === 0) next();
+      if (this.pending.size === 0 && !this.leaseUsed) next();
       else this.saveNow().then(next, next);
     }, this.intervalMs);
   }
@@ -133,8 +172,13 @@ export class StateKeeper {
     const covered = this.pending;
     this.pending = new Map();
     const savedAtMs = this.options.clock.now();
+    this.leaseUsed = false;
+    // After the last save nothing is written: the budgets are closed by then and grant themselves nothing.
+    this.leaseWriting = this.stopped ? undefined : savedAtMs + LEASE_INTERVALS * this.intervalMs;
     try {
-      const bytes = await writeStateFile(this.options.path, { savedAtMs, accounts: this.options.collect() });
+      const accounts = this.options.collect();
+      this.leaseWriting = undefined;
+      const bytes = await writeStateFile(this.options.path, { savedAtMs, accounts });
       this.metrics?.saves.inc();
       this.metrics?.lastSave.set(savedAtMs / 1000);
       this.metrics?.bytes.set(bytes);
@@ -150,7 +194,10 @@ export class StateKeeper {
       }
       this.failing = true;
     }
+    this.leaseWriting = undefined;
     for (const [group, { sink, op }] of covered) apply(sink, group, op);
+    // Granted whether or not the write worked: a full disk must not stop polling (a restart may then overspend once).
+    this.leaseSaved();
   }
 }
 

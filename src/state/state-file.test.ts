@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -50,5 +50,18 @@ describe('the state file', () => {
       movedTo: undefined,
     });
     expect(existsSync(path)).toBe(true);
+  });
+
+  it('removes the temporary files of saves a kill cut short, and nothing else, when it is read at start', async () => {
+    const sub = join(dir, 'crash-loop');
+    mkdirSync(sub);
+    const path = join(sub, 'state.json');
+    await writeStateFile(path, snapshot);
+    for (const pid of [101, 2_345, process.pid]) writeFileSync(`${path}.tmp-${pid}`, 'x'.repeat(1000));
+    writeFileSync(join(sub, 'state.json.tmp-notes'), 'kept');
+    writeFileSync(join(sub, 'other.json.tmp-7'), 'kept');
+    mkdirSync(`${path}.tmp-9`);
+    expect(loadStateFile(path, NOW)).toEqual({ kind: 'loaded', snapshot });
+    expect(readdirSync(sub).sort()).toEqual(['other.json.tmp-7', 'state.json', 'state.json.tmp-9', 'state.json.tmp-notes']);
   });
 });

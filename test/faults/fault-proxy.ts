@@ -10,7 +10,8 @@ import type { AddressInfo, Socket } from 'node:net';
 export type ProxyFault =
   | { readonly kind: 'pass' }
   | { readonly kind: 'unauthorized' }
-  | { readonly kind: 'plan_required' }
+  /** `echo`: how the key is echoed in the message and the upgrade URL (default as sent, URL-encoded in the URL). */
+  | { readonly kind: 'plan_required'; readonly echo?: 'every-char-url-encoded' | 'base64' | 'upper-case' }
   | { readonly kind: 'reset' }
   | { readonly kind: 'drip'; readonly everyMs: number }
   | { readonly kind: 'endless' };
@@ -74,8 +75,19 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
       case 'unauthorized':
         // Echoes the credential, as a careless upstream might: it must not leak.
         return json(401, { error: 'unauthorized', message: `invalid key ${req.headers.authorization ?? ''}` });
-      case 'plan_required':
-        return json(403, { error: 'plan_required', message: `API access needs the Pro plan (key ${req.headers.authorization ?? ''})`, upgrade_url: `https://monitoring.example.com/upgrade?key=${encodeURIComponent(String(req.headers.authorization ?? '').replace(/^Bearer /, ''))}` });
+      case 'plan_required': {
+        const key = String(req.headers.authorization ?? '').replace(/^Bearer /, '');
+        const echoed =
+          active.echo === 'every-char-url-encoded'
+            ? [...key].map((c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`).join('')
+            : active.echo === 'base64'
+              ? Buffer.from(key).toString('base64')
+              : active.echo === 'upper-case'
+                ? key.toUpperCase()
+                : undefined;
+        if (echoed !== undefined) return json(403, { error: 'plan_required', message: `API access needs the Pro plan (key ${echoed})`, upgrade_url: `https://monitoring.example.com/upgrade?key=${echoed}` });
+        return json(403, { error: 'plan_required', message: `API access needs the Pro plan (key ${req.headers.authorization ?? ''})`, upgrade_url: `https://monitoring.example.com/upgrade?key=${encodeURIComponent(key)}` });
+      }
       case 'reset':
         return req.socket.destroy();
       case 'drip': {

@@ -2,8 +2,6 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/exporter/config.js';
-import { startHttpServer } from '../../src/server/listen.js';
-import { withLifecycle } from '../../src/server/lifecycle.js';
 import { familySum, sampleValue, startRig, type Rig } from './harness.js';
 
 /**
@@ -41,7 +39,7 @@ describe('reload', () => {
     const exporter = await r.start({
       config: loadConfig(file, env),
       reloadConfig: () => loadConfig(file, env),
-      serve: (app, address, lifecycle) => startHttpServer(withLifecycle(app, lifecycle, true), address),
+      enableLifecycle: true,
     });
     await r.advance(5 * MINUTE);
     const pro = exporter.accounts.find((a) => a.account === 'pro');
@@ -95,7 +93,7 @@ describe('reload', () => {
     const r = rig;
     const exporter = await r.start({
       reloadConfig: () => r.config(),
-      serve: (app, address, lifecycle) => startHttpServer(withLifecycle(app, lifecycle, false), address),
+      enableLifecycle: false,
     });
     const forbidden = await fetch(`${exporter.url}/-/reload`, { method: 'POST' });
     expect(forbidden.status).toBe(403);
@@ -103,6 +101,9 @@ describe('reload', () => {
     const get = await fetch(`${exporter.url}/-/reload`);
     expect(get.status).toBe(405);
     expect(get.headers.get('allow')).toBe('POST, PUT');
+    expect(await get.text()).toBe('Method Not Allowed: use POST\n');
+    expect((await fetch(`${exporter.url}/-/reload`, { method: 'PUT' })).status).toBe(403);
+    expect(forbidden.headers.get('cache-control')).toBe('no-store');
   });
 });
 

@@ -133,3 +133,60 @@ describe('kill -9 at random moments, downtime, restart from the state file', () 
     expect([...(expectedEvents?.values() ?? [])].reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
   }, 180_000);
 });
+
+describe('a restart shows what it restored at once', () => {
+  it('every restored counter (series and website checks) is on /metrics before any poll has succeeded', async () => {
+    rig = await startRig({
+      simulator: { hosts: 6, websites: 2, seed: 'restore-at-once', rateLimitPerMinute: 100_000, burst: 10_000 },
+      yaml: (sim) =>
+        `accounts:\n  - name: pro\n    base_url: ${sim.monitoringBaseUrl}\n    api_key_env: SIM_PRO_KEY\n    metrics:\n      include: ["${METRIC}", "system.cpu.user"]\n    sources:\n      components: false\n      alert_rules: false\n`,
+    });
+    const r = rig;
+    const stateFile = join(r.dir, 'state.json');
+    await r.start({ stateFile });
+    await r.advance(6 * MINUTE);
+    await r.exporter?.saveState();
+    const before = await r.scrape();
+    const counterLines = (body: string, family: string) => body.split('\n').filter((l) => l.startsWith(`${family}{`)).sort();
+    expect(counterLines(before, FAMILY).length).toBeGreaterThanOrEqual(3);
+    expect(familySum(before, 'monapi_website_checks_total')).toBeGreaterThan(0);
+    await r.exporter?.stop();
+    r.exporter = undefined;
+
+    // From now on every request fails: whatever counter /metrics shows comes from the state file.
+    r.sim.faults.apply({ target: 'monitoring', error_503: 1 });
+    await r.start({ stateFile });
+    await r.advance(1_000);
+    const after = await r.scrape();
+    expect(after).toMatch(/^monapi_up\{account="pro",reason="pending"\} 0$/m);
+    expect(counterLines(after, FAMILY)).toEqual(counterLines(before, FAMILY));
+    expect(counterLines(after, 'monapi_website_checks_total')).toEqual(counterLines(before, 'monapi_website_checks_total'));
+  }, 60_000);
+
+  it('a restored host the host list no longer names leaves /metrics at the first poll', async () => {
+    rig = await startRig({
+      simulator: { hosts: 4, websites: 1, seed: 'restore-gone', rateLimitPerMinute: 100_000, burst: 10_000 },
+      yaml: (sim) => `accounts:\n  - name: pro\n    base_url: ${sim.monitoringBaseUrl}\n    api_key_env: SIM_PRO_KEY\n    metrics:\n      include: ["${METRIC}"]\n    sources:\n      components: false\n      alert_rules: false\n`,
+    });
+    const r = rig;
+    const stateFile = join(r.dir, 'state.json');
+    await r.start({ stateFile });
+    await r.advance(5 * MINUTE);
+    await r.exporter?.saveState();
+    const hostsOf = (body: string) => new Set([...body.matchAll(new RegExp(`^${FAMILY}\\{[^}]*host_uuid="([^"]+)"`, 'gm'))].map((m) => m[1]));
+    const before = hostsOf(await r.scrape());
+    expect(before.size).toBeGreaterThanOrEqual(2);
+    await r.exporter?.stop();
+    r.exporter = undefined;
+    const account = r.sim.world.accountByKey(r.sim.keys.pro);
+    account?.removeHosts(1, r.clock.now());
+    const restarted = await r.start({ stateFile });
+    await r.advance(1_000);
+    expect(hostsOf(await r.scrape())).toEqual(before);
+    await r.advance(2 * MINUTE);
+    await restarted.saveState();
+    const after = hostsOf(await r.scrape());
+    expect(after.size).toBe(before.size - 1);
+    expect([...after].every((uuid) => before.has(uuid))).toBe(true);
+  }, 60_000);
+});

@@ -1,8 +1,9 @@
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { request as httpsRequest, type RequestOptions } from 'node:https';
 import { join } from 'node:path';
 import bcrypt from 'bcryptjs';
 import pino from 'pino';
+import { Registry } from 'prom-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/server/listen.js';
 import { startWebServer } from '../../src/server/web-server.js';
@@ -30,11 +31,19 @@ afterEach(async () => {
 
 const app = (_req: unknown, res: { end(body: string): void }) => res.end('data\n');
 
-async function serve(yaml: string, name = 'web.yml'): Promise<{ port: number; file: string }> {
+async function serve(yaml: string, name = 'web.yml', extra: { registry?: Registry; log?: pino.Logger } = {}): Promise<{ port: number; file: string }> {
   const file = join(pki.dir, name);
   writeFileSync(file, yaml);
-  server = await startWebServer(app, { listenAddress: '127.0.0.1:0', webConfigFile: file, log: pino({ level: 'silent' }) });
+  server = await startWebServer(app, { listenAddress: '127.0.0.1:0', webConfigFile: file, log: extra.log ?? pino({ level: 'silent' }), registry: extra.registry });
   return { port: Number(new URL(server.url).port), file };
+}
+
+async function gauge(registry: Registry, name: string): Promise<number | undefined> {
+  return (await registry.getSingleMetric(name)?.get())?.values[0]?.value;
+}
+
+async function until(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  for (const end = Date.now() + timeoutMs; !(await check()) && Date.now() < end; ) await new Promise((r) => setTimeout(r, 200));
 }
 
 interface Answer {
@@ -149,3 +158,34 @@ describe('the command line', () => {
     expect(check.stdout).toContain(`web configuration ${join(pki.dir, 'cli-web.yml')} is valid`);
   }, 60_000);
 });
+
+describe('web configuration reloads on /metrics', () => {
+  it('monapi_exporter_web_config_last_reload_successful: 1, 0 after an invalid edit or deletion (logged once), 1 when fixed', async () => {
+    const registry = new Registry();
+    const lines: string[] = [];
+    const log = pino({ level: 'info' }, { write: (line: string) => lines.push(line) });
+    const { port, file } = await serve(`${tlsYaml()}basic_auth_users:\n  prometheus: ${HASH}\n`, 'reloading.yml', { registry, log });
+    const successful = () => gauge(registry, 'monapi_exporter_web_config_last_reload_successful');
+    expect(await successful()).toBe(1);
+    expect(await gauge(registry, 'monapi_exporter_web_config_last_reload_success_timestamp_seconds')).toBeGreaterThan(0);
+
+    writeFileSync(file, `${tlsYaml()}basic_auth_users:\n  prometheus: plain-text\n`);
+    await until(async () => (await successful()) === 0);
+    expect(await successful()).toBe(0);
+
+    rmSync(file);
+    await until(() => Promise.resolve(lines.some((l) => l.includes('cannot be read'))));
+    await new Promise((r) => setTimeout(r, 4_500));
+    const deletion = lines.filter((l) => l.includes('cannot be read'));
+    expect(deletion).toHaveLength(1);
+    expect(deletion[0]).toContain('deleted or moved');
+    expect(await successful()).toBe(0);
+    // What was in force still is.
+    expect((await get(port, '/metrics', { headers: basic('prometheus', PASSWORD) })).status).toBe(200);
+
+    writeFileSync(file, `${tlsYaml()}basic_auth_users:\n  prometheus: ${HASH}\n`);
+    await until(async () => (await successful()) === 1);
+    expect(await successful()).toBe(1);
+  }, 30_000);
+});
+

@@ -84,13 +84,15 @@ describe('extension points (helm 4; helm 3 renders the same, chart.test.ts)', ()
     expect(shards?.metadata?.labels).toMatchObject({ 'app.kubernetes.io/instance': 'monapi', team: 'observability' });
   });
 
-  it('holds off liveness with a startup probe on /-/healthy, over HTTPS when TLS is on, and drops it when disabled', () => {
+  it('holds off liveness with a startup probe on /-/healthy, on the probe listener (or the main port over HTTPS when TLS is on and probePort 0), and drops it when disabled', () => {
     const exporter = podSpec(objects).containers[0]!;
     // The ci file sets periodSeconds and failureThreshold; timeoutSeconds is the default's.
-    expect(exporter.startupProbe).toEqual({ httpGet: { path: '/-/healthy', port: 'http-metrics' }, periodSeconds: 10, timeoutSeconds: 5, failureThreshold: 30 });
+    expect(exporter.startupProbe).toEqual({ httpGet: { path: '/-/healthy', port: 'probes' }, periodSeconds: 10, timeoutSeconds: 5, failureThreshold: 30 });
     const byDefault = podSpec(render(4, { values: ['default-values.yaml'] })).containers[0]!;
-    expect(byDefault.startupProbe).toEqual({ httpGet: { path: '/-/healthy', port: 'http-metrics' }, periodSeconds: 5, timeoutSeconds: 5, failureThreshold: 60 });
-    expect(podSpec(render(4, { values: ['secure-values.yaml'] })).containers[0]!.startupProbe?.httpGet?.scheme).toBe('HTTPS');
+    expect(byDefault.startupProbe).toEqual({ httpGet: { path: '/-/healthy', port: 'probes' }, periodSeconds: 5, timeoutSeconds: 5, failureThreshold: 60 });
+    expect(podSpec(render(4, { values: ['secure-values.yaml'] })).containers[0]!.startupProbe?.httpGet).toEqual({ path: '/-/healthy', port: 'probes' });
+    const mainPort = podSpec(render(4, { values: ['secure-values.yaml'], set: ['probePort=0'] })).containers[0]!.startupProbe?.httpGet;
+    expect(mainPort).toEqual({ path: '/-/healthy', port: 'http-metrics', scheme: 'HTTPS' });
     expect(podSpec(render(4, { values: ['default-values.yaml'], set: ['startupProbe.enabled=false'] })).containers[0]!.startupProbe).toBeUndefined();
   });
 });

@@ -33,7 +33,7 @@ describe('state and web configuration in the chart', () => {
     expect(objects.some((o) => o.kind === 'PersistentVolumeClaim')).toBe(false);
   });
 
-  it('secure-values: a state claim mounted writable, the web configuration from a Secret beside the TLS Secret, HTTPS probes and scrapes', () => {
+  it('secure-values: a state claim mounted writable, the web configuration from a Secret beside the TLS Secret, probes on the probe listener, HTTPS scrapes', () => {
     const objects = render(4, { values: ['secure-values.yaml'] });
     const { spec, container: c } = container(objects);
     const flags = parseFlags(c.args ?? [], {}, { stdoutIsTTY: false });
@@ -44,8 +44,15 @@ describe('state and web configuration in the chart', () => {
     expect(c.volumeMounts?.find((m) => m.name === 'state')).toEqual({ name: 'state', mountPath: '/var/lib/monapi-exporter' });
     const web = spec.volumes?.find((v) => v.name === 'web')?.projected?.sources?.map((s) => s.secret?.name);
     expect(web).toEqual(['monapi-monapi-exporter-web', 'monapi-exporter-tls']);
-    expect(c.livenessProbe?.httpGet).toMatchObject({ path: '/-/healthy', scheme: 'HTTPS' });
-    expect(c.readinessProbe?.httpGet).toMatchObject({ path: '/-/ready', scheme: 'HTTPS' });
+    // Kubelet probes the probe listener (plain HTTP, never behind the web configuration); the main port only without it.
+    expect(c.livenessProbe?.httpGet).toEqual({ path: '/-/healthy', port: 'probes' });
+    expect(c.readinessProbe?.httpGet).toEqual({ path: '/-/ready', port: 'probes' });
+    expect(flags).toMatchObject({ webProbeListenAddress: ':9867' });
+    const main = container(render(4, { values: ['secure-values.yaml'], set: ['probePort=0'] })).container;
+    expect(main.livenessProbe?.httpGet).toMatchObject({ path: '/-/healthy', port: 'http-metrics', scheme: 'HTTPS' });
+    expect(main.readinessProbe?.httpGet).toMatchObject({ path: '/-/ready', port: 'http-metrics', scheme: 'HTTPS' });
+    expect(main.args?.some((a) => a.startsWith('--web.probe-listen-address'))).toBe(false);
+    expect(main.ports?.map((p) => p.name)).toEqual(['http-metrics']);
     const monitor = find<IServiceMonitor>(objects, 'ServiceMonitor');
     expect(monitor.spec.endpoints?.[0]).toMatchObject({ scheme: 'https', tlsConfig: { serverName: 'monapi-exporter' }, basicAuth: { username: { name: 'monapi-scrape' } } });
 

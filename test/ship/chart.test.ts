@@ -112,10 +112,13 @@ describe.each(HELMS)('helm %i', (major) => {
       expect(container.securityContext).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, privileged: false, capabilities: { drop: ['ALL'] } });
     });
 
-    it('probes the health endpoints, never /metrics', () => {
+    it('probes the health endpoints, never /metrics, on the probe listener', () => {
       const container = podTemplate(objects).template.spec!.containers[0]!;
       expect(container.livenessProbe?.httpGet?.path).toBe('/-/healthy');
       expect(container.readinessProbe?.httpGet?.path).toBe('/-/ready');
+      expect(container.livenessProbe?.httpGet?.port).toBe('probes');
+      expect(container.ports?.find((p) => p.name === 'probes')?.containerPort).toBe(9867);
+      expect(container.args).toContain('--web.probe-listen-address=:9867');
     });
 
     it('gives the exporter a configuration it accepts, with every key where the config says', () => {
@@ -234,11 +237,14 @@ describe('the chart (helm 4 unless said)', () => {
     expect(podTemplate(render(4, { values: ['default-values.yaml'] })).template.spec!.containers[0]!.image).toBe(`ghcr.io/monapi/monapi-exporter:${chartVersion}`);
   });
 
-  it('restricts egress to DNS and the upstream ports, and ingress to the metrics port', () => {
+  it('restricts egress to DNS and the upstream ports, and ingress to the metrics and probe ports', () => {
     const policy = find<K8sObject>(render(4, { values: ['full-values.yaml'] }), 'NetworkPolicy');
     const spec = policy.spec as { policyTypes: string[]; ingress: { ports: { port: string }[] }[]; egress: { ports: { port: number; protocol: string }[]; to?: unknown[] }[] };
     expect(spec.policyTypes).toEqual(['Ingress', 'Egress']);
-    expect(spec.ingress[0]?.ports).toEqual([{ port: 'http-metrics', protocol: 'TCP' }]);
+    expect(spec.ingress[0]?.ports).toEqual([
+      { port: 'http-metrics', protocol: 'TCP' },
+      { port: 'probes', protocol: 'TCP' },
+    ]);
     expect(spec.egress.flatMap((rule) => rule.ports.map((p) => `${p.port}/${p.protocol}`))).toEqual(['53/UDP', '53/TCP', '443/TCP']);
   });
 

@@ -69,7 +69,11 @@ const polledKeys = (stats: SimStats) => Object.keys(stats.monitoring).filter((cl
 /** Starts one pod's exporter; resolves with its URL once /-/ready answers 200 (its first complete polling cycle). */
 async function startShard(shard: Shard): Promise<{ url: string; child: ChildProcess; output: () => string }> {
   const port = await freePort();
-  const args = shard.args.map((arg) => (arg.startsWith('--web.listen-address=') ? `--web.listen-address=127.0.0.1:${port}` : arg));
+  const probePort = await freePort();
+  // The pods' ports, each on a port of its own: here they all run on one machine.
+  const args = shard.args.map((arg) =>
+    arg.startsWith('--web.listen-address=') ? `--web.listen-address=127.0.0.1:${port}` : arg.startsWith('--web.probe-listen-address=') ? `--web.probe-listen-address=127.0.0.1:${probePort}` : arg,
+  );
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { cwd: ROOT, env: { ...process.env, ...shard.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   running.add(child);
   let output = '';

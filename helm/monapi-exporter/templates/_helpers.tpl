@@ -186,6 +186,9 @@ spec:
         {{- if include "monapi-exporter.webConfigEnabled" . }}
         - --web.config.file=/etc/monapi-exporter/web/web-config.yml
         {{- end }}
+        {{- if .Values.probePort }}
+        - --web.probe-listen-address=:{{ .Values.probePort }}
+        {{- end }}
         {{- with .Values.extraArgs }}
         {{- toYaml . | nindent 8 }}
         {{- end }}
@@ -210,6 +213,11 @@ spec:
         - name: http-metrics
           containerPort: 9866
           protocol: TCP
+        {{- if .Values.probePort }}
+        - name: probes
+          containerPort: {{ .Values.probePort }}
+          protocol: TCP
+        {{- end }}
       {{- if .Values.startupProbe.enabled }}
       startupProbe:
         {{- include "monapi-exporter.probe" (list . (omit .Values.startupProbe "enabled")) | nindent 8 }}
@@ -311,7 +319,9 @@ spec:
 {{- define "monapi-exporter.probe" -}}
 {{- $root := index . 0 -}}
 {{- $probe := deepCopy (index . 1) -}}
-{{- if and (include "monapi-exporter.tls" $root) $probe.httpGet -}}
+{{- if and $root.Values.probePort $probe.httpGet (eq (toString $probe.httpGet.port) "http-metrics") -}}
+{{- $_ := set $probe.httpGet "port" "probes" -}}
+{{- else if and (include "monapi-exporter.tls" $root) $probe.httpGet -}}
 {{- $_ := set $probe.httpGet "scheme" "HTTPS" -}}
 {{- end -}}
 {{- toYaml $probe -}}

@@ -61,13 +61,22 @@ function createChecksPoller(ctx: SourceContext<MonitoringApi, CheckBuckets>) {
   const statesOf = () => (graceMap ??= new GraceMap(ctx.unit.counterGraceMs));
   const group = (key: string) => groupName('checks', ctx.unit.name, key);
   const buckets = ctx.settings ?? DEFAULT_CHECK_BUCKETS;
+  // Kept with the state, so restored counters can go on /metrics under the website's label before its first poll.
+  const names = new Map<string, string>();
+  let shownFromState: Set<string> | undefined;
   return {
     scope: 'target' as const,
     targets: () => ctx.read(POLLED_WEBSITES),
     cadence: (website: Website) => every(checksCadenceMs(ctx.cadenceMs('checks'), website.check_interval)),
     requestsPerRun: () => 1,
     async poll(website: Website, signal: AbortSignal) {
+      if (shownFromState) {
+        const polled = ctx.read(POLLED_WEBSITES);
+        for (const id of shownFromState) if (!polled.has(id)) ctx.sink.retract(group(id));
+        shownFromState = undefined;
+      }
       const key = String(website.id);
+      names.set(key, website.name);
       statesOf().sweep(ctx.clock.now());
       const previous = statesOf().get(key) ?? EMPTY_CHECKS_STATE;
       const { value } = await ctx.upstream.get(CHECKS_ENDPOINT, { id: website.id }, { ...nextChecksQuery(previous, ctx.clock.now()) }, 'bulk');
@@ -89,20 +98,35 @@ function createChecksPoller(ctx: SourceContext<MonitoringApi, CheckBuckets>) {
       }
     },
     forget(key: string) {
+      shownFromState?.delete(key);
       statesOf().release(key, ctx.clock.now());
       ctx.sink.retract(group(key));
     },
     persist: {
-      save: () => [...statesOf().entries()].map(([id, state, releasedAtMs]) => ({ id, state: encodeChecks(state), releasedAtMs: releasedAtMs ?? null })),
+      save: () => [...statesOf().entries()].map(([id, state, releasedAtMs]) => ({ id, state: encodeChecks(state), releasedAtMs: releasedAtMs ?? null, name: names.get(id) ?? null })),
       restore(data: unknown) {
         if (!Array.isArray(data)) throw new TypeError('checks state must be a list of websites');
         const bounds = { ttfb: buckets.ttfb.length, dns: buckets.dnsLookup.length, tls: buckets.tlsHandshake.length };
         const now = ctx.clock.now();
-        const restored = (data as { id?: unknown; state?: unknown; releasedAtMs?: unknown }[]).map((item) => {
+        const restored = (data as { id?: unknown; state?: unknown; releasedAtMs?: unknown; name?: unknown }[]).map((item) => {
           if (typeof item.id !== 'string') throw new TypeError('checks state: a website without an id');
-          return { id: item.id, state: decodeChecksState(item.state, bounds), releasedAtMs: typeof item.releasedAtMs === 'number' ? Math.min(item.releasedAtMs, now) : now };
+          const name = typeof item.name === 'string' ? item.name : undefined;
+          return { id: item.id, state: decodeChecksState(item.state, bounds), releasedAtMs: typeof item.releasedAtMs === 'number' ? Math.min(item.releasedAtMs, now) : now, name };
         });
         for (const { id, state, releasedAtMs } of restored) statesOf().restoreReleased(id, state, releasedAtMs);
+        // Counters on /metrics now, not one website at a time as the first polls come in (a state saved without names waits for them).
+        shownFromState = new Set();
+        for (const { id, state, name } of restored) {
+          if (name === undefined || state.cursor === undefined) continue;
+          names.set(id, name);
+          const empty = { website_id: Number(id), total: undefined, checks: [] };
+          try {
+            ctx.sink.publish(group(id), mapChecks(empty, state, { account: ctx.unit.name, websiteId: Number(id), websiteName: name, buckets }).families);
+            shownFromState.add(id);
+          } catch {
+            // Shown early or not at all: the state is taken either way, and the first poll publishes it.
+          }
+        }
       },
     },
   };

@@ -76,17 +76,11 @@ function createSeriesPoller(ctx: SourceContext<MonitoringApi, SeriesSettings>) {
   const hostsOf = () => (hosts ??= new GraceMap(ctx.unit.counterGraceMs));
   const reported = new Set<string>();
   const missing = new MissingPointTotals();
+  // Restored hosts whose counters went on /metrics at restore; the ones the host list no longer names leave at the first poll.
+  let shownFromState: Set<string> | undefined;
   const group = (uuid: string) => groupName('series', account, uuid);
   const namesOf = (uuid: string) => namingOf().fetchable(ctx.read(METRIC_NAMES).get(uuid) ?? []);
-  // The planner asks for every host on every turn; hosts of one kind share their list of names.
-  const batchCounts = new WeakMap<readonly string[], Map<number, number>>();
-  const batchCount = (urlOverhead: number, names: readonly string[]): number => {
-    let byOverhead = batchCounts.get(names);
-    if (!byOverhead) batchCounts.set(names, (byOverhead = new Map<number, number>()));
-    let count = byOverhead.get(urlOverhead);
-    if (count === undefined) byOverhead.set(urlOverhead, (count = planSeriesBatches(urlOverhead, names, DEFAULT_MAX_URL_LENGTH).length));
-    return count;
-  };
+  const batchCount = batchCounter();
 
   return {
     scope: 'target' as const,
@@ -95,6 +89,11 @@ function createSeriesPoller(ctx: SourceContext<MonitoringApi, SeriesSettings>) {
     requestsPerRun: (host: { readonly uuid: string }) => batchCount(ctx.unit.baseUrl.length + host.uuid.length + SERIES_URL_OVERHEAD, namesOf(host.uuid)),
     ready: (host: { readonly uuid: string }) => namesOf(host.uuid).length > 0,
     async poll(host: { readonly uuid: string }, signal: AbortSignal) {
+      if (shownFromState) {
+        const polled = ctx.read(POLLED_HOSTS);
+        for (const uuid of shownFromState) if (!polled.has(uuid)) ctx.sink.retract(group(uuid));
+        shownFromState = undefined;
+      }
       const names = namesOf(host.uuid);
       if (names.length === 0) return;
       const now = ctx.clock.now();
@@ -144,21 +143,75 @@ function createSeriesPoller(ctx: SourceContext<MonitoringApi, SeriesSettings>) {
       }
     },
     forget(uuid: string) {
+      shownFromState?.delete(uuid);
       const now = ctx.clock.now();
       hostsOf().release(uuid, now);
       hostsOf().sweep(now);
       for (const key of reported) if (key.startsWith(`${uuid}\u0000`)) reported.delete(key);
       ctx.sink.retract(group(uuid));
     },
-    persist: seriesPersistence(hostsOf, account, () => ctx.clock.now()),
+    persist: seriesPersistence(hostsOf, account, () => ctx.clock.now(), (restored) => {
+      // Their counters are on /metrics now, not one host at a time as the first polls come in.
+      shownFromState = publishRestored(restored, hostsOf(), (uuid, entry) => ctx.sink.publish(group(uuid), countersOf(entry, uuid, ctx.clock.now(), namingOf(), ctx)));
+    }),
   };
+}
+
+/** Requests a host's series take, per list of names: the planner asks for every host on every turn, and hosts of one kind share their list. */
+function batchCounter(): (urlOverhead: number, names: readonly string[]) => number {
+  const batchCounts = new WeakMap<readonly string[], Map<number, number>>();
+  return (urlOverhead, names) => {
+    let byOverhead = batchCounts.get(names);
+    if (!byOverhead) batchCounts.set(names, (byOverhead = new Map<number, number>()));
+    let count = byOverhead.get(urlOverhead);
+    if (count === undefined) byOverhead.set(urlOverhead, (count = planSeriesBatches(urlOverhead, names, DEFAULT_MAX_URL_LENGTH).length));
+    return count;
+  };
+}
+
+/** Publishes the counters of each restored host that has some; returns the hosts shown. */
+function publishRestored(uuids: readonly string[], hosts: GraceMap<string, HostEntry>, publish: (uuid: string, entry: HostEntry) => void): Set<string> {
+  const shown = new Set<string>();
+  for (const uuid of uuids) {
+    const entry = hosts.get(uuid);
+    if (!entry || entry.state.counters.size === 0) continue;
+    try {
+      publish(uuid, entry);
+      shown.add(uuid);
+    } catch {
+      // Shown early or not at all: the state is taken either way, and the first poll publishes it.
+    }
+  }
+  return shown;
+}
+
+/** The counters of a restored host as its polls publish them (gauges come with the first poll). */
+function countersOf(entry: HostEntry, uuid: string, nowMs: number, naming: SeriesNaming, ctx: SourceContext<MonitoringApi, SeriesSettings>) {
+  const keys = [...entry.state.counters.keys()];
+  const timers = naming
+    .resolve(keys)
+    .metrics.filter((m) => m.role.kind === 'timer')
+    .map((m) => `${m.dotted}.count`);
+  const points = Object.fromEntries([...keys, ...timers].map((name) => [name, []]));
+  return mapSeries({ intervalSeconds: 60, points }, entry.state, {
+    account: ctx.unit.name,
+    hostUuid: uuid,
+    labels: entry.labels,
+    nowMs,
+    ingestDelayMs: ctx.settings.ingestDelayMs,
+    lateDataHorizonMs: ctx.settings.lateDataHorizonMs,
+    counterGraceMs: ctx.unit.counterGraceMs,
+    naming,
+    nullHandling: ctx.exporter.nullHandling,
+    sampleTimestamps: ctx.exporter.sampleTimestamps,
+  }).families;
 }
 
 /**
  * The counters and cursors of every host (its grace period included), to and from the state
  * file. Every restored host waits in its grace period until the host list names it again.
  */
-function seriesPersistence(hostsOf: () => GraceMap<string, HostEntry>, account: string, now: () => number) {
+function seriesPersistence(hostsOf: () => GraceMap<string, HostEntry>, account: string, now: () => number, restoredHosts: (uuids: readonly string[]) => void) {
   return {
     save: () => [...hostsOf().entries()].map(([uuid, entry, releasedAtMs]) => ({ uuid, state: encodeSeriesHost(entry.state), releasedAtMs: releasedAtMs ?? null })),
     restore(data: unknown) {
@@ -170,6 +223,7 @@ function seriesPersistence(hostsOf: () => GraceMap<string, HostEntry>, account: 
         return { uuid: item.uuid, state: decodeSeriesHost(item.state), releasedAtMs: typeof item.releasedAtMs === 'number' ? Math.min(item.releasedAtMs, at) : at };
       });
       for (const { uuid, state, releasedAtMs } of restored) hostsOf().restoreReleased(uuid, { state, labels: new HostLabels(account, uuid) }, releasedAtMs);
+      restoredHosts(restored.map((r) => r.uuid));
     },
   };
 }

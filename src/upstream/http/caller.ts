@@ -77,14 +77,14 @@ export class UpstreamCaller {
     for (const item of redacted) {
       if (!this.firstTime(endpoint, item.reason, item.field)) continue;
       this.options.logger?.warn(
-        { api, endpoint, reason: item.reason, field: item.field, example: { path: item.path, issue: item.issue } },
+        { account, api, endpoint, reason: item.reason, field: item.field, example: { path: item.path, issue: item.issue } },
         'upstream response items dropped: this is logged once per endpoint, reason and field; monapi_decode_dropped_items_total counts every one',
       );
     }
     for (const note of notes) {
       if (!this.firstTime(endpoint, 'ignored', note.field)) continue;
       this.options.logger?.warn(
-        { api, endpoint, reason: 'ignored', field: note.field, issue: redact(note.issue, secrets) },
+        { account, api, endpoint, reason: 'ignored', field: note.field, issue: redact(note.issue, secrets) },
         'an optional field of an upstream response could not be read and is ignored (logged once per endpoint and field)',
       );
     }

@@ -81,6 +81,9 @@ describe('redact', () => {
     ['key abc and abc', ['abc'], 'key [redacted] and [redacted]'],
     ['nothing here', ['abc'], 'nothing here'],
     ['empty secret is ignored', [''], 'empty secret is ignored'],
+    ['upgrade?k=canary%2Dk3y%2D42 (URL-encoded)', ['canary-k3y-42'], 'upgrade?k=[redacted] (URL-encoded)'],
+    ['CANARY-K3Y-42 (another case)', ['canary-k3y-42'], '[redacted] (another case)'],
+    [`b64 ${Buffer.from('canary-k3y-42').toString('base64')}`, ['canary-k3y-42'], 'b64 [redacted]g=='],
   ])('%s', (text, secrets, expected) => {
     expect(redact(text, secrets)).toBe(expected);
   });
@@ -128,6 +131,14 @@ describe('exchange', () => {
     expect(await registry.metrics()).toContain(
       'monapi_upstream_requests_total{api="monitoring",account="acme",endpoint="/hosts/{uuid}",code="200"} 1',
     );
+  });
+
+  it('names the account in its request log line', async () => {
+    const { deps } = setup(response(200, {}));
+    const lines: Record<string, unknown>[] = [];
+    const logger = { debug: (fields: Record<string, unknown>) => lines.push(fields), warn: () => undefined };
+    await exchange({ ...deps, logger }, request());
+    expect(lines).toEqual([expect.objectContaining({ account: 'acme', endpoint: '/hosts/{uuid}', code: 200 })]);
   });
 
   it('throws the typed error of a non-2xx and still counts it', async () => {

@@ -1,4 +1,5 @@
 import type { Clock } from '../../lib/clock.js';
+import { Redactor } from '../../lib/redact.js';
 import type { CutOffReason, UpstreamMetrics, RequestObservation } from '../metrics.js';
 import {
   BadRequestError,
@@ -55,7 +56,7 @@ export async function exchange(deps: ExchangeDeps, request: ExchangeRequest): Pr
     const durationSeconds = Math.max(0, deps.clock.now() - started) / 1000;
     deps.metrics?.observeRequest({ ...context, account: deps.account, code, durationSeconds, bytes });
     deps.logger?.debug(
-      { api: context.api, endpoint: context.endpoint, code, durationMs: Math.round(durationSeconds * 1000), bytes },
+      { account: deps.account, api: context.api, endpoint: context.endpoint, code, durationMs: Math.round(durationSeconds * 1000), bytes },
       'upstream request',
     );
   };
@@ -188,7 +189,7 @@ export function withoutSecrets<T>(context: RequestContext, secrets: readonly str
     return decode();
   } catch (error) {
     if (error instanceof InvalidResponseError) {
-      const leaks = (text: string): boolean => secrets.some((secret) => secret.length > 0 && text.includes(secret));
+      const leaks = (text: string): boolean => redactorOf(secrets).finds(text);
       if (leaks(error.message) || error.issues.some(leaks)) {
         const prefix = `${context.api} ${context.endpoint}: `;
         const message = error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message;
@@ -210,13 +211,24 @@ export function redactDropped<T extends { path: string; issue: string }>(dropped
   return dropped.map((item) => ({ ...item, path: redact(item.path, secrets), issue: redact(item.issue, secrets) }));
 }
 
-/** Replaces every occurrence of a secret with `[redacted]`. */
-export function redact(text: string, secrets: readonly string[]): string {
-  let result = text;
-  for (const secret of secrets) {
-    if (secret.length > 0) result = result.split(secret).join('[redacted]');
+const redactors = new WeakMap<readonly string[], Redactor>();
+
+function redactorOf(secrets: readonly string[]): Redactor {
+  let redactor = redactors.get(secrets);
+  if (!redactor) {
+    redactor = new Redactor({ replacement: '[redacted]', minLength: 1 });
+    redactor.add(...secrets);
+    redactors.set(secrets, redactor);
   }
-  return result;
+  return redactor;
+}
+
+/**
+ * Replaces every occurrence of a secret with `[redacted]`: as written in any case,
+ * URL-encoded, or base64 (an upstream may echo the key in any of these; see src/lib/redact.ts).
+ */
+export function redact(text: string, secrets: readonly string[]): string {
+  return redactorOf(secrets).scrub(text);
 }
 
 function clip(text: string): string {

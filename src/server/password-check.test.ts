@@ -1,0 +1,49 @@
+import bcrypt from 'bcryptjs';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { afterAll, describe, expect, it } from 'vitest';
+import { FailureThrottle, PasswordVerifier } from './password-check.js';
+
+const HASH = bcrypt.hashSync('right', 10);
+const verifier = new PasswordVerifier(1, 4);
+afterAll(() => verifier.close());
+
+describe('PasswordVerifier', () => {
+  it('checks on its own thread: the event loop stays free while bcrypt runs', async () => {
+    const delay = monitorEventLoopDelay({ resolution: 5 });
+    delay.enable();
+    const results = await Promise.all([verifier.verify('right', HASH), verifier.verify('wrong', HASH), verifier.verify('wrong', HASH)]);
+    delay.disable();
+    expect(results).toEqual([true, false, false]);
+    // Three bcrypts of cost 10 take some 150 ms of CPU; on the event loop the longest stall would be one of them.
+    expect(delay.max / 1e6).toBeLessThan(40);
+  });
+
+  it('refuses more than its queue holds instead of queueing without bound', async () => {
+    const made = Array.from({ length: 8 }, () => verifier.verify('wrong', HASH));
+    // One on the thread, four queued; the rest are told to come back.
+    expect(made.filter((p) => p === undefined)).toHaveLength(3);
+    expect(await Promise.all(made.filter((p) => p !== undefined))).toEqual([false, false, false, false, false]);
+  });
+});
+
+describe('FailureThrottle', () => {
+  it('allows a burst per address, then one per refill interval; a refund gives one back', () => {
+    let now = 1_000;
+    const throttle = new FailureThrottle(2, 1_000, () => now);
+    expect([throttle.take('a'), throttle.take('a'), throttle.take('a')]).toEqual([0, 0, 1_000]);
+    expect(throttle.take('b')).toBe(0);
+    now += 500;
+    expect(throttle.take('a')).toBe(500);
+    throttle.refund('a');
+    expect(throttle.take('a')).toBe(0);
+  });
+
+  it('forgets the least recently seen address beyond its size', () => {
+    const throttle = new FailureThrottle(1, 60_000, () => 0, 2);
+    throttle.take('a');
+    throttle.take('b');
+    throttle.take('c');
+    expect(throttle.take('a')).toBe(0);
+    expect(throttle.take('c')).toBe(60_000);
+  });
+});

@@ -1,0 +1,62 @@
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSimulator, type RunningSimulator } from '../../simulator/index.js';
+import { freePort } from '../support/prometheus.js';
+import { startExporterProcess, type ExporterProcess } from './process.js';
+
+/**
+ * Issue 21, item 5: a crash loop costs nothing. The real program, killed with SIGKILL at a
+ * random moment of its first seconds and started again at once, 20 times, against the
+ * simulator at its documented limit (120 requests a minute, burst 30) with enough hosts that
+ * every start wants more than a burst. Before, each start spent a fresh burst: 20 restarts drew
+ * 29 x 429 from the upstream key. Now the budget's bucket is in the state file, leased ahead of
+ * the spending, and no restart spends what the upstream has not given back.
+ */
+
+const RESTARTS = 20;
+let sim: RunningSimulator;
+let dir: string;
+let current: ExporterProcess | undefined;
+
+beforeAll(async () => {
+  sim = await startSimulator({ monitoringPort: 0, releasesPort: 0, marketplacePort: 0, hosts: 40, websites: 5 });
+  dir = mkdtempSync(join(tmpdir(), 'monapi-crash-loop-'));
+});
+afterAll(async () => {
+  current?.child.kill('SIGKILL');
+  await sim.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+interface SimStats {
+  monitoring: Record<string, { total: number; by_status: Record<string, number> }>;
+}
+
+describe('a crash loop', () => {
+  it(`${RESTARTS} kill -9 restarts in a row draw no 429 from the upstream and leave no temporary files`, async () => {
+    writeFileSync(join(dir, 'monapi.yaml'), `accounts:\n  - name: pro\n    base_url: ${sim.monitoringBaseUrl}\n    api_key_env: SIM_PRO_KEY\n`);
+    const stateFile = join(dir, 'state.json');
+    const args = [`--config.file=${join(dir, 'monapi.yaml')}`, `--state.file=${stateFile}`];
+    for (let round = 0; round < RESTARTS; round++) {
+      current = await startExporterProcess(args, { SIM_PRO_KEY: sim.keys.pro }, await freePort());
+      // A random moment of the first seconds, when a start spends the most.
+      await new Promise((r) => setTimeout(r, 300 + Math.random() * 3_000));
+      current.child.kill('SIGKILL');
+      await current.exited();
+    }
+    const stats = (await (await fetch(`${sim.adminUrl}/stats`)).json()) as SimStats;
+    const pro = stats.monitoring.pro;
+    // The loop did spend: every start asked for the host list and more.
+    expect(pro?.total ?? 0).toBeGreaterThanOrEqual(RESTARTS);
+    expect(pro?.by_status['429'] ?? 0, JSON.stringify(pro?.by_status)).toBe(0);
+
+    // One more start cleans up whatever temporary file the last kill left.
+    current = await startExporterProcess(args, { SIM_PRO_KEY: sim.keys.pro }, await freePort());
+    expect(readdirSync(dir).filter((name) => name.includes('.tmp-'))).toEqual([]);
+    expect(existsSync(stateFile)).toBe(true);
+    current.child.kill('SIGKILL');
+    await current.exited();
+  }, 240_000);
+});
