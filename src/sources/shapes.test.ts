@@ -234,6 +234,22 @@ describe('/hosts/{uuid}/components', () => {
       body: { host_uuid: UUID, components: [{ id: 'c1', kind: 'web-server', software: 'nginx', name: 'nginx @ web-1', version: '1.27.3' }] },
       want: [['nginx @ web-1', 'nginx', '1.27.3']],
     },
+    {
+      shape: 'grouped by kind under components: the key is the type',
+      body: { host_uuid: UUID, components: { nginx: [{ display_name: 'nginx @ web-1', version: '1.26.3' }], mysql: [{ display_name: 'mysql @ web-1', version: '8.0.36' }] } },
+      want: [
+        ['nginx @ web-1', 'nginx', '1.26.3'],
+        ['mysql @ web-1', 'mysql', '8.0.36'],
+      ],
+    },
+    {
+      shape: 'grouped by kind at the top, an item with a type of its own keeps it',
+      body: { php: [{ title: 'phpfpm www @ web-1', type: 'phpfpm_pool', pool: 'www' }], varnish: [{ label: 'varnish @ web-1', software_version: '7.5' }] },
+      want: [
+        ['phpfpm www @ web-1', 'phpfpm_pool', undefined],
+        ['varnish @ web-1', 'varnish', '7.5'],
+      ],
+    },
   ])('$shape', ({ body, want }) => {
     expect(display(body)).toEqual(want);
   });
@@ -266,9 +282,14 @@ describe('/alerts (alert rules)', () => {
     {
       shape: 'a bare list, condition with a function and for',
       body: [{ id: 'r-1', condition: 'avg(nginx.http.status.5xx) > 10 for 2m', host: UUID }],
-      want: [{ id: 'r-1', metric: 'nginx.http.status.5xx', operator: '>', threshold: 10, duration_seconds: 120, host_uuid: UUID }],
+      want: [{ id: 'r-1', metric: 'nginx.http.status.5xx', operator: '>', threshold: 10, duration_seconds: 120, hosts: [UUID] }],
     },
     { shape: 'data.rules', body: { data: { rules: [{ id: 1, name: 'x' }] } }, want: [{ id: '1', name: 'x' }] },
+    {
+      shape: 'the condition as an object, the scope as a list of hosts, the state as a word',
+      body: { alert_rules: [{ id: '704', state: 'enabled', condition: { metric: 'system.load.5', op: 'gt', value: '8', duration: { seconds: 600 } }, scope: { hosts: [UUID, 'f'.repeat(32)] } }] },
+      want: [{ id: '704', metric: 'system.load.5', operator: '>', threshold: 8, duration_seconds: 600, enabled: true, hosts: [UUID, 'f'.repeat(32)] }],
+    },
     { shape: 'no rules', body: { rules: [] }, want: [] },
   ])('$shape', ({ body, want }) => {
     expect(rules(body)).toEqual(want);

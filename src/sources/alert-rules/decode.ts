@@ -1,14 +1,42 @@
-import { readList, type JsonDecoder } from '../../upstream/tolerant/body.js';
-import type { Fields } from '../../upstream/tolerant/fields.js';
-import { boolean, describe, nonEmptyString, number, string, type ValueReader } from '../../upstream/tolerant/values.js';
+import { readFieldList } from '../../upstream/fields/body.js';
+import { declareFields } from '../../upstream/fields/declare.js';
+import { durationText } from '../../upstream/fields/kinds.js';
+import { findersOf } from '../../upstream/fields/resolve.js';
+import type { JsonDecoder } from '../../upstream/tolerant/body.js';
 
 /**
  * `/alerts`: the alert rules. A rule may come as separate fields (`metric`, `operator`,
- * `threshold`) or as one expression string such as `system.cpu.user > 90` (event messages
- * read like that), with the threshold as a number or a numeric string (`"90"`, `"90%"`).
- * Only `id` is required (a number or any string); a rule without a readable condition is
- * still listed, without a threshold.
+ * `threshold`), nested in a condition object, or as one expression string such as
+ * `system.cpu.user > 90` (event messages read like that), with the threshold as a number or a
+ * numeric string (`"90"`, `"90%"`); its scope as a host (`host_uuid`) or a list of hosts
+ * (`scope.hosts`). Only `id` is required (a number or any string); a rule without a readable
+ * condition is still listed, without a threshold.
  */
+export const ALERT_RULE_FIELDS = declareFields({
+  id: { kind: 'id', about: 'the rule id', words: [['id'], ['uuid']], not: ['host', 'hosts', 'metric', 'account', 'scope'], essential: true },
+  name: { kind: 'string', about: 'the rule name', words: [['name'], ['title'], ['description']], not: ['metric', 'host', 'hosts', 'condition', 'scope'], useful: true },
+  metric: { kind: 'string', about: 'the agent metric the rule watches', words: [['metric', 'name'], ['metric']], not: ['unit', 'threshold', 'operator', 'op', 'value'], useful: true },
+  operator: { kind: 'string', about: 'how the metric is compared (>, <, ...)', words: [['operator'], ['op'], ['comparison'], ['comparator']] },
+  threshold: {
+    kind: 'number',
+    about: 'the value the metric is compared with, as upstream stores it',
+    words: [['threshold'], ['condition', 'value'], ['limit'], ['value']],
+    not: ['metric', 'operator', 'op', 'duration', 'id', 'name', 'unit', 'hosts', 'created', 'updated'],
+    useful: true,
+  },
+  duration: { kind: 'duration', about: 'how long the condition must hold before the rule fires', words: [['duration']], unit: 'seconds', useful: true },
+  enabled: {
+    kind: 'state',
+    about: 'whether the rule is enabled',
+    words: [['enabled'], ['active'], ['paused'], ['disabled'], ['muted'], ['status'], ['state']],
+    not: ['code', 'at', 'created', 'updated'],
+    trueWords: ['enabled', 'active', 'on', 'armed', 'true', 'yes'],
+    falseWords: ['disabled', 'paused', 'inactive', 'off', 'muted', 'false', 'no'],
+    useful: true,
+  },
+  hosts: { kind: 'strings', about: 'the hosts the rule is bound to (none: every host)', words: [['hosts', 'uuid'], ['hosts', 'id'], ['hosts']], not: ['name', 'count', 'tags', 'group'] },
+  expression: { kind: 'string', about: 'the condition as one expression (system.cpu.user > 90)', words: [['expression'], ['condition'], ['expr'], ['query'], ['definition'], ['rule']], not: ['id', 'name'], useful: true },
+});
 export interface AlertRule {
   readonly id: string;
   readonly name?: string;
@@ -20,8 +48,8 @@ export interface AlertRule {
   readonly threshold?: number;
   readonly duration_seconds?: number;
   readonly enabled?: boolean;
-  /** The host the rule is bound to; undefined: every host. */
-  readonly host_uuid?: string;
+  /** The hosts the rule is bound to (its scope); undefined: every host. */
+  readonly hosts?: readonly string[];
 }
 
 const EXPRESSION_KEYS = ['expression', 'condition', 'expr', 'rule', 'query', 'definition'];
@@ -36,51 +64,8 @@ const OPERATOR_WORDS: Readonly<Record<string, string>> = {
 const EXPRESSION =
   /^\s*(?:[a-z_]+\(\s*)?([a-z0-9_][a-z0-9_.|/-]*)\s*\)?\s*(>=|<=|==|!=|<>|=|>|<)\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+))\s*%?\s*(?:for\s+(\d+\s*[smhd]?))?\s*$/i;
 
-/** `90`, `"90"`, `"90 %"`. */
-const threshold: ValueReader<number> = (raw) => number(typeof raw === 'string' ? raw.replace(/\s*%\s*$/, '') : raw);
-
-/** Seconds as a number, or a duration such as `300s`, `5m`, `1h`. */
-export const durationSeconds: ValueReader<number> = (raw) => {
-  if (typeof raw === 'string') {
-    const match = /^\s*(\d+(?:\.\d+)?)\s*([smhd]?)\s*$/i.exec(raw);
-    if (!match) return { ok: false, reason: 'invalid_value', detail: `${describe(raw)} is not a duration` };
-    const factor = { '': 1, s: 1, m: 60, h: 3600, d: 86400 }[(match[2] ?? '').toLowerCase()] ?? 1;
-    return { ok: true, value: Number(match[1]) * factor };
-  }
-  const read = number(raw);
-  return read.ok && read.value < 0 ? { ok: false, reason: 'invalid_value', detail: `${read.value} is negative` } : read;
-};
-
-/** `active`/`enabled` versus `paused`/`disabled`, as a word or a flag. */
-const enabledState: ValueReader<boolean> = (raw) => {
-  if (typeof raw === 'string') {
-    const word = raw.trim().toLowerCase();
-    if (['enabled', 'active', 'on', 'armed'].includes(word)) return { ok: true, value: true };
-    if (['disabled', 'paused', 'inactive', 'off', 'muted'].includes(word)) return { ok: true, value: false };
-  }
-  return boolean(raw);
-};
-
 export function normaliseOperator(text: string): string {
   return OPERATOR_WORDS[text.trim().toLowerCase()] ?? text.trim();
-}
-
-export function readAlertRule(f: Fields): AlertRule {
-  const rule: { -readonly [K in keyof AlertRule]: AlertRule[K] } = { id: f.required(['id', 'rule_id', 'uuid'], nonEmptyString) };
-  const put = <K extends keyof AlertRule>(key: K, value: AlertRule[K] | undefined) => {
-    if (value !== undefined) rule[key] = value;
-  };
-  put('name', f.optional(['name', 'title', 'description'], string));
-  const parsed = parseExpression(f.optional(EXPRESSION_KEYS, string));
-  put('metric', f.optional(['metric', 'metric_name', 'metric.name'], nonEmptyString) ?? parsed?.metric);
-  const operator = f.optional(['operator', 'op', 'comparison', 'comparator'], nonEmptyString);
-  put('operator', operator === undefined ? parsed?.operator : normaliseOperator(operator));
-  put('threshold', f.optional(['threshold', 'value', 'limit', 'threshold_value'], threshold) ?? parsed?.threshold);
-  put('duration_seconds', f.optional(['duration_seconds', 'duration', 'for', 'period', 'for_seconds'], durationSeconds) ?? parsed?.durationSeconds);
-  const paused = f.optional(['paused', 'disabled', 'muted'], boolean);
-  put('enabled', f.optional(['enabled', 'is_enabled', 'active', 'status', 'state'], enabledState) ?? (paused === undefined ? undefined : !paused));
-  put('host_uuid', f.optional(['host_uuid', 'host', 'host_id'], nonEmptyString));
-  return rule;
 }
 
 /** `system.cpu.user > 90`, `avg(system.cpu.user) >= 90%`, `nginx.http.status.5xx > 10 for 5m`. */
@@ -91,16 +76,33 @@ export function parseExpression(
   const match = EXPRESSION.exec(text);
   if (!match) return undefined;
   const [, metric = '', operator = '', value = '', duration] = match;
-  const seconds = duration === undefined ? undefined : durationSeconds(duration.replace(/\s+/g, ''));
   return {
     metric,
     operator: normaliseOperator(operator),
     threshold: Number(value),
-    durationSeconds: seconds?.ok ? seconds.value : undefined,
+    durationSeconds: duration === undefined ? undefined : durationText(/^\d+$/.test(duration.trim()) ? `${duration.trim()}s` : duration),
   };
 }
 
-export const decodeAlertRules: JsonDecoder<readonly AlertRule[]> = (raw, context) => {
-  const body = readList(raw, context, { what: 'alert rule list', keys: ['rules', 'alert_rules', 'alertRules', 'alerts'], read: readAlertRule });
-  return { value: body.items, dropped: body.dropped, notes: body.notes };
+const ruleFinder = findersOf(ALERT_RULE_FIELDS);
+
+export const decodeAlertRules: JsonDecoder<readonly AlertRule[]> = (raw, context, options) => {
+  const body = readFieldList(raw, context, { what: 'alert rule list', keys: ['rules', 'alert_rules', 'alertRules', 'alerts'], finder: ruleFinder(options?.fieldPaths) });
+  const rules = body.records.map((r): AlertRule => {
+    const parsed = parseExpression(r.expression);
+    const rule: { -readonly [K in keyof AlertRule]: AlertRule[K] } = { id: r.id ?? '' };
+    const put = <K extends keyof AlertRule>(key: K, value: AlertRule[K] | undefined) => {
+      if (value !== undefined && value !== '') rule[key] = value;
+    };
+    put('name', r.name);
+    put('metric', r.metric ?? parsed?.metric);
+    put('operator', r.operator === undefined ? parsed?.operator : normaliseOperator(r.operator));
+    put('threshold', r.threshold ?? parsed?.threshold);
+    put('duration_seconds', r.duration ?? parsed?.durationSeconds);
+    put('enabled', r.enabled);
+    const hosts = r.hosts?.filter((uuid) => uuid.trim() !== '');
+    if (hosts !== undefined && hosts.length > 0) rule.hosts = hosts;
+    return rule;
+  });
+  return { value: rules, dropped: body.dropped, notes: body.notes, fields: body.report };
 };

@@ -3,7 +3,7 @@ import { endpoint } from '../../upstream/monitoring/client.js';
 import { catalogueEntry } from '../../upstream/monitoring/metric-catalogue.js';
 import { seriesSource } from '../series/index.js';
 import { every, familyNames, groupName, type MonitoringSource } from '../source.js';
-import { decodeAlertRules } from './decode.js';
+import { ALERT_RULE_FIELDS, decodeAlertRules } from './decode.js';
 import { ALERT_RULE_FAMILIES, mapAlertRules } from './map.js';
 
 export const ALERT_RULES_ENDPOINT = endpoint('/alerts', decodeAlertRules);
@@ -15,6 +15,7 @@ export const alertRulesSource: MonitoringSource = {
   toggle: { default: true },
   cadences: { alert_rules: { default: '10m', minMs: MINUTE } },
   endpoints: [ALERT_RULES_ENDPOINT],
+  fields: ALERT_RULE_FIELDS,
   priority: 'normal',
   families: familyNames(ALERT_RULE_FAMILIES),
   create(ctx) {

@@ -9,10 +9,9 @@ import { boolToNumber, toBaseUnit } from '../shared/units.js';
 const FROM = 'from /alerts, polled in the background';
 
 export const ALERT_RULE_FAMILIES = {
-  info: infoSpec(
-    'monapi_alert_rule_info',
-    `Alert rule facts (value 1): name, watched agent metric, comparison operator, and the host it is bound to (empty: every host), ${FROM}.`,
-  ),
+  info: infoSpec('monapi_alert_rule_info', `Alert rule facts (value 1): name, watched agent metric and comparison operator, ${FROM}.`),
+  hosts: gaugeSpec('monapi_alert_rule_hosts', `Hosts the alert rule is bound to; 0: every host, ${FROM}.`),
+  host: infoSpec('monapi_alert_rule_host_info', `One series (value 1) per host the alert rule is bound to; a rule for every host has none, ${FROM}.`),
   enabled: gaugeSpec('monapi_alert_rule_enabled', `1 when the alert rule is enabled, else 0, ${FROM}.`),
   threshold: gaugeSpec(
     'monapi_alert_rule_threshold',
@@ -20,7 +19,7 @@ export const ALERT_RULE_FAMILIES = {
   ),
   duration: gaugeSpec(
     'monapi_alert_rule_duration_seconds',
-    `How long the condition must hold before the alert rule fires (upstream "duration_seconds"), ${FROM}.`,
+    `How long the condition must hold before the alert rule fires, ${FROM}.`,
     'seconds',
   ),
 } as const;
@@ -45,9 +44,12 @@ export function mapAlertRules(rules: readonly AlertRule[], opts: AlertRuleMapOpt
     const id = { account: opts.account, rule_id: rule.id };
     c.add(
       ALERT_RULE_FAMILIES.info,
-      { ...id, rule: rule.name ?? '', metric: rule.metric ?? '', operator: rule.operator ?? '', host_uuid: rule.host_uuid ?? '' },
+      { ...id, rule: rule.name ?? '', metric: rule.metric ?? '', operator: rule.operator ?? '' },
       1,
     );
+    const hosts = [...new Set(rule.hosts ?? [])];
+    c.add(ALERT_RULE_FAMILIES.hosts, id, hosts.length);
+    for (const hostUuid of hosts) c.add(ALERT_RULE_FAMILIES.host, { ...id, host_uuid: hostUuid }, 1);
     if (rule.enabled !== undefined) c.add(ALERT_RULE_FAMILIES.enabled, id, boolToNumber(rule.enabled));
     if (rule.threshold !== undefined) {
       const unit = rule.metric === undefined ? undefined : opts.unitOf(rule.metric);

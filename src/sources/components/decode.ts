@@ -1,14 +1,32 @@
-import { readList, type JsonDecoder } from '../../upstream/tolerant/body.js';
-import { ItemProblem, type Fields } from '../../upstream/tolerant/fields.js';
-import { integer, string } from '../../upstream/tolerant/values.js';
+import { readFieldList } from '../../upstream/fields/body.js';
+import { declareFields } from '../../upstream/fields/declare.js';
+import { findersOf } from '../../upstream/fields/resolve.js';
+import type { JsonDecoder } from '../../upstream/tolerant/body.js';
 
 /**
  * `/hosts/{uuid}/components`: the servers the agent detected on a host. The agent reports
  * for each a `type` (nginx, phpfpm, mysql, ...), a local id (sha256 hex), the host uuid, a
- * display name such as `mysql @ web-1`, and per type a version, pid, name, paths.
+ * display name such as `mysql @ web-1`, and per type a version, pid, name, paths. The list
+ * may come grouped by kind (`{"nginx": [...], "mysql": [...]}`): the key is then the type.
  * Only a way to name the component is required: a display name, a name or an id. The host
  * uuid may be left out of the items (the path has it).
  */
+export const COMPONENT_FIELDS = declareFields({
+  id: { kind: 'id', about: "the agent's local id of the component", words: [['id'], ['hash']], not: ['host', 'pid', 'parent', 'process', 'master'] },
+  type: {
+    kind: 'string',
+    about: 'what the agent detected (nginx, phpfpm, mysql, ...)',
+    words: [['type'], ['software'], ['kind'], ['group']],
+    not: ['host', 'id', 'version', 'name', 'display', 'object'],
+    useful: true,
+  },
+  display_name: { kind: 'string', about: 'the name the agent shows (mysql @ web-1)', words: [['display', 'name'], ['title'], ['label']], not: ['host'], useful: true },
+  name: { kind: 'string', about: "the component's own name (a php-fpm pool's)", words: [['name'], ['pool']], not: ['host', 'display', 'software', 'type', 'kind', 'ssl', 'binary', 'config', 'path', 'status', 'listen'], useful: true },
+  version: { kind: 'string', about: 'the version of the software', words: [['version']], not: ['agent', 'tls', 'ssl', 'http', 'api', 'config', 'openssl'], useful: true },
+  pid: { kind: 'integer', about: 'the process id', words: [['pid']], not: ['parent', 'ppid'] },
+  host_uuid: { kind: 'string', about: 'the host it runs on (the path names it too)', words: [['host', 'uuid'], ['host', 'id'], ['host']], not: ['name', 'port', 'address'] },
+});
+
 export interface Component {
   /** The agent's local id. */
   readonly id?: string;
@@ -27,37 +45,33 @@ export interface ComponentList {
   readonly components: readonly Component[];
 }
 
-const DISPLAY_NAME = ['display_name', 'displayName', 'title', 'label'];
-const NAME = ['name', 'pool', 'pool_name'];
-const ID = ['id', 'local_id', 'object_id', 'uuid', 'hash'];
+const componentFinder = findersOf(COMPONENT_FIELDS);
+const nonEmpty = (text: string | undefined) => (text === undefined || text.trim() === '' ? undefined : text);
 
-export function readComponent(f: Fields): Component {
-  const component: { -readonly [K in keyof Component]: Component[K] } = {};
-  const put = <K extends keyof Component>(key: K, value: Component[K] | undefined) => {
-    if (value !== undefined && value !== '') component[key] = value;
-  };
-  put('id', f.optional(ID, string));
-  put('type', f.optional(['type', 'software', 'kind', 'component_type', 'object_type'], string));
-  put('display_name', f.optional(DISPLAY_NAME, string));
-  put('name', f.optional(NAME, string));
-  put('version', f.optional(['version', 'software_version', 'build.version'], string));
-  put('pid', f.optional(['pid', 'master_pid'], integer));
-  put('host_uuid', f.optional(['host_uuid', 'host', 'host_id'], string));
-  if (component.display_name === undefined && component.name === undefined && component.id === undefined) {
-    throw new ItemProblem('missing_field', 'display_name', 'no display name, name or id to call the component by');
-  }
-  return component;
-}
-
-export const decodeComponents: JsonDecoder<ComponentList> = (raw, context) => {
-  const body = readList(raw, context, {
+export const decodeComponents: JsonDecoder<ComponentList> = (raw, context, options) => {
+  const body = readFieldList(raw, context, {
     what: 'component list',
     keys: ['components', 'objects', 'instances', 'servers', 'detected'],
-    read: readComponent,
+    finder: componentFinder(options?.fieldPaths),
+    unusable: (r) =>
+      nonEmpty(r.display_name) === undefined && nonEmpty(r.name) === undefined && r.id === undefined
+        ? { field: 'display_name', issue: 'no display name, name or id to call the component by' }
+        : undefined,
   });
+  const components = body.records.map((r): Component => {
+    const component: { -readonly [K in keyof Component]: Component[K] } = {};
+    for (const key of ['id', 'type', 'display_name', 'name', 'version', 'host_uuid'] as const) {
+      const value = nonEmpty(r[key]);
+      if (value !== undefined) component[key] = value;
+    }
+    if (r.pid !== undefined) component.pid = r.pid;
+    return component;
+  });
+  const envelopeHost = body.envelope.host_uuid ?? body.envelope.host;
   return {
-    value: { host_uuid: body.envelope.optional(['host_uuid', 'host'], string), components: body.items },
+    value: { host_uuid: typeof envelopeHost === 'string' ? envelopeHost : undefined, components },
     dropped: body.dropped,
     notes: body.notes,
+    fields: body.report,
   };
 };

@@ -2,7 +2,7 @@ import { MINUTE } from '../../config/schema.js';
 import { endpoint } from '../../upstream/monitoring/client.js';
 import { POLLED_HOSTS } from '../hosts/topics.js';
 import { every, familyNames, groupName, type MonitoringSource } from '../source.js';
-import { decodeComponents, type Component } from './decode.js';
+import { COMPONENT_FIELDS, decodeComponents, type Component } from './decode.js';
 import { COMPONENT_INFO, mapComponents } from './map.js';
 import { HOST_COMPONENTS } from './topics.js';
 
@@ -16,6 +16,7 @@ export const componentsSource: MonitoringSource = {
   cadences: { components: { default: '1h', minMs: 5 * MINUTE } },
   needs: { hosts: 'the host list says which hosts to fetch components for' },
   endpoints: [COMPONENTS_ENDPOINT],
+  fields: COMPONENT_FIELDS,
   priority: 'normal',
   families: familyNames({ info: COMPONENT_INFO }),
   reads: [POLLED_HOSTS],

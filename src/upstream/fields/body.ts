@@ -19,6 +19,8 @@ export interface FieldListSpec<D extends FieldDecls> {
   /** Where the list may sit, most specific first, before the generic keys. */
   readonly keys: readonly string[];
   readonly finder: FieldFinder<D>;
+  /** Why an item with these fields cannot be used (dropped as `missing_field` of `field`); undefined keeps it. */
+  readonly unusable?: (record: FieldRecord<D>) => { readonly field: string; readonly issue: string } | undefined;
 }
 
 export interface FieldList<D extends FieldDecls> {
@@ -75,7 +77,13 @@ export function readFieldList<D extends FieldDecls>(raw: unknown, context: Reque
   for (const problem of read.problems) {
     dropped.push({ path: `${listPath}[${indexOf[problem.index] ?? problem.index}]`, reason: problem.reason, field: problem.field, issue: `${problem.field} ${problem.issue}` });
   }
-  const records = read.records.filter((r): r is FieldRecord<D> => r !== undefined);
+  const records: FieldRecord<D>[] = [];
+  read.records.forEach((record, index) => {
+    if (record === undefined) return;
+    const problem = spec.unusable?.(record);
+    if (problem === undefined) records.push(record);
+    else dropped.push({ path: `${listPath}[${indexOf[index] ?? index}]`, reason: 'missing_field', field: problem.field, issue: `${problem.field}: ${problem.issue}` });
+  });
   if (objects.length > 0 && read.report.essentialMissing.length > 0) throw new FieldsMissingError(context, spec.what, read.report);
   refuseWhenNothingUsable(context, spec.what, records.length, dropped);
   return {

@@ -251,7 +251,8 @@ export function readKind<K extends FieldKind>(decl: FieldDecl<K>, raw: unknown, 
     case 'count':
       return { read: count(raw) } as KindRead<FieldValues[K]>;
     case 'number':
-      return { read: number(raw) } as KindRead<FieldValues[K]>;
+      // A threshold written as upstream shows it (`"90 %"`) is the number it shows.
+      return { read: number(typeof raw === 'string' ? raw.replace(/\s*%\s*$/, '') : raw) } as KindRead<FieldValues[K]>;
     case 'string':
       return { read: string(raw) } as KindRead<FieldValues[K]>;
     case 'id':

@@ -51,11 +51,12 @@ const SYNONYMS: Readonly<Record<string, readonly string[]>> = {
   requests: ['requests', 'request', 'req', 'reqs', 'calls', 'call'],
   limit: ['limit', 'limits', 'quota', 'max_allowed', 'allowance', 'allowed_max'],
   retention: ['retention', 'history', 'keep'],
+  duration: ['duration', 'for', 'pending'],
   usage: ['usage', 'used', 'consumed', 'in_use', 'inuse'],
 };
 
 /** Words that carry no meaning for matching. */
-const FILLER = new Set(['last', 'the', 'of', 'in', 'for', 'a', 'an', 'value', 'val', 'data', 'stats', 'stat', 'info', 'current', 'is', 'has', 'past']);
+const FILLER = new Set(['last', 'the', 'of', 'in', 'a', 'an', 'data', 'stats', 'stat', 'info', 'current', 'is', 'has', 'past']);
 
 const CANONICAL = new Map<string, string>();
 for (const [canonical, spellings] of [...Object.entries(PERIOD_WORDS), ...Object.entries(TIME_UNIT_WORDS), ...Object.entries(SYNONYMS)]) {

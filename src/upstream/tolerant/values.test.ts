@@ -35,6 +35,7 @@ describe('value readers', () => {
     ['timestamp in Unix milliseconds', timestamp, 1_800_000_000_000, '2027-01-15T08:00:00.000Z'],
     ['timestamp refuses a zone-less time', timestamp, '2020-12-15 14:41:39', 'invalid_value: "2020-12-15 14:41:39" is not an RFC 3339 timestamp'],
     ['timestamp refuses words', timestamp, 'yesterday', 'invalid_value: "yesterday" is not an RFC 3339 timestamp'],
+    ['timestamp refuses a number past the last date', timestamp, 8_640_000_000_000_001, 'invalid_value: 8640000000000001 is not a Unix time'],
     ['stringList', stringList, ['a', 1, null, { x: 1 }], ['a', '1']],
     ['stringList from the agent comma list', stringList, 'foo, bar,env:prod,', ['foo', 'bar', 'env:prod']],
   ])('%s', (_name, reader, raw, want) => {

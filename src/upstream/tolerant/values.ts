@@ -99,8 +99,10 @@ const EPOCH_MS_THRESHOLD = 1e11;
  */
 export const timestamp: ValueReader<string> = (raw) => {
   if (typeof raw === 'number') {
-    if (!Number.isFinite(raw) || raw < 0) return invalid(`${raw} is not a Unix time`);
-    return ok(new Date(raw < EPOCH_MS_THRESHOLD ? raw * 1000 : raw).toISOString());
+    const ms = raw < EPOCH_MS_THRESHOLD ? raw * 1000 : raw;
+    // Dates end 8.64e15 ms after the epoch; beyond that no Date, and no Unix time, exists.
+    if (!Number.isFinite(raw) || raw < 0 || ms > 8.64e15) return invalid(`${raw} is not a Unix time`);
+    return ok(new Date(ms).toISOString());
   }
   if (typeof raw !== 'string') return wrongType('a timestamp', raw);
   // As the document writes them: kept as sent.
