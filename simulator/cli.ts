@@ -21,7 +21,9 @@ marketplace endpoints until SIGINT or SIGTERM.
   --burst N              Monitoring burst per API key (default ${SIMULATOR_DEFAULTS.burst})
   --no-retry-after       Send no Retry-After header on the monitoring API's 429
   --shapes SET           Shape set of the bodies the seeds leave "not shown": standard
-                         (default) or alt, the same data in other legal layouts
+                         (default), alt or nested, the same data in other legal layouts
+                         (nested: values under period and category keys, lists grouped
+                         by kind, states as words, numbers as strings)
   --shape ENDPOINT=SET   Override one endpoint's shape set (repeatable, or comma-separated):
                          ${SHAPE_ENDPOINTS.join(', ')}
   --late-data            Late data: a share of minutes arrive late, a share never

@@ -44,8 +44,8 @@ export interface SimulatorOptions {
   /** Send Retry-After on the monitoring API's 429. Default true. */
   retryAfter?: boolean;
   /**
-   * Shape set of every body the seeds leave "not shown": `standard` (default) or `alt`, the
-   * same data in other legal envelopes and encodings (docs/simulator.md).
+   * Shape set of every body the seeds leave "not shown": `standard` (default), `alt` or
+   * `nested`, the same data in other legal envelopes and encodings (docs/simulator.md).
    */
   shapes?: ShapeSet;
   /** Per-endpoint shape sets that override `shapes`, e.g. `{ websites: 'alt' }`. */

@@ -25,13 +25,24 @@ import {
   AltWebsiteList,
   AltWebsiteSummary,
 } from './shapes/alt-schemas.js';
+import {
+  NestedAccountBody,
+  NestedAlertRuleList,
+  NestedComponentList,
+  NestedLatestValue,
+  NestedMetricCatalogue,
+  NestedWebsiteCheck,
+  NestedWebsiteCheckList,
+  NestedWebsiteList,
+  NestedWebsiteSummary,
+} from './shapes/nested-schemas.js';
 import { STANDARD_SHAPES, SHAPE_ENDPOINTS, type ShapeEndpoint, type ShapeSource } from './shapes/shapes.js';
 
 /**
  * The OpenAPI 3.1 description the simulator serves at `/api/v2/openapi.json`. Response
  * schemas come from the simulator's own zod schemas (`monitoring/schemas.ts`), which type
  * its answers; the parameter rules mirror `monitoring/http/params.ts`. The response schema of
- * each endpoint follows the shape set it answers with now (standard or alternative).
+ * each endpoint follows the shape set it answers with now (standard, alternative or nested).
  */
 
 export interface OpenApiOptions {
@@ -66,26 +77,37 @@ const RESPONSE_SCHEMAS = {
   AltWebsiteSummary,
   AltWebsiteCheckList,
   WebsiteSummaryWithAltChecks: WebsiteSummary.extend({ recent_checks: z.array(AltWebsiteCheck).optional() }),
+  NestedAccount: NestedAccountBody,
+  NestedMetricCatalogue,
+  NestedLatestValue,
+  NestedComponentList,
+  NestedAlertRuleList,
+  NestedWebsiteList,
+  NestedWebsiteSummary,
+  NestedWebsiteCheckList,
+  WebsiteSummaryWithNestedChecks: WebsiteSummary.extend({ recent_checks: z.array(NestedWebsiteCheck).optional() }),
 } as const;
 
 type SchemaName = keyof typeof RESPONSE_SCHEMAS;
 
-/** The schema of an endpoint's 200 answer in the alternative set, by the shape endpoint it follows. */
-const ALT_SCHEMA: Readonly<Partial<Record<string, { endpoint: ShapeEndpoint; schema: SchemaName }>>> = {
-  '/account': { endpoint: 'account', schema: 'AltAccount' },
-  '/hosts/{uuid}/metrics': { endpoint: 'metrics', schema: 'AltMetricCatalogue' },
-  '/hosts/{uuid}/metrics/{name}/latest': { endpoint: 'latest', schema: 'AltLatestValue' },
-  '/hosts/{uuid}/components': { endpoint: 'components', schema: 'AltComponentList' },
-  '/alerts': { endpoint: 'alert-rules', schema: 'AltAlertRuleList' },
-  '/websites': { endpoint: 'websites', schema: 'AltWebsiteList' },
-  '/websites/{id}': { endpoint: 'website', schema: 'AltWebsiteSummary' },
-  '/websites/{id}/checks': { endpoint: 'checks', schema: 'AltWebsiteCheckList' },
+/** The schema of an endpoint's 200 answer in the alternative and nested sets, by the shape endpoint it follows. */
+const OTHER_SCHEMAS: Readonly<Partial<Record<string, { endpoint: ShapeEndpoint; alt: SchemaName; nested: SchemaName }>>> = {
+  '/account': { endpoint: 'account', alt: 'AltAccount', nested: 'NestedAccount' },
+  '/hosts/{uuid}/metrics': { endpoint: 'metrics', alt: 'AltMetricCatalogue', nested: 'NestedMetricCatalogue' },
+  '/hosts/{uuid}/metrics/{name}/latest': { endpoint: 'latest', alt: 'AltLatestValue', nested: 'NestedLatestValue' },
+  '/hosts/{uuid}/components': { endpoint: 'components', alt: 'AltComponentList', nested: 'NestedComponentList' },
+  '/alerts': { endpoint: 'alert-rules', alt: 'AltAlertRuleList', nested: 'NestedAlertRuleList' },
+  '/websites': { endpoint: 'websites', alt: 'AltWebsiteList', nested: 'NestedWebsiteList' },
+  '/websites/{id}': { endpoint: 'website', alt: 'AltWebsiteSummary', nested: 'NestedWebsiteSummary' },
+  '/websites/{id}/checks': { endpoint: 'checks', alt: 'AltWebsiteCheckList', nested: 'NestedWebsiteCheckList' },
 };
 
 function responseSchema(path: string, op: Operation, shapes: ShapeSource): SchemaName {
-  const alt = ALT_SCHEMA[path];
-  if (alt && shapes.of(alt.endpoint) === 'alt') return alt.schema;
+  const other = OTHER_SCHEMAS[path];
+  const set = other ? shapes.of(other.endpoint) : 'standard';
+  if (other && set !== 'standard') return other[set];
   if (path === '/websites/{id}' && shapes.of('checks') === 'alt') return 'WebsiteSummaryWithAltChecks';
+  if (path === '/websites/{id}' && shapes.of('checks') === 'nested') return 'WebsiteSummaryWithNestedChecks';
   return op.schema;
 }
 

@@ -173,7 +173,10 @@ export const SimAlertRule = z.object({
   threshold: z.number(),
   duration_seconds: z.number().int().nonnegative().optional(),
   enabled: z.boolean(),
+  /** The one host the rule is bound to; null when it covers every host or several (then see `host_uuids`). */
   host_uuid: HostUuid.nullable(),
+  /** Only on a rule bound to several hosts: those hosts. */
+  host_uuids: z.array(HostUuid).min(2).optional(),
   created_at: UtcTimestamp,
 });
 export type SimAlertRule = z.infer<typeof SimAlertRule>;
@@ -181,7 +184,7 @@ export type SimAlertRule = z.infer<typeof SimAlertRule>;
 export const SimAlertRuleList = z.object({ rules: z.array(SimAlertRule) });
 export type SimAlertRuleList = z.infer<typeof SimAlertRuleList>;
 
-/** A monitored website with its 24-hour aggregates. */
+/** A monitored website with its 24-hour aggregates; a paused one has `enabled: false`. */
 export const SimWebsite = z.object({
   id: z.number().int(),
   name: z.string(),

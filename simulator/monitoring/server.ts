@@ -12,7 +12,17 @@ import {
   altWebsites,
   altWebsiteSummary,
 } from '../shapes/monitoring-alt.js';
-import { STANDARD_SHAPES, type ShapeSource } from '../shapes/shapes.js';
+import {
+  nestedAccount,
+  nestedAlertRules,
+  nestedCheck,
+  nestedComponents,
+  nestedLatest,
+  nestedMetricCatalogue,
+  nestedWebsites,
+  nestedWebsiteSummary,
+} from '../shapes/monitoring-nested.js';
+import { STANDARD_SHAPES, type ShapeEndpoint, type ShapeSet, type ShapeSource } from '../shapes/shapes.js';
 import type { TokenBucketLimiter } from '../rate-limit.js';
 import { AGENT_METRICS } from './catalogue.js';
 import { presentedKey } from './http/auth.js';
@@ -102,8 +112,11 @@ export function createMonitoringApi(options: MonitoringApiOptions): Router {
   const retryAfter = options.retryAfter ?? true;
   const upgradeUrl = options.upgradeUrl ?? DEFAULT_UPGRADE_URL;
   const shapes = options.shapes ?? { of: () => STANDARD_SHAPES.default };
-  const alt = (endpoint: Parameters<ShapeSource['of']>[0]): boolean => shapes.of(endpoint) === 'alt';
-  const checkBody = (check: WebsiteCheck): unknown => (alt('checks') ? altCheck(check) : check);
+  const shape = (endpoint: ShapeEndpoint): ShapeSet => shapes.of(endpoint);
+  const checkBody = (check: WebsiteCheck): unknown => {
+    const set = shape('checks');
+    return set === 'alt' ? altCheck(check) : set === 'nested' ? nestedCheck(check) : check;
+  };
   const router = express.Router({ caseSensitive: true, strict: true });
 
   // The seed's error table has no 405: a resource that does not exist for this method is not_found.
@@ -148,7 +161,8 @@ export function createMonitoringApi(options: MonitoringApiOptions): Router {
       ...account.account(now),
       rate_limit: { requests_per_minute: limiter.perMinute, burst: limiter.burst, remaining: limiter.remaining(account.key) },
     };
-    res.json(alt('account') ? altAccount(body) : body);
+    const set = shape('account');
+    res.json(set === 'alt' ? altAccount(body) : set === 'nested' ? nestedAccount(body) : body);
   });
 
   router.get('/hosts', (_req, res) => {
@@ -169,7 +183,10 @@ export function createMonitoringApi(options: MonitoringApiOptions): Router {
     const uuid = param(req, 'uuid');
     const metrics = account.metricCatalogue(uuid);
     if (!metrics) return hostNotFound(res);
-    res.json(alt('metrics') ? altMetricCatalogue(metrics) : ({ host_uuid: uuid, metrics } satisfies MetricCatalogue));
+    const set = shape('metrics');
+    if (set === 'alt') return res.json(altMetricCatalogue(metrics));
+    if (set === 'nested') return res.json(nestedMetricCatalogue(uuid, metrics));
+    res.json({ host_uuid: uuid, metrics } satisfies MetricCatalogue);
   });
 
   router.get('/hosts/:uuid/metrics/series', (req, res) => {
@@ -220,7 +237,8 @@ export function createMonitoringApi(options: MonitoringApiOptions): Router {
       timestamp: latest.timestampMs === null ? null : rfc3339Seconds(latest.timestampMs),
       value: latest.value,
     };
-    res.json(alt('latest') ? altLatest(body) : body);
+    const set = shape('latest');
+    res.json(set === 'alt' ? altLatest(body) : set === 'nested' ? nestedLatest(body) : body);
   });
 
   router.get('/hosts/:uuid/components', (req, res) => {
@@ -228,14 +246,19 @@ export function createMonitoringApi(options: MonitoringApiOptions): Router {
     const uuid = param(req, 'uuid');
     const components = account.components(uuid);
     if (!components) return hostNotFound(res);
-    if (alt('components')) return res.json(altComponents(account.componentRecords(uuid) ?? []));
+    const set = shape('components');
+    if (set === 'alt') return res.json(altComponents(account.componentRecords(uuid) ?? []));
+    if (set === 'nested') return res.json(nestedComponents(uuid, components));
     res.json({ host_uuid: uuid, components } satisfies ComponentList);
   });
 
   router.get('/alerts', (_req, res) => {
     const { account } = localsOf(res);
     const rules = account.alertRules();
-    res.json(alt('alert-rules') ? altAlertRules(rules) : ({ rules } satisfies AlertRuleList));
+    const set = shape('alert-rules');
+    if (set === 'alt') return res.json(altAlertRules(rules));
+    if (set === 'nested') return res.json(nestedAlertRules(rules));
+    res.json({ rules } satisfies AlertRuleList);
   });
 
   router.get('/alerts/recent', (req, res) => {
@@ -254,7 +277,10 @@ export function createMonitoringApi(options: MonitoringApiOptions): Router {
   router.get('/websites', (_req, res) => {
     const { account, now } = localsOf(res);
     const websites = account.websites(now);
-    res.json(alt('websites') ? altWebsites(websites) : ({ websites, total: websites.length } satisfies WebsiteList));
+    const set = shape('websites');
+    if (set === 'alt') return res.json(altWebsites(websites));
+    if (set === 'nested') return res.json(nestedWebsites(websites));
+    res.json({ websites, total: websites.length } satisfies WebsiteList);
   });
 
   router.get('/websites/:id', (req, res) => {
@@ -263,8 +289,10 @@ export function createMonitoringApi(options: MonitoringApiOptions): Router {
     if (!id.ok) return badRequest(res, id);
     const summary = account.websiteSummary(id.value, now);
     if (!summary) return websiteNotFound(res);
-    if (alt('website')) return res.json(altWebsiteSummary(summary, checkBody));
-    res.json(alt('checks') && summary.recent_checks ? { ...summary, recent_checks: summary.recent_checks.map(checkBody) } : summary);
+    const set = shape('website');
+    if (set === 'alt') return res.json(altWebsiteSummary(summary, checkBody));
+    if (set === 'nested') return res.json(nestedWebsiteSummary(summary, checkBody));
+    res.json(shape('checks') !== 'standard' && summary.recent_checks ? { ...summary, recent_checks: summary.recent_checks.map(checkBody) } : summary);
   });
 
   router.get('/websites/:id/checks', (req, res) => {
@@ -302,7 +330,7 @@ export function createMonitoringApi(options: MonitoringApiOptions): Router {
 
   /** The seed shows this envelope, so only the check items vary. */
   function checkList(body: WebsiteCheckList): unknown {
-    return alt('checks') ? { ...body, checks: body.checks.map(checkBody) } : body;
+    return shape('checks') === 'standard' ? body : { ...body, checks: body.checks.map(checkBody) };
   }
 
   // Express calls a four-argument handler for errors thrown by routes.

@@ -332,6 +332,37 @@ describe('alerts', () => {
     expect(rules.length).toBeGreaterThanOrEqual(3);
     expect(new Set(rules.map((r) => r.id)).size).toBe(rules.length);
   });
+
+  it.each(['alerts', 'monapi', 'test-seed', 'other'])('seed %s: every account has one rule bound to two or three of its allowed hosts, and it fires only for those', (seed) => {
+    for (const account of world(seed).accounts()) {
+      const scoped = account.alertRules().filter((r) => r.host_uuids !== undefined);
+      expect(scoped, account.id).toHaveLength(1);
+      const rule = scoped[0]!;
+      const allowed = account.hosts(NOW).filter((h) => h.allowed);
+      expect(rule.host_uuid).toBeNull();
+      expect(rule.host_uuids!.length).toBeGreaterThanOrEqual(2);
+      expect(rule.host_uuids!.length).toBeLessThanOrEqual(3);
+      expect(new Set(rule.host_uuids).size).toBe(rule.host_uuids!.length);
+      const listOrder = allowed.map((h) => h.uuid).filter((uuid) => rule.host_uuids!.includes(uuid));
+      expect(rule.host_uuids).toEqual(listOrder);
+      const component = catalogueEntry(rule.metric)?.component ?? '';
+      const couldTrigger = allowed.filter((h) => account.metricCatalogue(h.uuid)?.[component]);
+      expect(couldTrigger.length).toBeGreaterThan(rule.host_uuids!.length);
+      if (account.plan !== 'pro' || !rule.enabled) continue;
+      const fired = account.recentAlerts(NOW, 500).filter((e) => e.type === 'host_alert' && e.source_id === rule.id);
+      expect(fired.length).toBeGreaterThan(0);
+      for (const e of fired) expect(rule.host_uuids).toContain(e.type === 'host_alert' ? e.host_uuid : '');
+    }
+  });
+
+  it('raises no website_down event for a paused website after its pause', () => {
+    const site = a.websites(NOW).find((s) => !s.enabled)!;
+    const lastCheck = Date.parse(site.last_checked_at!);
+    const down = (at: number) => a.recentAlerts(at, 500).filter((e) => e.type === 'website_down' && e.source_id === site.id);
+    expect(down(NOW).every((e) => Date.parse(e.occurred_at) <= lastCheck)).toBe(true);
+    // Before the pause the same site had outages like any other.
+    expect(down(lastCheck).length).toBeGreaterThan(0);
+  });
 });
 
 describe('addHosts and removeHosts', () => {

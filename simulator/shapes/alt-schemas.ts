@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { HostUuid, MetricName, SimWebsite, SimWebsiteCheck, SimWebsiteSummary, UtcTimestamp } from '../monitoring/schemas.js';
+import { NestedWebsiteCheck } from './nested-schemas.js';
 
 /**
  * zod schemas of the alternative shape set of the Monitoring API (shapes/monitoring-alt.ts).
@@ -94,6 +95,6 @@ export const AltWebsiteSummary = z.object({
   data: z.looseObject({
     ...SimWebsiteSummary.shape,
     id: FlexibleId,
-    recent_checks: z.array(z.union([SimWebsiteCheck, AltWebsiteCheck])).optional(),
+    recent_checks: z.array(z.union([SimWebsiteCheck, AltWebsiteCheck, NestedWebsiteCheck])).optional(),
   }),
 });

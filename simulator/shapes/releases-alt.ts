@@ -4,8 +4,8 @@ import type { ShapeSet } from './shapes.js';
 /**
  * The two shape sets of the Release Lookup API's bodies the seed does not show: the
  * marketplace's `/version`, `/source`, `/assets`, the free endpoint's `?version`, and the
- * record's fields beyond `version` and `type`. Same data, other legal layouts (the upstream
- * facts list them).
+ * record's fields beyond `version` and `type` (the nested set answers as the standard one
+ * here). Same data, other legal layouts (the upstream facts list them).
  */
 
 /** Marketplace `/version`: `{version}` (standard) or a bare JSON string (alt). */
@@ -30,7 +30,7 @@ export const freeVersionBody = (record: SimReleaseRecord, shape: ShapeSet): unkn
  * pre-release flags passed through as fields a client does not know.
  */
 export function releaseRecordBody(record: SimReleaseRecord, shape: ShapeSet): SimReleaseRecord {
-  if (shape === 'standard') return record;
+  if (shape !== 'alt') return record;
   const out: Record<string, unknown> = { ...record, prerelease: false, draft: false };
   if (record.v_prefix === false) delete out.v_prefix;
   if (record.assets?.length === 0) delete out.assets;

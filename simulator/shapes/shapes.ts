@@ -3,12 +3,15 @@ import { z } from 'zod';
 /**
  * Which legal shape the simulator gives each body the seeds leave "not shown". The
  * standard set is what the simulator has always sent; the alternative set sends the same
- * data in other envelopes and encodings a real service could just as well use (see
- * docs/simulator.md for both, endpoint by endpoint). A default applies to every endpoint,
- * and any endpoint can be overridden.
+ * data in other envelopes and encodings a real service could just as well use; the nested
+ * set puts it one or two levels deeper (values under period or category keys, lists grouped
+ * by kind, states as words, rates as a count and a period). docs/simulator.md has all three,
+ * endpoint by endpoint. A default applies to every endpoint, and any endpoint can be
+ * overridden. The nested set has no layouts of its own for the Release Lookup API: there it
+ * answers as the standard set.
  */
 
-export const SHAPE_SETS = ['standard', 'alt'] as const;
+export const SHAPE_SETS = ['standard', 'alt', 'nested'] as const;
 export type ShapeSet = (typeof SHAPE_SETS)[number];
 
 /** The bodies whose shape can vary, by the name used on the command line and in `/_sim/shapes`. */

@@ -341,10 +341,22 @@ describe('§4 endpoints', () => {
     expect(parseWith(RecentAlerts, (await get('/alerts/recent?limit=100000')).json).alerts).toEqual(all.slice(0, 500));
   });
 
-  it('§4 /websites: websites with 24-hour aggregates', async () => {
+  it('§4 /websites: websites with 24-hour aggregates; a paused one has none', async () => {
     const body = parseWith(WebsiteList, (await get('/websites')).json);
     expect(body.total).toBe(body.websites.length);
-    for (const site of body.websites) expect(site.checks_24h).toBeGreaterThan(0);
+    for (const site of body.websites) expect(site.checks_24h! > 0, site.name).toBe(site.enabled);
+    expect(body.websites.filter((site) => !site.enabled)).toHaveLength(1);
+  });
+
+  it('§4 /websites/{id}/checks of a paused website: the seed\'s envelope with the checks it ran before its pause', async () => {
+    const site = parseWith(WebsiteList, (await get('/websites')).json).websites.find((s) => !s.enabled)!;
+    const newest = parseWith(WebsiteCheckList, (await get(`/websites/${site.id}/checks`)).json);
+    expect(newest.website_id).toBe(site.id);
+    expect(newest.checks).toHaveLength(100);
+    expect(newest.checks[0]!.checked_at).toBe(site.last_checked_at);
+    expect(newest.total).toBeGreaterThan(100);
+    const lastDay = parseWith(WebsiteCheckList, (await get(`/websites/${site.id}/checks?since=1d`)).json);
+    expect(lastDay).toEqual({ website_id: site.id, total: 0, checks: [] });
   });
 
   it('§4 /websites/{id}: summary; 404 for an unknown id; 400 for an id that is not an integer', async () => {

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it, vi } from 'vitest';
-import { main, parseCliArgs } from '../../simulator/cli.js';
+import { main, parseCliArgs, USAGE } from '../../simulator/cli.js';
 
 describe('simulator command line', () => {
   it.each<[string[], Record<string, unknown>]>([
@@ -11,6 +11,9 @@ describe('simulator command line', () => {
     [['--listen-host', '0.0.0.0'], { listenHost: '0.0.0.0' }],
     [['--hosts=3'], { hosts: 3 }],
     [['--shapes=alt'], { shapes: 'alt' }],
+    [['--shapes', 'nested'], { shapes: 'nested' }],
+    [['--shapes=nested', '--shape', 'websites=standard,checks=alt'], { shapes: 'nested', shapeOverrides: { websites: 'standard', checks: 'alt' } }],
+    [['--shape', 'alert-rules=nested'], { shapeOverrides: { 'alert-rules': 'nested' } }],
     [['--shapes', 'standard', '--shape', 'websites=alt'], { shapes: 'standard', shapeOverrides: { websites: 'alt' } }],
     [['--shapes=alt', '--shape', 'checks=standard,alert-rules=standard', '--shape', 'marketplace-source=standard'], { shapes: 'alt', shapeOverrides: { checks: 'standard', 'alert-rules': 'standard', 'marketplace-source': 'standard' } }],
     [['--late-data'], { lateData: true }],
@@ -48,6 +51,12 @@ describe('simulator command line', () => {
     expect(parseCliArgs(['--help'])).toEqual({ kind: 'help' });
   });
 
+  it('the usage text and the error for an unknown set list every shape set', () => {
+    expect(USAGE).toMatch(/--shapes SET[\s\S]*standard[\s\S]*alt[\s\S]*nested/);
+    const parsed = parseCliArgs(['--shapes', 'deep']);
+    expect(parsed).toEqual({ kind: 'error', message: expect.stringContaining('standard, alt, nested') as unknown });
+  });
+
   it('a bad flag value exits 2 with the flag named on stderr', async () => {
     const writes: string[] = [];
     const spy = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
@@ -62,10 +71,10 @@ describe('simulator command line', () => {
     expect(writes.join('')).toContain("--hosts must be an integer from 0 to 100000; got 'abc'");
   });
 
-  it('starts, prints its URLs and keys, and closes cleanly on SIGTERM', async () => {
+  it('starts, prints its URLs, keys and shapes, answers in the shape set asked for, and closes cleanly on SIGTERM', async () => {
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', 'simulator/cli.ts', '--monitoring-port', '0', '--releases-port', '0', '--marketplace-port', '0', '--hosts', '2'],
+      ['--import', 'tsx', 'simulator/cli.ts', '--monitoring-port', '0', '--releases-port', '0', '--marketplace-port', '0', '--hosts', '2', '--shapes', 'nested'],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let stdout = '';
@@ -83,6 +92,9 @@ describe('simulator command line', () => {
     expect(stdout).toContain('sim-pro-key');
     const answer = await fetch(`${monitoring}/hosts`, { headers: { 'x-api-key': 'sim-pro-key' } });
     expect(((await answer.json()) as { total: number }).total).toBe(2);
+    expect(stdout).toMatch(/Shapes:\s+nested/);
+    const account = await fetch(`${monitoring}/account`, { headers: { 'x-api-key': 'sim-pro-key' } });
+    expect(await account.json()).toMatchObject({ account: { id: 'acc_pro_01', plan: { name: 'pro' } }, quotas: { hosts: { used: 2 } } });
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
   });

@@ -205,6 +205,7 @@ describe('Monitoring API: every "not shown" body in both shape sets', () => {
         duration_seconds: r.duration_seconds,
         enabled: r.enabled,
         host_uuid: r.host_uuid ?? null,
+        ...(r.host_uuids === undefined ? {} : { host_uuids: r.host_uuids }),
         created_at: new Date(Date.parse(r.created_at as string)).toISOString(),
       };
     });

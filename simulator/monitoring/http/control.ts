@@ -47,7 +47,7 @@ export function createControlRouter(options: ControlOptions): Router {
         'POST /_sim/hosts {account, add?, remove?}',
         'POST /_sim/rate-limit/reset',
         'GET /_sim/shapes',
-        'POST /_sim/shapes {default?, endpoints?: {<endpoint>: standard|alt}} or ?default=alt&websites=standard',
+        'POST /_sim/shapes {default?, endpoints?: {<endpoint>: standard|alt|nested}} or ?default=nested&websites=standard',
         'DELETE /_sim/shapes',
         'GET /_sim/late-data',
         'GET /_sim/truth?account=pro&host=<uuid>&metric=<delta metric>&from=<ISO 8601 or ms>&to=<ISO 8601 or ms>[&as_of=<instant>][&detail=minutes]',

@@ -41,9 +41,12 @@ export interface RuleProfile {
   readonly slot: number;
   readonly key: number;
   readonly fireProbability: number;
-  /** Hosts the rule can fire for: its bound host, or every allowed host with the metric. */
+  /** Hosts the rule can fire for: its bound hosts, or every allowed host with the metric. */
   readonly hostUuids: readonly string[];
 }
+
+/** How many hosts the rule bound to several hosts covers: two or three, always fewer than could trigger it. */
+const SCOPED_RULE_HOSTS = [2, 3] as const;
 
 /** Rule ids: 701 + slot + k·accounts, so accounts never share one. */
 export function createRules(
@@ -53,6 +56,7 @@ export function createRules(
   hosts: readonly HostRecord[],
 ): RuleProfile[] {
   const rules: RuleProfile[] = [];
+  const candidatesOf = new Map<number, readonly HostRecord[]>();
   RULE_TEMPLATES.forEach((template, k) => {
     const h = (salt: number): number => hash3(seed, accountSlot * 1000 + k, salt);
     // Each account has a handful of the templates, and only those its hosts can trigger.
@@ -62,6 +66,7 @@ export function createRules(
     const candidates = hosts.filter((r) => r.allowed && r.profile.components.has(component));
     if (candidates.length === 0) return;
     const bound = unit(h(2)) < 0.35 ? pick(h(3), candidates).profile.uuid : null;
+    candidatesOf.set(k, candidates);
     rules.push({
       slot: k,
       key: h(4),
@@ -80,7 +85,29 @@ export function createRules(
       },
     });
   });
-  return rules;
+  return bindOneRuleToSeveralHosts(rules, candidatesOf, hash3(seed, accountSlot, 0x5c0e));
+}
+
+/**
+ * Rules are bound to one host or to none (every host), and one rule per account to a few
+ * hosts: the first account-wide rule that at least three hosts could trigger (or, if every
+ * such rule is bound to one host, the first of those) gets a scope of two or three of them,
+ * in list order. An account whose rules no three hosts can trigger has no such rule.
+ */
+function bindOneRuleToSeveralHosts(rules: RuleProfile[], candidatesOf: ReadonlyMap<number, readonly HostRecord[]>, key: number): RuleProfile[] {
+  const wide = (r: RuleProfile): boolean => (candidatesOf.get(r.slot)?.length ?? 0) >= 3;
+  const chosen = rules.find((r) => r.body.host_uuid === null && wide(r)) ?? rules.find(wide);
+  if (!chosen) return rules;
+  const candidates = candidatesOf.get(chosen.slot) ?? [];
+  const size = Math.min(pick(hash2(key, 1), SCOPED_RULE_HOSTS), candidates.length - 1);
+  const order = candidates.map((record, i) => ({ record, i, rank: hash3(key, 2, i) }));
+  const picked = order
+    .sort((a, b) => a.rank - b.rank || a.i - b.i)
+    .slice(0, size)
+    .sort((a, b) => a.i - b.i)
+    .map((c) => c.record.profile.uuid);
+  const scoped: RuleProfile = { ...chosen, hostUuids: picked, body: { ...chosen.body, host_uuid: null, host_uuids: picked } };
+  return rules.map((r) => (r === chosen ? scoped : r));
 }
 
 export interface EventSources {
@@ -123,7 +150,7 @@ function eventsInHour(src: EventSources, hour: number): AlertEvent[] {
     const outage = outageInSlot(site, outageSlot);
     if (!outage) continue;
     const occurredMs = firstFailureMs(site, outage);
-    if (occurredMs < hourStart || occurredMs >= hourStart + HOUR_MS) continue;
+    if (occurredMs === undefined || occurredMs < hourStart || occurredMs >= hourStart + HOUR_MS) continue;
     events.push({
       type: 'website_down',
       id: eventId(src, occurredMs, RULE_TEMPLATES.length + site.index),

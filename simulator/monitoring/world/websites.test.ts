@@ -11,7 +11,10 @@ const DAY = 86_400_000;
 const account = createWorld({ seed: 'sites', hosts: 2, websites: 12 }).accountByKey(SIM_KEYS.pro);
 if (!account) throw new Error('no pro account');
 const a = account;
-const sites = a.websites(NOW);
+const all = a.websites(NOW);
+/** The sites still checked; the paused one has its own tests below. */
+const sites = all.filter((s) => s.enabled);
+const paused = all.filter((s) => !s.enabled);
 
 describe('checks', () => {
   it.each(sites.map((s) => [s.name, s.id] as const))('%s: oldest first, evenly spaced, ids increasing', (_name, id) => {
@@ -122,5 +125,49 @@ describe('24-hour aggregates and summary', () => {
       expect(summary?.tls?.cert_days_remaining).toBe(recent[0]?.cert_days_remaining);
     }
     expect(a.websiteSummary(1, NOW)).toBeUndefined();
+  });
+});
+
+describe('a paused website', () => {
+  const site = paused[0]!;
+  const pausedAt = Date.UTC(2026, 10, 5);
+
+  it('is the last website of the account, and the only one', () => {
+    expect(paused).toHaveLength(1);
+    expect(all.at(-1)).toBe(site);
+    expect(site).toMatchObject({ enabled: false, checks_24h: 0, failures_24h: 0, uptime_pct_24h: null, avg_ttfb_ms_24h: null, p95_ttfb_ms_24h: null });
+  });
+
+  it('ran checks until its pause in early November 2026 and none after it', () => {
+    const last = Date.parse(site.last_checked_at ?? '');
+    expect(last).toBeGreaterThanOrEqual(pausedAt);
+    expect(last).toBeLessThan(pausedAt + 3 * DAY);
+    const before = a.checks(site.id, last - HOUR, NOW + 30 * DAY);
+    expect(before.at(-1)?.checked_at).toBe(site.last_checked_at);
+    expect(before.length).toBe(Math.floor(HOUR / a.checkIntervalMs(site.id)) + 1);
+    expect(a.checkCount(site.id, last + 1, NOW + 365 * DAY)).toBe(0);
+    expect(site.up).toBe(before.at(-1)?.success);
+    expect(site.last_status_code).toBe(before.at(-1)?.status_code);
+  });
+
+  it('was an ordinary site before its pause', () => {
+    const before = a.websites(pausedAt - DAY).find((s) => s.id === site.id)!;
+    expect(before.enabled).toBe(true);
+    expect(before.checks_24h).toBe(a.checkCount(site.id, pausedAt - 2 * DAY + 1, pausedAt - DAY));
+    expect(before.uptime_pct_24h).not.toBeNull();
+  });
+
+  it('summary: no recent checks, null uptime over the empty windows, the 30-day one from before the pause, TLS from its last check', () => {
+    const summary = a.websiteSummary(site.id, NOW)!;
+    expect(summary.recent_checks).toEqual([]);
+    expect([summary.uptime_pct_24h, summary.uptime_pct_7d, summary.avg_ttfb_ms_24h]).toEqual([null, null, null]);
+    expect(summary.uptime_pct_30d).toBeGreaterThan(50);
+    const last = a.checks(site.id, Date.parse(site.last_checked_at!), NOW)[0]!;
+    expect(summary.tls?.cert_days_remaining).toBe(last.cert_days_remaining);
+  });
+
+  it('a world of one website has none paused', () => {
+    const one = createWorld({ seed: 'sites', hosts: 2, websites: 1 }).accountByKey(SIM_KEYS.pro)!;
+    expect(one.websites(NOW).map((s) => s.enabled)).toEqual([true]);
   });
 });

@@ -40,6 +40,8 @@ export interface SiteProfile {
   readonly accountSlot: number;
   readonly accountCount: number;
   readonly siteCount: number;
+  /** When monitoring of the site was paused: no check runs from then on. Null: never paused. */
+  readonly pausedAtMs: number | null;
 }
 
 type HeaderFlag =
@@ -70,6 +72,19 @@ export interface SiteSeed {
   readonly index: number;
   readonly siteCount: number;
   readonly domain: string;
+}
+
+/**
+ * The last website of an account with two or more was paused early in November 2026 (a
+ * per-seed moment over three days), so at the times tests use it has 30 days of history
+ * but nothing in the last week, and long after that nothing within any retention.
+ */
+const PAUSES_FROM_MS = Date.UTC(2026, 10, 5);
+const PAUSE_SPREAD_S = 3 * 86_400;
+
+function pausedAtMs(s: SiteSeed, h: (salt: number) => number): number | null {
+  if (s.siteCount < 2 || s.index !== s.siteCount - 1) return null;
+  return PAUSES_FROM_MS + Math.floor(unit(h(18)) * PAUSE_SPREAD_S) * 1000;
 }
 
 /** Website ids: 40001 + slot + index·accounts, so accounts never share one. */
@@ -117,8 +132,12 @@ export function createSiteProfile(s: SiteSeed): SiteProfile {
     accountSlot: s.accountSlot,
     accountCount: s.accountCount,
     siteCount: s.siteCount,
+    pausedAtMs: pausedAtMs(s, h),
   };
 }
+
+/** Whether the site is paused at `nowMs`. */
+export const isPaused = (site: SiteProfile, nowMs: number): boolean => site.pausedAtMs !== null && nowMs >= site.pausedAtMs;
 
 export interface SiteOutage {
   readonly startMs: number;
@@ -150,11 +169,15 @@ function outageAt(site: SiteProfile, timeMs: number): SiteOutage | undefined {
 const checkBase = (site: SiteProfile): number => CHECK_EPOCH_MS + site.phaseMs;
 export const checkTimeMs = (site: SiteProfile, c: number): number => checkBase(site) + c * site.intervalMs;
 
-/** Index range [first, last] of the checks with checked_at in [fromMs, toMs]; empty if first > last. */
+/**
+ * Index range [first, last] of the checks with checked_at in [fromMs, toMs]; empty if first > last.
+ * A paused site ran no check from its pause on.
+ */
 export function checkRange(site: SiteProfile, fromMs: number, toMs: number): { first: number; last: number } {
   const base = checkBase(site);
+  const until = site.pausedAtMs === null ? toMs : Math.min(toMs, site.pausedAtMs - 1);
   const first = Math.max(0, Math.ceil((fromMs - base) / site.intervalMs));
-  const last = Math.floor((toMs - base) / site.intervalMs);
+  const last = Math.floor((until - base) / site.intervalMs);
   return { first, last };
 }
 
@@ -174,10 +197,19 @@ export function countFailures(site: SiteProfile, fromMs: number, toMs: number): 
   return failures;
 }
 
-/** checked_at of the first failing check of an outage (an outage spans at least one interval). */
-export function firstFailureMs(site: SiteProfile, outage: SiteOutage): number {
-  const { first } = checkRange(site, outage.startMs, outage.endMs - 1);
-  return checkTimeMs(site, first);
+/**
+ * checked_at of the first failing check of an outage (an outage spans at least one
+ * interval); undefined when no check saw it because the site was paused by then.
+ */
+export function firstFailureMs(site: SiteProfile, outage: SiteOutage): number | undefined {
+  const { first, last } = checkRange(site, outage.startMs, outage.endMs - 1);
+  return first <= last ? checkTimeMs(site, first) : undefined;
+}
+
+/** The newest check at or before `nowMs` (before the pause for a paused site), if any. */
+function lastCheck(site: SiteProfile, nowMs: number): WebsiteCheck | undefined {
+  const { last } = checkRange(site, checkBase(site), nowMs);
+  return last >= 0 ? buildCheck(site, last) : undefined;
 }
 
 /**
@@ -308,18 +340,17 @@ const windowStart = (nowMs: number, days: number): number => nowMs - days * DAY_
 
 export function websiteBody(site: SiteProfile, nowMs: number): Website {
   const from = windowStart(nowMs, 1);
-  const { last } = checkRange(site, from, nowMs);
-  const lastCheck = last >= 0 ? buildCheck(site, last) : undefined;
+  const latest = lastCheck(site, nowMs);
   const stats = ttfbStats(site, from, nowMs);
   return {
     id: site.id,
     name: site.name,
     url: site.url,
-    enabled: true,
+    enabled: !isPaused(site, nowMs),
     check_interval_seconds: site.intervalMs / 1000,
-    up: lastCheck ? lastCheck.success : true,
-    last_checked_at: lastCheck?.checked_at ?? null,
-    last_status_code: lastCheck?.status_code ?? null,
+    up: latest ? latest.success : true,
+    last_checked_at: latest?.checked_at ?? null,
+    last_status_code: latest?.status_code ?? null,
     checks_24h: countChecks(site, from, nowMs),
     failures_24h: countFailures(site, from, nowMs),
     uptime_pct_24h: uptimePct(site, from, nowMs),
@@ -328,9 +359,13 @@ export function websiteBody(site: SiteProfile, nowMs: number): Website {
   };
 }
 
+/**
+ * The summary: uptime over three windows, ttfb, TLS as the newest check saw it, and the
+ * checks of the last ten intervals (none for a site paused longer ago than that).
+ */
 export function websiteSummaryBody(site: SiteProfile, nowMs: number): WebsiteSummary {
   const recent = buildChecks(site, nowMs - 10 * site.intervalMs + 1, nowMs).reverse();
-  const newest = recent[0];
+  const newest = lastCheck(site, nowMs);
   return {
     id: site.id,
     name: site.name,
