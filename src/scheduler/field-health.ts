@@ -37,7 +37,9 @@ export class FieldHealth {
 
   /** One answer of one target (a request path such as `/websites/7`). */
   record(target: string, report: FieldReport, nowMs: number): void {
-    const found = new Set(Object.keys(report.found));
+    // Found, or said in another form (an alternative found): not missing in this answer.
+    const missing = new Set(report.missing);
+    const found = new Set(Object.keys(this.fields).filter((field) => !missing.has(field)));
     for (const [field, where] of Object.entries(report.found)) this.lastFound.set(field, where);
     if (report.missing.length > 0) this.lastPaths = report.paths;
     this.answers.set(target, { found, atMs: nowMs });

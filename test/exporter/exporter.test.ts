@@ -58,7 +58,7 @@ describe('the exporter against the simulator', () => {
     await driven.advance(61_000);
     const after = await driven.scrape();
     // An alert rule bound to the host is upstream configuration and stays; nothing else may.
-    const left = after.split('\n').filter((l) => l.includes(`host_uuid="${gone.uuid}"`) && !l.startsWith('monapi_alert_rule_info'));
+    const left = after.split('\n').filter((l) => l.includes(`host_uuid="${gone.uuid}"`) && !l.startsWith('monapi_alert_rule_host_info'));
     expect(left).toEqual([]);
     expect(after).toMatch(/^monapi_system_cpu_time_ratio\{/m);
   });

@@ -47,7 +47,7 @@ describe('kill -9 at random moments, downtime, restart from the state file', () 
   it.each([1, 3])('seed %i: final counters equal the ground truth, and no scrape ever sees one go down', async (seed) => {
     const random = mulberry32(seed);
     rig = await startRig({
-      simulator: { hosts: 3, websites: 2, seed: `restart-${seed}`, lateData: { lateShare: 0.3, maxLatenessMinutes: 30, neverShare: 0.05 }, rateLimitPerMinute: 100_000, burst: 10_000 },
+      simulator: { hosts: 3, websites: 3, seed: `restart-${seed}`, lateData: { lateShare: 0.3, maxLatenessMinutes: 30, neverShare: 0.05 }, rateLimitPerMinute: 100_000, burst: 10_000 },
       yaml: (sim) =>
         `accounts:\n  - name: pro\n    base_url: ${sim.monitoringBaseUrl}\n    api_key_env: SIM_PRO_KEY\n    metrics:\n      include: ["${METRIC}", "system.cpu.user"]\n    sources:\n      components: false\n      alert_rules: false\n`,
     });
@@ -77,6 +77,7 @@ describe('kill -9 at random moments, downtime, restart from the state file', () 
     }
     const hosts = [...startCursor.keys()];
     expect(hosts.length).toBeGreaterThan(0);
+    // Three websites, the last one paused: two are polled for checks.
     expect(checksStart.size).toBe(2);
 
     let kills = 0;

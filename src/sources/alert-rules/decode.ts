@@ -15,14 +15,15 @@ import type { JsonDecoder } from '../../upstream/tolerant/body.js';
 export const ALERT_RULE_FIELDS = declareFields({
   id: { kind: 'id', about: 'the rule id', words: [['id'], ['uuid']], not: ['host', 'hosts', 'metric', 'account', 'scope'], essential: true },
   name: { kind: 'string', about: 'the rule name', words: [['name'], ['title'], ['description']], not: ['metric', 'host', 'hosts', 'condition', 'scope'], useful: true },
-  metric: { kind: 'string', about: 'the agent metric the rule watches', words: [['metric', 'name'], ['metric']], not: ['unit', 'threshold', 'operator', 'op', 'value'], useful: true },
-  operator: { kind: 'string', about: 'how the metric is compared (>, <, ...)', words: [['operator'], ['op'], ['comparison'], ['comparator']] },
+  metric: { kind: 'string', about: 'the agent metric the rule watches', words: [['metric', 'name'], ['metric']], not: ['unit', 'threshold', 'operator', 'op', 'value'], useful: true, alternatives: ['expression'] },
+  operator: { kind: 'string', about: 'how the metric is compared (>, <, ...)', words: [['operator'], ['op'], ['comparison'], ['comparator']], useful: true, alternatives: ['expression'] },
   threshold: {
     kind: 'number',
     about: 'the value the metric is compared with, as upstream stores it',
     words: [['threshold'], ['condition', 'value'], ['limit'], ['value']],
     not: ['metric', 'operator', 'op', 'duration', 'id', 'name', 'unit', 'hosts', 'created', 'updated'],
     useful: true,
+    alternatives: ['expression'],
   },
   duration: { kind: 'duration', about: 'how long the condition must hold before the rule fires', words: [['duration']], unit: 'seconds', useful: true },
   enabled: {
@@ -34,8 +35,8 @@ export const ALERT_RULE_FIELDS = declareFields({
     falseWords: ['disabled', 'paused', 'inactive', 'off', 'muted', 'false', 'no'],
     useful: true,
   },
-  hosts: { kind: 'strings', about: 'the hosts the rule is bound to (none: every host)', words: [['hosts', 'uuid'], ['hosts', 'id'], ['hosts']], not: ['name', 'count', 'tags', 'group'] },
-  expression: { kind: 'string', about: 'the condition as one expression (system.cpu.user > 90)', words: [['expression'], ['condition'], ['expr'], ['query'], ['definition'], ['rule']], not: ['id', 'name'], useful: true },
+  hosts: { kind: 'strings', about: 'the hosts the rule is bound to (none: every host)', words: [['hosts', 'uuid'], ['hosts', 'id'], ['hosts']], not: ['name', 'count', 'tags', 'group'], useful: true },
+  expression: { kind: 'string', about: 'the condition as one expression (system.cpu.user > 90)', words: [['expression'], ['condition'], ['expr'], ['query'], ['definition'], ['rule']], not: ['id', 'name'], useful: true, alternatives: ['metric'] },
 });
 export interface AlertRule {
   readonly id: string;
@@ -52,7 +53,6 @@ export interface AlertRule {
   readonly hosts?: readonly string[];
 }
 
-const EXPRESSION_KEYS = ['expression', 'condition', 'expr', 'rule', 'query', 'definition'];
 const OPERATOR_WORDS: Readonly<Record<string, string>> = {
   '>': '>', gt: '>', above: '>', greater_than: '>', over: '>',
   '>=': '>=', gte: '>=', ge: '>=', at_least: '>=',

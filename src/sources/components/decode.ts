@@ -9,10 +9,10 @@ import type { JsonDecoder } from '../../upstream/tolerant/body.js';
  * display name such as `mysql @ web-1`, and per type a version, pid, name, paths. The list
  * may come grouped by kind (`{"nginx": [...], "mysql": [...]}`): the key is then the type.
  * Only a way to name the component is required: a display name, a name or an id. The host
- * uuid may be left out of the items (the path has it).
+ * is the one in the path.
  */
 export const COMPONENT_FIELDS = declareFields({
-  id: { kind: 'id', about: "the agent's local id of the component", words: [['id'], ['hash']], not: ['host', 'pid', 'parent', 'process', 'master'] },
+  id: { kind: 'id', about: "the agent's local id of the component", words: [['id'], ['hash']], not: ['host', 'pid', 'parent', 'process', 'master'], alternatives: ['display_name', 'name'] },
   type: {
     kind: 'string',
     about: 'what the agent detected (nginx, phpfpm, mysql, ...)',
@@ -20,11 +20,9 @@ export const COMPONENT_FIELDS = declareFields({
     not: ['host', 'id', 'version', 'name', 'display', 'object'],
     useful: true,
   },
-  display_name: { kind: 'string', about: 'the name the agent shows (mysql @ web-1)', words: [['display', 'name'], ['title'], ['label']], not: ['host'], useful: true },
-  name: { kind: 'string', about: "the component's own name (a php-fpm pool's)", words: [['name'], ['pool']], not: ['host', 'display', 'software', 'type', 'kind', 'ssl', 'binary', 'config', 'path', 'status', 'listen'], useful: true },
+  display_name: { kind: 'string', about: 'the name the agent shows (mysql @ web-1)', words: [['display', 'name'], ['title'], ['label']], not: ['host'], useful: true, alternatives: ['name'] },
+  name: { kind: 'string', about: "the component's own name (a php-fpm pool's)", words: [['name'], ['pool']], not: ['host', 'display', 'software', 'type', 'kind', 'ssl', 'binary', 'config', 'path', 'status', 'listen'], useful: true, alternatives: ['display_name'] },
   version: { kind: 'string', about: 'the version of the software', words: [['version']], not: ['agent', 'tls', 'ssl', 'http', 'api', 'config', 'openssl'], useful: true },
-  pid: { kind: 'integer', about: 'the process id', words: [['pid']], not: ['parent', 'ppid'] },
-  host_uuid: { kind: 'string', about: 'the host it runs on (the path names it too)', words: [['host', 'uuid'], ['host', 'id'], ['host']], not: ['name', 'port', 'address'] },
 });
 
 export interface Component {
@@ -36,8 +34,6 @@ export interface Component {
   /** The component's own name (a php-fpm pool's, for example). */
   readonly name?: string;
   readonly version?: string;
-  readonly pid?: number;
-  readonly host_uuid?: string;
 }
 
 export interface ComponentList {
@@ -60,11 +56,10 @@ export const decodeComponents: JsonDecoder<ComponentList> = (raw, context, optio
   });
   const components = body.records.map((r): Component => {
     const component: { -readonly [K in keyof Component]: Component[K] } = {};
-    for (const key of ['id', 'type', 'display_name', 'name', 'version', 'host_uuid'] as const) {
+    for (const key of ['id', 'type', 'display_name', 'name', 'version'] as const) {
       const value = nonEmpty(r[key]);
       if (value !== undefined) component[key] = value;
     }
-    if (r.pid !== undefined) component.pid = r.pid;
     return component;
   });
   const envelopeHost = body.envelope.host_uuid ?? body.envelope.host;

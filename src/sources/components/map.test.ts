@@ -4,7 +4,7 @@ import { sampleLines } from '../../../test/support/family-lines.js';
 import { componentName, mapComponents } from './map.js';
 
 const SHA = 'f'.repeat(64);
-const nginx: Component = { id: SHA, type: 'nginx', display_name: 'nginx @ web-1', version: '1.27.3', pid: 10 };
+const nginx: Component = { id: SHA, type: 'nginx', display_name: 'nginx @ web-1', version: '1.27.3' };
 const pool: Component = { id: 'c2', type: 'phpfpm_pool', display_name: 'phpfpm www @ web-1', name: 'www' };
 const H = 'account="prod",host_uuid="h1"';
 

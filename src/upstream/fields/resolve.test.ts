@@ -94,6 +94,17 @@ describe('finding a field whatever the shape', () => {
     expect(readOne(ID, item).report.found.id?.path).toBe(path);
   });
 
+  it('reads the next path with the field\'s words where the chosen one is null in an item', () => {
+    const HOSTS = declareFields({ hosts: { kind: 'strings', about: 'bound hosts', words: [['hosts', 'uuid'], ['hosts']] } });
+    const finder = new FieldFinder(HOSTS);
+    const { records } = finder.read([
+      { id: 1, host_uuid: 'a', host_uuids: null },
+      { id: 2, host_uuid: null, host_uuids: ['b', 'c'] },
+      { id: 3, host_uuid: null, host_uuids: null },
+    ]);
+    expect(records.map((r) => r?.hosts)).toEqual([['a'], ['b', 'c'], undefined]);
+  });
+
   it('never takes a list for a number', () => {
     const COUNT = declareFields({ checks: { kind: 'count', about: 'checks run', words: [['checks']] } });
     const { report } = readOne(COUNT, { recent_checks: [{ id: 1 }], checks_total: 3 });

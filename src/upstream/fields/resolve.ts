@@ -17,6 +17,8 @@ export interface FieldMatch {
   readonly words: readonly string[];
   /** The operator named this path in `fields:`. */
   readonly configured: boolean;
+  /** Other paths with the field's words, next best first: read when this one is null in an item (`host_uuid: null, host_uuids: [...]`). */
+  readonly fallbacks?: readonly { readonly path: readonly string[]; readonly words: readonly string[] }[];
 }
 
 export interface FoundField {
@@ -149,6 +151,13 @@ export function matchFields(decls: FieldDecls, leaves: readonly Leaf[], override
       }
     }
   }
+  // Paths no field took, but whose words fit a field: read when the field's own is null in an item.
+  for (const candidate of candidates) {
+    const match = matches.get(candidate.field);
+    const key = candidate.leaf.path.join('\u0000');
+    if (match === undefined || match.configured || taken.has(key) || candidate.leaf.object) continue;
+    matches.set(candidate.field, { ...match, fallbacks: [...(match.fallbacks ?? []), { path: candidate.leaf.path, words: candidate.leaf.words }] });
+  }
   return matches;
 }
 
@@ -210,8 +219,14 @@ export class FieldFinder<D extends FieldDecls> {
       let problem: ItemFieldProblem | undefined;
       for (const field of this.names) {
         const decl = this.decls[field];
-        const match = matches.get(field);
-        const raw = match === undefined ? undefined : valueAt(item, match.path);
+        const primary = matches.get(field);
+        let match: { readonly path: readonly string[]; readonly words: readonly string[]; readonly configured?: boolean } | undefined = primary;
+        let raw = primary === undefined ? undefined : valueAt(item, primary.path);
+        for (const fallback of primary?.fallbacks ?? []) {
+          if (raw !== undefined && raw !== null) break;
+          const value = valueAt(item, fallback.path);
+          if (value !== undefined && value !== null) [match, raw] = [fallback, value];
+        }
         if (decl === undefined || match === undefined || raw === undefined || raw === null) {
           if (decl?.essential && problem === undefined) problem = { index, reason: 'missing_field', field, issue: match === undefined ? 'is missing' : 'is null' };
           continue;
@@ -223,7 +238,7 @@ export class FieldFinder<D extends FieldDecls> {
           continue;
         }
         record[field] = read.value;
-        found[field] ??= { path: match.path.join('.'), ...(unit !== undefined && { unit }), sample: clip(raw), configured: match.configured };
+        found[field] ??= { path: match.path.join('.'), ...(unit !== undefined && { unit }), sample: clip(raw), configured: match.configured ?? false };
       }
       if (problem !== undefined) {
         problems.push(problem);
@@ -232,7 +247,7 @@ export class FieldFinder<D extends FieldDecls> {
       // Every declared field is in the record, undefined when this item lacks it.
       return record as FieldRecord<D>;
     });
-    const missing = this.names.filter((n) => found[n] === undefined);
+    const missing = this.names.filter((n) => found[n] === undefined && !(this.decls[n]?.alternatives ?? []).some((a) => found[a] !== undefined));
     const useful = this.names.filter((n) => this.decls[n]?.useful === true);
     const useless = items.length > 0 && useful.length > 0 && useful.every((n) => found[n] === undefined);
     const first = items[0];

@@ -40,6 +40,7 @@ const SYNONYMS: Readonly<Record<string, readonly string[]>> = {
   min: ['min_value', 'minimum'],
   count: ['count', 'num', 'number', 'total', 'cnt', 'n'],
   id: ['id', 'ids', 'identifier'],
+  uuid: ['uuid', 'uuids', 'guid'],
   ttfb: ['ttfb', 'firstbyte', 'first_byte'],
   cert: ['cert', 'certificate', 'certs'],
   tls: ['tls', 'ssl'],

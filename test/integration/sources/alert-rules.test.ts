@@ -25,9 +25,12 @@ describe('alert rules source against the simulator', () => {
       expect(lines).toContain(`monapi_alert_rule_enabled{${id}} ${rule.enabled ? 1 : 0}`);
       const unit = catalogueEntry(rule.metric)?.unit ?? 'none';
       expect(lines).toContain(`monapi_alert_rule_threshold{${id}} ${toBaseUnit(rule.threshold, unit)}`);
-      expect(lines).toContain(
-        `monapi_alert_rule_info{${id},rule="${rule.name}",metric="${rule.metric}",operator="${rule.operator}",host_uuid="${rule.host_uuid ?? ''}"} 1`,
-      );
+      expect(lines).toContain(`monapi_alert_rule_info{${id},rule="${rule.name}",metric="${rule.metric}",operator="${rule.operator}"} 1`);
+      const bound = rule.host_uuid !== null ? [rule.host_uuid] : (rule.host_uuids ?? []);
+      expect(lines).toContain(`monapi_alert_rule_hosts{${id}} ${bound.length}`);
+      for (const uuid of bound) expect(lines).toContain(`monapi_alert_rule_host_info{${id},host_uuid="${uuid}"} 1`);
     }
+    // The world binds one rule to several hosts: its whole scope is exported.
+    expect(rules.some((rule) => (rule.host_uuids ?? []).length > 1)).toBe(true);
   });
 });

@@ -26,7 +26,11 @@ describe('websites source against the simulator', () => {
     }
     const excluded = expected.filter((w) => w.name.startsWith('www.')).map((w) => w.id);
     expect(excluded.length).toBeGreaterThan(0);
-    expect([...harness.read(POLLED_WEBSITES).values()].map((w) => w.id).sort()).toEqual(expected.map((w) => w.id).filter((id) => !excluded.includes(id)).sort());
+    // A paused website is exported but gets no checks requests: it has no new checks.
+    const paused = expected.filter((w) => !w.enabled).map((w) => w.id);
+    expect(paused.length).toBeGreaterThan(0);
+    for (const id of paused) expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^monapi_website_enabled\\{account="sim",website_id="${id}",.*\\} 0$`)));
+    expect([...harness.read(POLLED_WEBSITES).values()].map((w) => w.id).sort()).toEqual(expected.map((w) => w.id).filter((id) => !excluded.includes(id) && !paused.includes(id)).sort());
     expect(harness.topicChanges()).toBe(1);
   });
 
@@ -50,7 +54,8 @@ describe('websites source against the simulator', () => {
     await source.poll(new AbortController().signal);
     expect(harness.sink.lines(GROUP).some((l) => l.includes(idLabel))).toBe(false);
     expect(harness.read(POLLED_WEBSITES).has(String(first.id))).toBe(false);
-    expect(harness.read(POLLED_WEBSITES).size).toBe(5);
+    const active = harness.simAccount.websites(harness.clock.now()).filter((w) => w.enabled);
+    expect(harness.read(POLLED_WEBSITES).size).toBe(active.length - 1);
     expect(harness.topicChanges()).toBe(2);
   });
 });
