@@ -61,7 +61,7 @@ Flags:
   --simulator-port N        first of three simulator ports (default 0: any free ports)
   --speed N                 run the simulator and the exporter N times faster than real
                             time, to watch counters and cadences at work (default 1)
-  --shapes SET              standard or alt: the legal layout the simulator answers the
+  --shapes SET              standard, alt or nested: the legal layout the simulator answers the
                             bodies the API documents leave "not shown" in (default standard)
   --late-data               agent points arrive up to 2 hours late, a few never
   --log.level L             debug, info, warn, error (default info)

@@ -424,14 +424,31 @@ describe('/websites/{id}/checks', () => {
     has_referrer_policy: true,
     has_permissions_policy: false,
   };
+  /** The seed's check as the decoder gives it: durations in seconds, the score 0-1. */
+  const decoded = {
+    ...seedCheck,
+    ttfb_ms: undefined,
+    ttfb: 0.12,
+    cert_days_remaining: undefined,
+    cert_remaining: 60 * 86_400,
+    dns_lookup: 0.005,
+    tls_handshake: 0.03,
+    security_score: 0.8,
+  };
+  const defined = (check: object) => Object.fromEntries(Object.entries(check).filter(([, v]) => v !== undefined));
   it.each<Variant>([
-    { shape: 'the document: {website_id, total, checks}', body: { website_id: 40001, total: 1, checks: [seedCheck] }, want: { website_id: 40001, total: 1, checks: [seedCheck] } },
-    { shape: 'without total', body: { checks: [seedCheck] }, want: { total: undefined, checks: [seedCheck] } },
-    { shape: 'a bare list', body: [seedCheck], want: { checks: [seedCheck] } },
+    { shape: 'the document: {website_id, total, checks}', body: { website_id: 40001, total: 1, checks: [seedCheck] }, want: { website_id: 40001, total: 1, checks: [defined(decoded)] } },
+    { shape: 'without total', body: { checks: [seedCheck] }, want: { total: undefined, checks: [defined(decoded)] } },
+    { shape: 'a bare list', body: [seedCheck], want: { checks: [defined(decoded)] } },
     {
       shape: 'a failed check: status, TTFB and TLS null',
       body: { checks: [{ ...seedCheck, success: false, status_code: null, ttfb_ms: null, tls_version: null, cert_days_remaining: null, tls_handshake: null }] },
-      want: { checks: [{ id: 9001, success: false, checked_at: T, http_version: 'HTTP/2', dns_lookup: 5 }] },
+      want: { checks: [{ id: 9001, success: false, checked_at: T, http_version: 'HTTP/2', dns_lookup: 0.005 }] },
+    },
+    {
+      shape: 'TLS, CDN and headers nested under objects, numbers as strings',
+      body: { checks: [{ id: '9003', checked_at: T, status: 'up', status_code: '200', ttfb_ms: '120', tls: { version: 'TLSv1.3', handshake_ms: 30, cert_days_remaining: '60' }, cf: { cache_status: 'HIT', datacenter: 'FRA' }, security: { score: '80', headers: { hsts: true, csp: false } } }] },
+      want: { checks: [{ id: 9003, success: true, status_code: 200, ttfb: 0.12, tls_version: 'TLSv1.3', tls_handshake: 0.03, cert_remaining: 60 * 86_400, cdn_cache_status: 'HIT', cdn_datacenter: 'FRA', security_score: 0.8, has_hsts: true, has_csp: false }] },
     },
     {
       shape: 'the CDN fields under the provider abbreviation (Cloudflare)',

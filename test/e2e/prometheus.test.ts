@@ -12,10 +12,12 @@ import { startRecordingProxy, type RecordingProxy } from '../support/recording-p
  * on a clock running SPEED times faster than real time, scraped by a real Prometheus every
  * second. What Prometheus stores is compared with what the simulator generated.
  *
- * Twice at once, so the suite takes no longer: one demo answers every body the API
- * documents leave "not shown" in the standard shape set, the other in the alt set (the same
- * data in other legal layouts, docs/simulator.md). One Prometheus scrapes both, telling
- * them apart by the target label `shape_set`, and every check runs against each.
+ * Three times at once, so the suite takes no longer: one demo answers every body the API
+ * documents leave "not shown" in the standard shape set, the others in the alt and nested sets
+ * (the same data in other legal layouts: grouped lists, values under period and category
+ * keys, numbers as strings, rates as a count and a period; docs/simulator.md). One Prometheus
+ * scrapes them all, telling them apart by the target label `shape_set`, and every check runs
+ * against each.
  *
  * Two Prometheus servers scrape them at the same time: Debian's Prometheus 2.42 and a
  * Prometheus 3 (scripts/prometheus3), each with its default scrape negotiation; every check
@@ -32,7 +34,9 @@ const COUNTER = 'nginx.http.request.count';
 const COUNTER_FAMILY = 'monapi_nginx_http_requests_total';
 /** Documented tolerance of rate() against the simulator: one minute of slop at each end of a 35-minute window, plus extrapolation. */
 const RATE_TOLERANCE = 0.15;
-const SHAPE_SETS = ['standard', 'alt'] as const satisfies readonly ShapeSet[];
+const SHAPE_SETS = ['standard', 'alt', 'nested'] as const satisfies readonly ShapeSet[];
+/** What does not change while the demos run: the same in every layout, value for value. */
+const STABLE_FAMILIES = /^monapi_(account_|alert_rule_|website_info|website_enabled|website_check_interval|website_cert_expiry|host_info)/;
 /**
  * The metric families of a set of series: prom-client's active-requests gauge has a series only
  * while a request of the process is in flight, so it comes and goes between scrapes.
@@ -295,13 +299,39 @@ describe.each(PROMETHEUS_MAJORS.flatMap((major) => SHAPE_SETS.map((set) => [majo
   });
 });
 
-describe.each(PROMETHEUS_MAJORS)('the two shape sets in Prometheus %i', (major) => {
+describe.each(PROMETHEUS_MAJORS)('the shape sets in Prometheus %i', (major) => {
   it('export the same metric families', async () => {
     const familiesOf = async (set: ShapeSet) =>
       (await serverOf(major).query(FAMILIES(`{job="monapi",shape_set="${set}"}`))).map((s) => s.metric.__name__).sort();
     const standard = await familiesOf('standard');
     expect(standard.length).toBeGreaterThan(100);
     expect(await familiesOf('alt')).toEqual(standard);
+    expect(await familiesOf('nested')).toEqual(standard);
+  });
+
+  it('find every declared field in every layout: none is reported missing', async () => {
+    const missing = await serverOf(major).query('monapi_decode_field_missing{job="monapi"} == 1');
+    expect(missing.map((s) => `${s.metric.shape_set} ${s.metric.account}/${s.metric.source}.${s.metric.field}`)).toEqual([]);
+    const reported = await serverOf(major).query('count by (shape_set) (monapi_decode_field_missing{job="monapi"})');
+    expect(reported.map((s) => s.metric.shape_set).sort()).toEqual([...SHAPE_SETS].sort());
+  });
+});
+
+describe('the shape sets on /metrics', () => {
+  /** The series of the stable families, value for value. */
+  const stableLines = async (set: ShapeSet) =>
+    (await (await fetch(`${demoOf(set).exporter.url}/metrics`, { headers: { accept: 'text/plain' } })).text())
+      .split('\n')
+      .filter((line) => STABLE_FAMILIES.test(line))
+      .sort();
+
+  it('give the same values for what does not change with time, whatever the layout', async () => {
+    const standard = await stableLines('standard');
+    expect(standard.length).toBeGreaterThan(100);
+    expect(standard.some((line) => line.startsWith('monapi_website_enabled{') && line.endsWith(' 0'))).toBe(true);
+    expect(standard.some((line) => line.startsWith('monapi_alert_rule_hosts{') && Number(line.split(' ').at(-1)) > 1)).toBe(true);
+    expect(await stableLines('alt')).toEqual(standard);
+    expect(await stableLines('nested')).toEqual(standard);
   });
 });
 

@@ -8,7 +8,7 @@ import { exactCertExpiryMs } from '../website-summary/map.js';
 import { WEBSITE_SUMMARIES } from '../website-summary/topics.js';
 import type { Website } from '../websites/decode.js';
 import { POLLED_WEBSITES } from '../websites/topics.js';
-import { decodeChecks } from './decode.js';
+import { CHECK_FIELDS, decodeChecks } from './decode.js';
 import { bucketsProblem, CHECK_FAMILIES, checksCadenceMs, DEFAULT_CHECK_BUCKETS, EMPTY_CHECKS_STATE, mapChecks, nextChecksQuery, type CheckBuckets, type ChecksState } from './map.js';
 import { decodeChecks as decodeChecksState, encodeChecks } from './state.js';
 
@@ -49,6 +49,7 @@ export const checksSource: MonitoringSource<CheckBuckets> = {
     return { ttfb: buckets.ttfb, dnsLookup: buckets.dns_lookup, tlsHandshake: buckets.tls_handshake };
   },
   endpoints: [CHECKS_ENDPOINT],
+  fields: CHECK_FIELDS,
   priority: 'bulk',
   families: familyNames(CHECK_FAMILIES),
   reads: [POLLED_WEBSITES, WEBSITE_SUMMARIES],

@@ -27,14 +27,14 @@ function check(n: number, overrides: Partial<WebsiteCheck> = {}): WebsiteCheck {
     id: 100 + n,
     success: true,
     status_code: 200,
-    ttfb_ms: 50,
+    ttfb: 0.05,
     http_version: 'HTTP/2',
     tls_version: 'TLSv1.3',
-    cert_days_remaining: 30,
+    cert_remaining: 30 * 86_400,
     checked_at: new Date(T0 + n * 60_000).toISOString(),
-    dns_lookup: 5,
-    tls_handshake: 20,
-    security_score: 75,
+    dns_lookup: 0.005,
+    tls_handshake: 0.02,
+    security_score: 0.75,
     has_hsts: true,
     has_x_frame_options: false,
     has_x_content_type_options: true,
@@ -102,7 +102,7 @@ describe('mapChecks over successive polls', () => {
     },
     {
       name: 'a failed check counts as failure, is not observed in the histograms and drives the gauges',
-      pages: [page([check(1)]), page([check(2, { success: false, status_code: 0, ttfb_ms: 30_000 })])],
+      pages: [page([check(1)]), page([check(2, { success: false, status_code: 0, ttfb: 30 })])],
       counted: [0, 1],
       want: [
         `monapi_website_checks_total{${ID},result="success"} 0`,
@@ -129,8 +129,8 @@ describe('mapChecks over successive polls', () => {
       pages: [
         page([check(1)]),
         page([
-          { id: 102, checked_at: new Date(T0 + 2 * 60_000).toISOString(), status_code: 301, ttfb_ms: 80 },
-          { id: 103, checked_at: new Date(T0 + 3 * 60_000).toISOString(), status_code: 503, ttfb_ms: 80 },
+          { id: 102, checked_at: new Date(T0 + 2 * 60_000).toISOString(), status_code: 301, ttfb: 0.08 },
+          { id: 103, checked_at: new Date(T0 + 3 * 60_000).toISOString(), status_code: 503, ttfb: 0.08 },
           { id: 104, checked_at: new Date(T0 + 4 * 60_000).toISOString(), status_code: 200 },
         ]),
       ],
@@ -146,7 +146,7 @@ describe('mapChecks over successive polls', () => {
     },
     {
       name: 'a poll without new checks keeps the counts and the gauges of the newest check',
-      pages: [page([check(1)]), page([check(2, { ttfb_ms: 500 })]), page([check(2, { ttfb_ms: 500 })]), page([])],
+      pages: [page([check(1)]), page([check(2, { ttfb: 0.5 })]), page([check(2, { ttfb: 0.5 })]), page([])],
       counted: [0, 1, 0, 0],
       want: [
         `monapi_website_checks_total{${ID},result="success"} 1`,
@@ -171,10 +171,10 @@ describe('mapChecks over successive polls', () => {
         page([check(1)]),
         page([
           check(2, {
-            ttfb_ms: -5,
-            dns_lookup: 2 ** 31,
+            ttfb: -0.005,
+            dns_lookup: 2 ** 31 / 1000,
             tls_handshake: 0,
-            security_score: 101,
+            security_score: 1.01,
             tls_version: '',
             cdn_cache_status: '',
             cdn_datacenter: '',
@@ -207,7 +207,7 @@ describe('mapChecks over successive polls', () => {
 
 describe('mapChecks gauges of the newest check', () => {
   it('shows TLS, certificate expiry, security score and headers, and the CDN data centre', () => {
-    const newest = check(1, { cert_days_remaining: 10, cdn_cache_status: 'HIT', cdn_datacenter: 'FRA' });
+    const newest = check(1, { cert_remaining: 10 * 86_400, cdn_cache_status: 'HIT', cdn_datacenter: 'FRA' });
     const { families } = mapChecks(page([newest]), EMPTY_CHECKS_STATE, OPTS);
     const got = lines(families);
     const checkedAt = (T0 + 60_000) / 1000;
@@ -231,7 +231,7 @@ describe('mapChecks gauges of the newest check', () => {
 
   it('takes the exact certificate expiry from the website summary when there is one', () => {
     const exact = Date.UTC(2027, 0, 15, 8, 30, 12);
-    const { families } = mapChecks(page([check(1, { cert_days_remaining: 10 })]), EMPTY_CHECKS_STATE, { ...OPTS, certExpiresAtMs: exact });
+    const { families } = mapChecks(page([check(1, { cert_remaining: 10 * 86_400 })]), EMPTY_CHECKS_STATE, { ...OPTS, certExpiresAtMs: exact });
     expect(lines(families)).toContain(`monapi_website_cert_expiry_timestamp_seconds{${ID},basis="upstream"} ${exact / 1000}`);
     // ...even before any check has been seen.
     const none = mapChecks(page([]), EMPTY_CHECKS_STATE, { ...OPTS, certExpiresAtMs: exact });
@@ -239,7 +239,7 @@ describe('mapChecks gauges of the newest check', () => {
   });
 
   it('an expired certificate gives an expiry in the past', () => {
-    const { families } = mapChecks(page([check(0, { cert_days_remaining: -2 })]), EMPTY_CHECKS_STATE, OPTS);
+    const { families } = mapChecks(page([check(0, { cert_remaining: -2 * 86_400 })]), EMPTY_CHECKS_STATE, OPTS);
     expect(lines(families)).toContain(`monapi_website_cert_expiry_timestamp_seconds{${ID},basis="estimate"} ${T0 / 1000 - 2 * 86_400}`);
   });
 });

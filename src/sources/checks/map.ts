@@ -1,7 +1,7 @@
 import type { FamilySamples, FamilySpec, HistogramSample, Labels } from '../../exposition/model.js';
 import { SECURITY_HEADER_FIELDS, type WebsiteCheck, type WebsiteCheckList } from './decode.js';
 import { counterSpec, FamilyCollector, gaugeSpec, infoSpec } from '../shared/families.js';
-import { boolToNumber, millisecondsToSeconds, parseTimestampMs, percentToRatio } from '../shared/units.js';
+import { boolToNumber, parseTimestampMs } from '../shared/units.js';
 import { counterSamples, CounterTableUpdate, EMPTY_COUNTER_TABLE, type CounterTable } from '../shared/counter-table.js';
 
 /** Upper bounds (seconds, finite, strictly ascending) of the website check histograms. */
@@ -77,15 +77,15 @@ function histogramSpec(name: string, help: string): HistogramSpec {
 export const CHECK_FAMILIES = {
   ttfb: histogramSpec(
     'monapi_website_check_ttfb_seconds',
-    `Time to first byte of successful website checks (upstream "ttfb_ms" / 1000), each check counted once, ${FROM}.`,
+    `Time to first byte of successful website checks, each check counted once, ${FROM}.`,
   ),
   dns: histogramSpec(
     'monapi_website_check_dns_lookup_seconds',
-    `DNS lookup time of successful website checks (upstream "dns_lookup", milliseconds, / 1000), each check counted once, ${FROM}.`,
+    `DNS lookup time of successful website checks, each check counted once, ${FROM}.`,
   ),
   tls: histogramSpec(
     'monapi_website_check_tls_handshake_seconds',
-    `TLS handshake time of successful website checks (upstream "tls_handshake", milliseconds, / 1000), each check counted once, ${FROM}.`,
+    `TLS handshake time of successful website checks, each check counted once, ${FROM}.`,
   ),
   checks: counterSpec(
     'monapi_website_checks_total',
@@ -113,7 +113,7 @@ export const CHECK_FAMILIES = {
   ),
   securityScore: gaugeSpec(
     'monapi_website_security_score_ratio',
-    `Upstream security score of the newest website check, 0-1 (upstream "security_score" / 100), ${FROM}.`,
+    `Upstream security score of the newest website check, 0-1 (upstream's score out of 100, divided by 100), ${FROM}.`,
     'ratio',
   ),
   securityHeader: gaugeSpec(
@@ -126,7 +126,6 @@ export const CHECK_FAMILIES = {
   ),
 } as const;
 
-const DAY_SECONDS = 86_400;
 
 /** A check's place in time order; ties on checked_at are broken by id. */
 export interface CheckCursor {
@@ -262,9 +261,9 @@ export function mapChecks(list: WebsiteCheckList, previous: ChecksState, opts: C
     const succeeded = checkSucceeded(check);
     results.add({ result: succeeded ? 'success' : 'failure' }, 1);
     if (succeeded) {
-      if (check.ttfb_ms !== undefined && check.ttfb_ms >= 0) ttfb = observe(ttfb, buckets.ttfb, millisecondsToSeconds(check.ttfb_ms));
-      if (check.dns_lookup !== undefined && check.dns_lookup >= 0) dns = observe(dns, buckets.dnsLookup, millisecondsToSeconds(check.dns_lookup));
-      if (check.tls_handshake !== undefined && check.tls_handshake >= 0) tls = observe(tls, buckets.tlsHandshake, millisecondsToSeconds(check.tls_handshake));
+      if (check.ttfb !== undefined && check.ttfb >= 0) ttfb = observe(ttfb, buckets.ttfb, check.ttfb);
+      if (check.dns_lookup !== undefined && check.dns_lookup >= 0) dns = observe(dns, buckets.dnsLookup, check.dns_lookup);
+      if (check.tls_handshake !== undefined && check.tls_handshake >= 0) tls = observe(tls, buckets.tlsHandshake, check.tls_handshake);
     }
     if (check.cdn_cache_status) cacheStatus.add({ cache_status: check.cdn_cache_status }, 1);
   }
@@ -307,9 +306,7 @@ function checkFamilies(state: ChecksState, buckets: CheckBuckets, opts: ChecksMa
     c.add(CHECK_FAMILIES.tlsInfo, { ...id, tls_version: check.tls_version ?? '', http_version: check.http_version ?? '' }, 1);
     const expiry = certExpiry(check, checkedAtMs, opts.certExpiresAtMs);
     if (expiry !== undefined) c.add(CHECK_FAMILIES.certExpiry, { ...id, basis: expiry.basis }, expiry.seconds);
-    if (check.security_score !== undefined && check.security_score >= 0 && check.security_score <= 100) {
-      c.add(CHECK_FAMILIES.securityScore, id, percentToRatio(check.security_score));
-    }
+    if (check.security_score !== undefined && check.security_score >= 0 && check.security_score <= 1) c.add(CHECK_FAMILIES.securityScore, id, check.security_score);
     for (const field of SECURITY_HEADER_FIELDS) {
       const present = check[field];
       if (present !== undefined) c.add(CHECK_FAMILIES.securityHeader, { ...id, header: field.slice('has_'.length) }, boolToNumber(present));
@@ -334,8 +331,8 @@ function checkFamilies(state: ChecksState, buckets: CheckBuckets, opts: ChecksMa
  */
 function certExpiry(check: WebsiteCheck, checkedAtMs: number, exactMs: number | undefined): { seconds: number; basis: 'upstream' | 'estimate' } | undefined {
   if (exactMs !== undefined) return { seconds: exactMs / 1000, basis: 'upstream' };
-  if (!check.tls_version || check.cert_days_remaining === undefined) return undefined;
-  return { seconds: checkedAtMs / 1000 + check.cert_days_remaining * DAY_SECONDS, basis: 'estimate' };
+  if (!check.tls_version || check.cert_remaining === undefined) return undefined;
+  return { seconds: checkedAtMs / 1000 + check.cert_remaining, basis: 'estimate' };
 }
 
 function histogramSample(labels: Labels, h: HistogramState, bounds: readonly number[]): HistogramSample {

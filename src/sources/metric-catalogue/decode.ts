@@ -8,7 +8,8 @@ import { describe, isRecord } from '../../upstream/tolerant/values.js';
  *   `data`, ...): `{"system": ["system.cpu.user"], "nginx": [...]}`;
  * - a flat list of names: `["system.cpu.user", ...]`;
  * - a list of `{name, component?}`;
- * - a list of `{component, metrics: [...]}` (or `names`).
+ * - a list of `{component, metrics: [...]}` (or `names`);
+ * - an object of component to `{names: [...], count}`.
  * A name's component, when not given, is its first dotted word (the document's
  * `<component>.<path>` form). A name that cannot be requested (empty, or holding a comma or
  * whitespace) is dropped.
@@ -58,9 +59,10 @@ export const decodeMetricNames: JsonDecoder<MetricNames> = (raw, context) => {
       add(nameOf(item), firstString(item, ['component', 'group']), path);
     });
   } else {
-    for (const [component, names] of Object.entries(body.value)) {
-      if (!Array.isArray(names)) continue;
-      names.forEach((name, i) => add(nameOf(name), component, `${body.key ? `${body.key}.` : ''}${component}[${i}]`));
+    for (const [component, group] of Object.entries(body.value)) {
+      const names = namesIn(group);
+      if (names === undefined) continue;
+      names.list.forEach((name, i) => add(nameOf(name), component, `${body.key ? `${body.key}.` : ''}${component}${names.key}[${i}]`));
     }
   }
   refuseWhenNothingUsable(context, 'metric catalogue', seen - dropped.length, dropped);
@@ -77,7 +79,7 @@ function container(raw: unknown): { value: unknown[] | Record<string, unknown>; 
     const value = raw[key];
     if (Array.isArray(value) || isRecord(value)) {
       // `{data: {metrics: {...}}}`: look one level further; `{metrics: {}}` is a host without metrics.
-      if (isRecord(value) && Object.keys(value).length > 0 && !Object.values(value).some(Array.isArray)) {
+      if (isRecord(value) && Object.keys(value).length > 0 && !Object.values(value).some((group) => namesIn(group) !== undefined)) {
         const inner = container(value);
         if (inner) return { value: inner.value, key: inner.key ? `${key}.${inner.key}` : key };
         continue;
@@ -85,7 +87,15 @@ function container(raw: unknown): { value: unknown[] | Record<string, unknown>; 
       return { value, key };
     }
   }
-  return Object.values(raw).some(Array.isArray) ? { value: raw, key: '' } : undefined;
+  return Object.values(raw).some((group) => namesIn(group) !== undefined) ? { value: raw, key: '' } : undefined;
+}
+
+/** A component's names: a list, or an object holding one (`{count: 57, names: [...]}`). */
+function namesIn(group: unknown): { list: readonly unknown[]; key: string } | undefined {
+  if (Array.isArray(group)) return { list: group, key: '' };
+  if (!isRecord(group)) return undefined;
+  const key = GROUP_LIST_KEYS.find((k) => Array.isArray(group[k]));
+  return key === undefined ? undefined : { list: group[key] as unknown[], key: `.${key}` };
 }
 
 /** A name given as a string, or as an object with a name. */

@@ -46,6 +46,8 @@ export function groupedItems(raw: unknown, keys: readonly string[]): { items: un
   for (const [path, holder] of holders) {
     if (!isRecord(holder)) continue;
     const groups = Object.entries(holder);
+    // Under the resource's own name, an empty object is an empty grouping (a host with no components).
+    if (groups.length === 0 && path !== '') return { items: [], path: `${path} (grouped by key)` };
     if (groups.length === 0 || !groups.every(([, value]) => Array.isArray(value) && value.every(isRecord))) continue;
     const items = groups.flatMap(([group, list]) => (list as Record<string, unknown>[]).map((item) => (GROUP_KEY in item ? item : { ...item, [GROUP_KEY]: group })));
     return { items, path: path === '' ? '(grouped by key)' : `${path} (grouped by key)` };

@@ -66,6 +66,8 @@ export interface FieldDecl<K extends FieldKind = FieldKind> {
   readonly alternatives?: readonly string[];
   /** A duration's unit when neither its words nor its value say. */
   readonly unit?: TimeUnit;
+  /** For `ratio`: a number is a percentage (0-100) unless the words say `ratio` (a score the document gives out of 100). */
+  readonly percent?: boolean;
   /** A rate's period, in seconds, when neither its words nor its value say. */
   readonly periodSeconds?: number;
   /** For `state`: the words (in the key or in a string value) that mean false. */

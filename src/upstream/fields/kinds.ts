@@ -73,7 +73,7 @@ export function scaled(value: number, factor: number): number {
   return factor === 1 ? value : Number.parseFloat((value * factor).toPrecision(15));
 }
 
-function readRatio(raw: unknown, words: readonly string[], facts: PathFacts): KindRead<number> {
+function readRatio(raw: unknown, words: readonly string[], facts: PathFacts, declaredPercent: boolean): KindRead<number> {
   let text = typeof raw === 'string' ? raw.trim() : undefined;
   const percentSign = text?.endsWith('%') ?? false;
   if (percentSign) text = text?.slice(0, -1);
@@ -83,6 +83,9 @@ function readRatio(raw: unknown, words: readonly string[], facts: PathFacts): Ki
   let value: number;
   if (percentSign || words.includes('pct')) {
     unit = percentSign ? 'percent (% in the value)' : 'percent (pct in the name)';
+    value = scaled(read.value, 0.01);
+  } else if (declaredPercent && !words.includes('ratio')) {
+    unit = 'percent (the declared scale)';
     value = scaled(read.value, 0.01);
   } else if (words.includes('ratio')) {
     unit = 'ratio (ratio in the name)';
@@ -207,8 +210,9 @@ function readState(raw: unknown, words: readonly string[], decl: FieldDecl): Kin
   let read: Read<boolean>;
   if (typeof raw === 'string') {
     const word = raw.trim().toLowerCase();
+    // A field with its own words reads only those: `paused` is no answer to "did the check succeed".
     if ((decl.trueWords ?? TRUE_STATES).includes(word)) read = ok(true);
-    else if ([...FALSE_STATES, ...falseWords].includes(word)) read = ok(false);
+    else if ((decl.falseWords ?? FALSE_STATES).includes(word)) read = ok(false);
     else read = boolean(raw);
     // A word value says the state itself, whatever the key: `status: "paused"`.
     if (read.ok && !['true', 'false', 'yes', 'no', 'on', 'off', '1', '0'].includes(word)) return { read };
@@ -237,7 +241,7 @@ export function readKind<K extends FieldKind>(decl: FieldDecl<K>, raw: unknown, 
   // Each branch returns the kind's own value type; TypeScript cannot narrow K through the switch.
   switch (decl.kind) {
     case 'ratio':
-      return readRatio(raw, words, facts) as KindRead<FieldValues[K]>;
+      return readRatio(raw, words, facts, decl.percent === true) as KindRead<FieldValues[K]>;
     case 'duration':
       return readDuration(raw, words, decl) as KindRead<FieldValues[K]>;
     case 'rate':

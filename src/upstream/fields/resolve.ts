@@ -86,7 +86,7 @@ function dimensionFits(words: readonly string[], inWords: (w: string) => boolean
   return { fits: named.includes(wanted) && named.every((w) => w === wanted), explicit: true };
 }
 
-function candidateOf(field: string, fieldIndex: number, decl: FieldDecl, leaf: Leaf, leafIndex: number): Candidate | undefined {
+function candidateOf(field: string, fieldIndex: number, decl: FieldDecl, leaf: Leaf, leafIndex: number, item: Readonly<Record<string, unknown>> | undefined): Candidate | undefined {
   if (leaf.object && decl.kind !== 'rate') return undefined;
   if (leaf.list && decl.kind !== 'strings') return undefined;
   const words = leaf.words;
@@ -98,9 +98,14 @@ function candidateOf(field: string, fieldIndex: number, decl: FieldDecl, leaf: L
   const stat = dimensionFits(words, (w) => STATS.has(w), decl.stat, decl.statOptional, true);
   if (!period.fits || !stat.fits) return undefined;
   const own = new Set(decl.words[alternative]);
+  // A value the field cannot be (`"active"` for whether the latest check succeeded) rules the path out.
+  const sample = item === undefined || leaf.object ? undefined : valueAt(item, leaf.path);
+  if (sample !== undefined && sample !== null && !readKind(decl, sample, words, { max: undefined }).read.ok) return undefined;
   const isExtra = (w: string) => !own.has(w) && !isPeriod(w) && !STATS.has(w) && !UNIT_WORDS.has(w);
   const extra = words.filter(isExtra).length;
   const extraInKey = keyWordsOf(leaf).filter(isExtra).length;
+  // What identifies an item is named plainly (`id`, `rule_id`), never by a path about something else (`x_external.ref_id`).
+  if ((decl.essential === true || decl.kind === 'id') && extra > 1) return undefined;
   return { field, fieldIndex, leaf, leafIndex, alternative, explicit: (period.explicit ? 1 : 0) + (stat.explicit ? 1 : 0), extraInKey, extra };
 }
 
@@ -109,7 +114,7 @@ function better(a: Candidate, b: Candidate): number {
 }
 
 /** Where each declared field sits in an item of this shape. */
-export function matchFields(decls: FieldDecls, leaves: readonly Leaf[], overrides: Readonly<Record<string, string>>): Map<string, FieldMatch | undefined> {
+export function matchFields(decls: FieldDecls, leaves: readonly Leaf[], overrides: Readonly<Record<string, string>>, item?: Readonly<Record<string, unknown>>): Map<string, FieldMatch | undefined> {
   const names = Object.keys(decls);
   const matches = new Map<string, FieldMatch | undefined>(names.map((n) => [n, undefined]));
   const taken = new Set<string>();
@@ -129,7 +134,7 @@ export function matchFields(decls: FieldDecls, leaves: readonly Leaf[], override
     const decl = decls[field];
     if (decl === undefined || placed.has(field)) return;
     leaves.forEach((leaf, leafIndex) => {
-      const candidate = candidateOf(field, fieldIndex, decl, leaf, leafIndex);
+      const candidate = candidateOf(field, fieldIndex, decl, leaf, leafIndex, item);
       if (candidate !== undefined) candidates.push(candidate);
     });
   });
@@ -169,9 +174,13 @@ function rateObject(leaf: Leaf, leaves: readonly Leaf[]): Leaf {
   return hasPeriod ? (leaves.find((l) => l.path.join('\u0000') === parent) ?? leaf) : leaf;
 }
 
-/** The words of a leaf's own key. */
+/** The words of a leaf's own key, or of the nearest key above it that has words (`{"": 1}` has none). */
 function keyWordsOf(leaf: Leaf): readonly string[] {
-  return keyWords(leaf.path[leaf.path.length - 1] ?? '');
+  for (let i = leaf.path.length - 1; i >= 0; i--) {
+    const words = keyWords(leaf.path[i] ?? '');
+    if (words.length > 0) return words;
+  }
+  return [];
 }
 
 function clip(value: unknown): string {
@@ -199,7 +208,7 @@ export class FieldFinder<D extends FieldDecls> {
     const signature = signatureOf(item);
     let matches = this.shapes.get(signature);
     if (matches === undefined) {
-      matches = matchFields(this.decls, leavesOf(item), this.overrides);
+      matches = matchFields(this.decls, leavesOf(item), this.overrides, item);
       // Shapes are few; a body whose items each differ (keys that are ids) must not grow this without end.
       if (this.shapes.size >= 256) this.shapes.clear();
       this.shapes.set(signature, matches);
@@ -228,6 +237,8 @@ export class FieldFinder<D extends FieldDecls> {
           if (value !== undefined && value !== null) [match, raw] = [fallback, value];
         }
         if (decl === undefined || match === undefined || raw === undefined || raw === null) {
+          // A key that is there with null is the upstream saying "no value": the field is found, not missing.
+          if (raw === null && match !== undefined) found[field] ??= { path: match.path.join('.'), sample: 'null', configured: match.configured ?? false };
           if (decl?.essential && problem === undefined) problem = { index, reason: 'missing_field', field, issue: match === undefined ? 'is missing' : 'is null' };
           continue;
         }
