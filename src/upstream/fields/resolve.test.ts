@@ -174,3 +174,31 @@ describe('one path serves one field', () => {
     expect(result.report.paths).toEqual(['key', 'name']);
   });
 });
+
+describe('lists of strings written as objects, and empty lists', () => {
+  const TAGS = declareFields({
+    tags: { kind: 'strings', about: 'tags', words: [['tags'], ['labels']], pairs: true },
+    env: { kind: 'string', about: 'an environment', words: [['env']] },
+  });
+  it.each([
+    ['a list', { tags: ['env:prod', 'canary'] }, ['env:prod', 'canary']],
+    ['a comma string', { tags: 'env:prod,canary' }, ['env:prod', 'canary']],
+    ['an object of key to value', { labels: { tier: 2, nested: { x: 1 } } }, ['tier:2']],
+  ])('reads tags as %s', (_name, item, tags) => {
+    const { record, report } = readOne(TAGS, item);
+    expect(record?.tags).toEqual(tags);
+    expect(report.found.tags?.path).toBe(Object.keys(item)[0]);
+  });
+
+  it('reads the object whole: a key inside it is one of its items, not another field', () => {
+    const { record } = readOne(TAGS, { tags: { env: 'prod' } });
+    expect(record).toEqual({ tags: ['env:prod'], env: undefined });
+  });
+
+  it('reports no field missing from an empty list: it says nothing of its items', () => {
+    const result = new FieldFinder(TAGS).read([]);
+    expect(result.report.missing).toEqual([]);
+    expect(result.report.essentialMissing).toEqual([]);
+    expect(new FieldFinder(TAGS).read([{ name: 'x' }]).report.missing).toEqual(['tags', 'env']);
+  });
+});

@@ -87,7 +87,7 @@ function dimensionFits(words: readonly string[], inWords: (w: string) => boolean
 }
 
 function candidateOf(field: string, fieldIndex: number, decl: FieldDecl, leaf: Leaf, leafIndex: number, item: Readonly<Record<string, unknown>> | undefined): Candidate | undefined {
-  if (leaf.object && decl.kind !== 'rate') return undefined;
+  if (leaf.object && decl.kind !== 'rate' && !(decl.kind === 'strings' && decl.pairs === true)) return undefined;
   if (leaf.list && decl.kind !== 'strings') return undefined;
   const words = leaf.words;
   if (decl.not?.some((w) => words.includes(w))) return undefined;
@@ -148,9 +148,11 @@ export function matchFields(decls: FieldDecls, leaves: readonly Leaf[], override
     matches.set(candidate.field, { path: leaf.path, words: leaf.words, configured: false });
     taken.add(leafKey);
     // A rate's object is read whole: the keys it reads (count, period) are its own; the others (`burst`) stay free.
+    // An object of pairs (tags) is read whole too: every key in it is one of its items.
     if (leaf.object) {
+      const rate = decls[candidate.field]?.kind === 'rate';
       for (const child of leaves) {
-        if (child.path.length === leaf.path.length + 1 && child.path.join('\u0000').startsWith(`${leafKey}\u0000`) && rateKeyRole(child.path[child.path.length - 1] ?? '') !== undefined) {
+        if (child.path.length === leaf.path.length + 1 && child.path.join('\u0000').startsWith(`${leafKey}\u0000`) && (!rate || rateKeyRole(child.path[child.path.length - 1] ?? '') !== undefined)) {
           taken.add(child.path.join('\u0000'));
         }
       }
@@ -258,7 +260,8 @@ export class FieldFinder<D extends FieldDecls> {
       // Every declared field is in the record, undefined when this item lacks it.
       return record as FieldRecord<D>;
     });
-    const missing = this.names.filter((n) => found[n] === undefined && !(this.decls[n]?.alternatives ?? []).some((a) => found[a] !== undefined));
+    // An empty list says nothing of its items' fields: none is missing from it (a host without components, an account without events).
+    const missing = items.length === 0 ? [] : this.names.filter((n) => found[n] === undefined && !(this.decls[n]?.alternatives ?? []).some((a) => found[a] !== undefined));
     const useful = this.names.filter((n) => this.decls[n]?.useful === true);
     const useless = items.length > 0 && useful.length > 0 && useful.every((n) => found[n] === undefined);
     const first = items[0];
