@@ -125,6 +125,48 @@ describe('/hosts', () => {
     ]);
   });
 
+  it.each<Variant>([
+    {
+      shape: 'nested: host, agent, status and created objects, tags as an object, the type as os',
+      body: {
+        data: {
+          hosts: [
+            { host: { uuid: UUID, name: 'web-1' }, os: 'linux', agent: { version: '1.8.11-1' }, status: { online: 'true', allowed: true, last_seen: T }, kinds: ['web-server'], labels: { env: 'prod' }, created: { at: T } },
+          ],
+        },
+        meta: { total: '1' },
+      },
+      want: {
+        hosts: [{ uuid: UUID, hostname: 'web-1', type: 'linux', agent_version: '1.8.11-1', online: true, allowed: true, last_seen: T, server_kinds: ['web-server'], tags: ['env:prod'], created_at: T }],
+        total: 1,
+      },
+    },
+    {
+      shape: 'camelCase, states as words, a Unix time, lists as comma strings',
+      body: { hosts: [{ hostUuid: UUID, hostName: 'web-1', agentVersion: '1.8.11-1', lastSeenAt: 1763812800, status: 'offline', overLimit: true, serverKinds: 'web-server,database', tags: 'canary,env:prod' }] },
+      want: {
+        hosts: [{ uuid: UUID, hostname: 'web-1', agent_version: '1.8.11-1', last_seen: '2025-11-22T12:00:00.000Z', online: false, allowed: false, server_kinds: ['web-server', 'database'], tags: ['canary', 'env:prod'] }],
+        total: undefined,
+      },
+    },
+    {
+      shape: 'grouped in an object keyed by host type',
+      body: { hosts: { vm: [{ uuid: 'a', hostname: 'web-1' }], container: [{ uuid: 'b', hostname: 'db-1' }] } },
+      want: { hosts: [{ uuid: 'a', hostname: 'web-1' }, { uuid: 'b', hostname: 'db-1' }], total: undefined },
+    },
+  ])('reads the fields wherever they sit: $shape', ({ body, want }) => {
+    const { value, dropped, fields } = decode('hosts', body);
+    expect(dropped).toEqual([]);
+    expect(value).toEqual(want);
+    expect(fields?.essentialMissing).toEqual([]);
+  });
+
+  it('reports the fields no host carries, and where it found the others', () => {
+    const { fields } = decode('hosts', { hosts: [{ uuid: 'a', host: { name: 'web-1' } }] });
+    expect(fields?.found.hostname?.path).toBe('host.name');
+    expect(fields?.missing).toEqual(['type', 'agent_version', 'last_seen', 'online', 'allowed', 'server_kinds', 'tags', 'created_at']);
+  });
+
   it.each([
     [{ total: 3 }, 'host list: no list found in the body (an object with 1 field(s): total; none holds a list)'],
     [{ hosts_a: [], hosts_b: [] }, 'host list: no list found in the body'],
@@ -142,8 +184,12 @@ describe('/hosts/{uuid}', () => {
     expect(decode('host', body).value).toMatchObject(want as object);
   });
 
+  it('refuses a host that carries none of the details it is asked for', () => {
+    expect(refusal('host', { host: { uuid: UUID } })).toContain('host: no item carries any of hostname, type, agent_version');
+  });
+
   it('refuses a host without a uuid', () => {
-    expect(refusal('host', { hostname: 'x' })).toContain('host: uuid: is missing');
+    expect(refusal('host', { hostname: 'x' })).toContain('host: no item carries uuid (the body has fields hostname)');
   });
 });
 

@@ -1,5 +1,5 @@
 import { FieldsMissingError, InvalidResponseError, type RequestContext } from '../http/errors.js';
-import { findList, GENERIC_LIST_KEYS, refuseWhenNothingUsable, wrappedObjects } from '../tolerant/body.js';
+import { findList, GENERIC_LIST_KEYS, refuseWhenNothingUsable, shapeOf, wrappedObjects } from '../tolerant/body.js';
 import { describe, isRecord, type DroppedItem } from '../tolerant/values.js';
 import type { FieldDecls, FieldRecord } from './declare.js';
 import type { FieldReport, FieldFinder } from './resolve.js';
@@ -49,6 +49,8 @@ export function groupedItems(raw: unknown, keys: readonly string[]): { items: un
     // Under the resource's own name, an empty object is an empty grouping (a host with no components).
     if (groups.length === 0 && path !== '') return { items: [], path: `${path} (grouped by key)` };
     if (groups.length === 0 || !groups.every(([, value]) => Array.isArray(value) && value.every(isRecord))) continue;
+    // A body of nothing but empty lists is no grouping anyone can tell from another body: which list is it?
+    if (path === '' && groups.every(([, value]) => (value as unknown[]).length === 0)) continue;
     const items = groups.flatMap(([group, list]) => (list as Record<string, unknown>[]).map((item) => (GROUP_KEY in item ? item : { ...item, [GROUP_KEY]: group })));
     return { items, path: path === '' ? '(grouped by key)' : `${path} (grouped by key)` };
   }
@@ -61,7 +63,7 @@ export function readFieldList<D extends FieldDecls>(raw: unknown, context: Reque
   const grouped = found === undefined ? groupedItems(raw, keys) : undefined;
   const items = found?.items ?? grouped?.items;
   if (items === undefined) {
-    throw new InvalidResponseError(context, `${spec.what}: no list found in the body (${describe(raw)})`, ['(root): no list of items']);
+    throw new InvalidResponseError(context, `${spec.what}: no list found in the body (${shapeOf(raw)})`, ['(root): no list of items']);
   }
   const listPath = found !== undefined ? found.key || '(the body)' : (grouped?.path ?? '');
   const dropped: DroppedItem[] = [];
