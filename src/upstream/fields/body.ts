@@ -66,7 +66,8 @@ export function readFieldList<D extends FieldDecls>(raw: unknown, context: Reque
     throw new InvalidResponseError(context, `${spec.what}: no list found in the body (${shapeOf(raw)})`, ['(root): no list of items']);
   }
   const listPath = found !== undefined ? found.key || '(the body)' : (grouped?.path ?? '');
-  const dropped: DroppedItem[] = [];
+  // Each dropped item with its place in the list, so they are told in list order.
+  const droppedAt: [number, DroppedItem][] = [];
   const objects: Readonly<Record<string, unknown>>[] = [];
   const indexOf: number[] = [];
   items.forEach((item, index) => {
@@ -74,20 +75,23 @@ export function readFieldList<D extends FieldDecls>(raw: unknown, context: Reque
       objects.push(item);
       indexOf.push(index);
     } else {
-      dropped.push({ path: `${listPath}[${index}]`, reason: 'not_an_object', field: '(item)', issue: `expected an object, got ${describe(item)}` });
+      droppedAt.push([index, { path: `${listPath}[${index}]`, reason: 'not_an_object', field: '(item)', issue: `expected an object, got ${describe(item)}` }]);
     }
   });
   const read = spec.finder.read(objects);
   for (const problem of read.problems) {
-    dropped.push({ path: `${listPath}[${indexOf[problem.index] ?? problem.index}]`, reason: problem.reason, field: problem.field, issue: `${problem.field} ${problem.issue}` });
+    const index = indexOf[problem.index] ?? problem.index;
+    droppedAt.push([index, { path: `${listPath}[${index}]`, reason: problem.reason, field: problem.field, issue: `${problem.field} ${problem.issue}` }]);
   }
   const records: FieldRecord<D>[] = [];
-  read.records.forEach((record, index) => {
+  read.records.forEach((record, i) => {
     if (record === undefined) return;
     const problem = spec.unusable?.(record);
+    const index = indexOf[i] ?? i;
     if (problem === undefined) records.push(record);
-    else dropped.push({ path: `${listPath}[${indexOf[index] ?? index}]`, reason: 'missing_field', field: problem.field, issue: `${problem.field}: ${problem.issue}` });
+    else droppedAt.push([index, { path: `${listPath}[${index}]`, reason: 'missing_field', field: problem.field, issue: `${problem.field}: ${problem.issue}` }]);
   });
+  const dropped = droppedAt.sort(([a], [b]) => a - b).map(([, item]) => item);
   if (objects.length > 0 && read.report.essentialMissing.length > 0) throw new FieldsMissingError(context, spec.what, read.report);
   refuseWhenNothingUsable(context, spec.what, records.length, dropped);
   return {

@@ -74,6 +74,8 @@ export interface FieldDecl<K extends FieldKind = FieldKind> {
   readonly falseWords?: readonly string[];
   /** For `state`: the string values that mean true. */
   readonly trueWords?: readonly string[];
+  /** For `id`: text only, a number is refused (a host uuid sent as a number is no uuid). */
+  readonly textOnly?: boolean;
   /** For `strings`: an object of key to value is the list too, read whole as `key:value` items (tags as `{env: "prod"}`). */
   readonly pairs?: boolean;
 }

@@ -1,4 +1,4 @@
-import { boolean, describe, integer, isRecord, number, string, stringList, timestamp, type Read } from '../tolerant/values.js';
+import { boolean, describe, integer, isRecord, number, string, stringList, text, timestamp, type Read } from '../tolerant/values.js';
 import type { FieldDecl, FieldKind, FieldValues } from './declare.js';
 import { isPeriod, keyWords, WORD_SECONDS } from './words.js';
 
@@ -268,7 +268,7 @@ export function readKind<K extends FieldKind>(decl: FieldDecl<K>, raw: unknown, 
     case 'string':
       return { read: string(raw) } as KindRead<FieldValues[K]>;
     case 'id':
-      return { read: id(raw) } as KindRead<FieldValues[K]>;
+      return { read: decl.textOnly === true ? text(raw) : id(raw) } as KindRead<FieldValues[K]>;
     case 'strings':
       return { read: decl.pairs === true && isRecord(raw) ? pairs(raw) : stringList(raw) } as KindRead<FieldValues[K]>;
     default:

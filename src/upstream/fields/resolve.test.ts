@@ -202,3 +202,28 @@ describe('lists of strings written as objects, and empty lists', () => {
     expect(new FieldFinder(TAGS).read([{ name: 'x' }]).report.missing).toEqual(['tags', 'env']);
   });
 });
+
+describe('identity fields', () => {
+  const HOSTS = declareFields({
+    uuid: { kind: 'id', about: 'the host uuid', words: [['uuid']], essential: true, textOnly: true },
+    online: { kind: 'state', about: 'online', words: [['online'], ['status']] },
+  });
+
+  it('refuses a number where only text is an id, and drops that item alone', () => {
+    const result = new FieldFinder(HOSTS).read([{ uuid: 3 }, { uuid: 'b' }]);
+    expect(result.records.map((r) => r?.uuid)).toEqual([undefined, 'b']);
+    expect(result.problems).toMatchObject([{ index: 0, reason: 'wrong_type', field: 'uuid' }]);
+  });
+
+  it('never lets one bad id decide the shape for the items after it, in this body or the next', () => {
+    const finder = new FieldFinder(HOSTS);
+    expect(finder.read([{ uuid: '' }, { uuid: 'b' }]).records.map((r) => r?.uuid)).toEqual([undefined, 'b']);
+    const next = finder.read([{ uuid: 'c' }]);
+    expect(next.records.map((r) => r?.uuid)).toEqual(['c']);
+    expect(next.report.essentialMissing).toEqual([]);
+  });
+
+  it('still rules out a path by its value for a field that is not essential', () => {
+    expect(readOne(HOSTS, { uuid: 'a', status: 'maintenance' }).report.missing).toEqual(['online']);
+  });
+});

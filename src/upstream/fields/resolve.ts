@@ -99,7 +99,9 @@ function candidateOf(field: string, fieldIndex: number, decl: FieldDecl, leaf: L
   if (!period.fits || !stat.fits) return undefined;
   const own = new Set(decl.words[alternative]);
   // A value the field cannot be (`"active"` for whether the latest check succeeded) rules the path out.
-  const sample = item === undefined || leaf.object ? undefined : valueAt(item, leaf.path);
+  // Not for an essential field: what is made of a shape is kept for every item of that shape,
+  // so one item's bad id would drop every later item; chosen by its words, it drops only that one.
+  const sample = item === undefined || leaf.object || decl.essential === true ? undefined : valueAt(item, leaf.path);
   if (sample !== undefined && sample !== null && !readKind(decl, sample, words, { max: undefined }).read.ok) return undefined;
   const isExtra = (w: string) => !own.has(w) && !isPeriod(w) && !STATS.has(w) && !UNIT_WORDS.has(w);
   const extra = words.filter(isExtra).length;
