@@ -46,7 +46,8 @@ const DETAILS = {
 } as const;
 
 const UUID = {
-  uuid: { kind: 'id', about: 'the host identifier, the path of every per-host endpoint', words: [['uuid'], ['id']], not: ['agent', 'account', 'tags', 'rule'], essential: true },
+  // A uuid is text (32 hex characters in the document): a number there is no uuid.
+  uuid: { kind: 'id', about: 'the host identifier, the path of every per-host endpoint', words: [['uuid'], ['id']], not: ['agent', 'account', 'tags', 'rule'], essential: true, textOnly: true },
 } as const;
 
 /** The fields of a `/hosts` item. */

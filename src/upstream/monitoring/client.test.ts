@@ -112,14 +112,13 @@ describe('MonitoringClient requests', () => {
   });
 
   it('counts dropped list items in the self-metrics by reason', async () => {
-    // `{uuid: true}` is read where `{uuid: 'b'}`, of the same shape, showed the uuid to be.
-    const { monitoring, registry } = client(() => ({ hosts: [host('a'), { uuid: 'b' }, { hostname: 'no id' }, 'text', { uuid: true }], total: 5 }));
+    const { monitoring, registry } = client(() => ({ hosts: [host('a'), { uuid: 3 }, { hostname: 'no id' }, 'text', { uuid: 'b' }], total: 5 }));
     const { value, dropped } = await monitoring.hosts();
     expect(value.hosts.map((h) => h.uuid)).toEqual(['a', 'b']);
     expect(dropped.map((d) => [d.path, d.reason, d.field])).toEqual([
-      ['hosts[3]', 'not_an_object', '(item)'],
+      ['hosts[1]', 'wrong_type', 'uuid'],
       ['hosts[2]', 'missing_field', 'uuid'],
-      ['hosts[4]', 'wrong_type', 'uuid'],
+      ['hosts[3]', 'not_an_object', '(item)'],
     ]);
     const text = await registry.metrics();
     expect(text).toContain('monapi_decode_dropped_items_total{endpoint="/hosts",reason="wrong_type"} 1');
