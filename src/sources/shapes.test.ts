@@ -349,7 +349,7 @@ describe('/alerts (alert rules)', () => {
 describe('/alerts/recent', () => {
   const event = { type: 'host_alert', id: 17, source_id: 701, source_name: 'cpu high', host_uuid: UUID, message: 'system.cpu.user > 90', occurred_at: T };
   it.each<Variant>([
-    { shape: 'the document: {alerts}', body: { alerts: [event] }, want: [{ type: 'host_alert', id: 17, source_id: '701', host_uuid: UUID }] },
+    { shape: 'the document: {alerts}', body: { alerts: [event] }, want: [{ type: 'host_alert', id: 17, source_id: '701', source_name: 'cpu high', occurred_at: T }] },
     { shape: 'a bare list', body: [event], want: [{ id: 17 }] },
     { shape: 'under events, ids as strings', body: { events: [{ ...event, id: '18', source_id: '702' }] }, want: [{ id: 18, source_id: '702' }] },
     {
@@ -361,7 +361,38 @@ describe('/alerts/recent', () => {
     const { value, dropped } = decode('recentAlerts', body);
     expect(value).toMatchObject(want as object[]);
     expect(dropped).toEqual([]);
-    expect(value.every((e) => e.host_uuid === undefined || e.host_uuid === UUID)).toBe(true);
+  });
+
+  it.each<Variant>([
+    {
+      shape: 'nested: the event, its source and its time under objects, ids as strings',
+      body: { data: { events: [{ event: { id: '17', type: 'host_alert' }, rule: { id: 701, name: 'cpu high' }, host: { uuid: UUID }, triggered: { at: T } }] } },
+      want: [{ type: 'host_alert', id: 17, source_id: '701', source_name: 'cpu high', occurred_at: T }],
+    },
+    {
+      shape: 'grouped by type, camelCase, a Unix time in milliseconds',
+      body: {
+        alerts: {
+          website_down: [{ eventId: 5, websiteId: 40001, websiteName: 'shop', createdAt: 1763812800000 }],
+          host_alert: [{ eventId: 17, ruleId: '701', ruleName: 'cpu high', hostUuid: UUID, createdAt: 1763812860000 }],
+        },
+      },
+      want: [
+        { type: 'website_down', id: 5, source_id: '40001', source_name: 'shop', occurred_at: '2025-11-22T12:00:00.000Z' },
+        { type: 'host_alert', id: 17, source_id: '701', source_name: 'cpu high', occurred_at: '2025-11-22T12:01:00.000Z' },
+      ],
+    },
+  ])('reads the fields wherever they sit: $shape', ({ body, want }) => {
+    const { value, dropped, fields } = decode('recentAlerts', body);
+    expect(dropped).toEqual([]);
+    expect(value).toEqual(want);
+    expect(fields?.missing).toEqual([]);
+  });
+
+  it('reports no field missing for an account without recent events', () => {
+    const { value, fields } = decode('recentAlerts', { alerts: [] });
+    expect(value).toEqual([]);
+    expect(fields?.missing).toEqual([]);
   });
 
   it('drops an event without a type or id, keeps the others', () => {
