@@ -223,7 +223,23 @@ describe('identity fields', () => {
     expect(next.report.essentialMissing).toEqual([]);
   });
 
-  it('still rules out a path by its value for a field that is not essential', () => {
+  it('reads a field nowhere but at a path whose value it can be', () => {
     expect(readOne(HOSTS, { uuid: 'a', status: 'maintenance' }).report.missing).toEqual(['online']);
+  });
+
+  it('never lets one item\'s bad value lose a field for the items after it', () => {
+    const finder = new FieldFinder(HOSTS);
+    const first = finder.read([{ uuid: 'a', online: 'maybe' }, { uuid: 'b', online: true }]);
+    expect(first.records.map((r) => r?.online)).toEqual([undefined, true]);
+    expect(first.notes).toEqual([{ field: 'online', issue: 'online: "maybe" is not true or false' }]);
+    expect(finder.read([{ uuid: 'c', online: false }]).records.map((r) => r?.online)).toEqual([false]);
+  });
+
+  it('leaves a path to the field its value fits, before another whose words it also has', () => {
+    const SITE = declareFields({
+      up: { kind: 'state', about: 'the latest check succeeded', words: [['up'], ['status'], ['state']], trueWords: ['up'], falseWords: ['down'] },
+      enabled: { kind: 'state', about: 'checked upstream', words: [['enabled'], ['status']], trueWords: ['active'], falseWords: ['paused'] },
+    });
+    expect(readOne(SITE, { status: 'paused', last_check: { state: 'up' } }).record).toEqual({ up: true, enabled: false });
   });
 });

@@ -69,6 +69,8 @@ interface Candidate {
   readonly fieldIndex: number;
   readonly leaf: Leaf;
   readonly leafIndex: number;
+  /** 1 when the item's value there is none the field can be: taken only when nothing else fits. */
+  readonly unfit: number;
   /** Which word set matched (earlier sets are the better names). */
   readonly alternative: number;
   /** Dimensions (period, statistic) the path names explicitly and the field wants. */
@@ -98,21 +100,22 @@ function candidateOf(field: string, fieldIndex: number, decl: FieldDecl, leaf: L
   const stat = dimensionFits(words, (w) => STATS.has(w), decl.stat, decl.statOptional, true);
   if (!period.fits || !stat.fits) return undefined;
   const own = new Set(decl.words[alternative]);
-  // A value the field cannot be (`"active"` for whether the latest check succeeded) rules the path out.
-  // Not for an essential field: what is made of a shape is kept for every item of that shape,
-  // so one item's bad id would drop every later item; chosen by its words, it drops only that one.
-  const sample = item === undefined || leaf.object || decl.essential === true ? undefined : valueAt(item, leaf.path);
-  if (sample !== undefined && sample !== null && !readKind(decl, sample, words, { max: undefined }).read.ok) return undefined;
+  // A value the field cannot be (`"active"` for whether the latest check succeeded) puts the path
+  // behind every path whose value fits, so another field whose value it is takes it. It is never
+  // ruled out: what is made of a shape is kept for every item of that shape, so one item's bad
+  // value would lose the field in every later item; taken last, it costs only that item's value.
+  const sample = item === undefined || leaf.object ? undefined : valueAt(item, leaf.path);
+  const unfit = sample !== undefined && sample !== null && !readKind(decl, sample, words, { max: undefined }).read.ok ? 1 : 0;
   const isExtra = (w: string) => !own.has(w) && !isPeriod(w) && !STATS.has(w) && !UNIT_WORDS.has(w);
   const extra = words.filter(isExtra).length;
   const extraInKey = keyWordsOf(leaf).filter(isExtra).length;
   // What identifies an item is named plainly (`id`, `rule_id`), never by a path about something else (`x_external.ref_id`).
   if ((decl.essential === true || decl.kind === 'id') && extra > 1) return undefined;
-  return { field, fieldIndex, leaf, leafIndex, alternative, explicit: (period.explicit ? 1 : 0) + (stat.explicit ? 1 : 0), extraInKey, extra };
+  return { field, fieldIndex, leaf, leafIndex, unfit, alternative, explicit: (period.explicit ? 1 : 0) + (stat.explicit ? 1 : 0), extraInKey, extra };
 }
 
 function better(a: Candidate, b: Candidate): number {
-  return a.alternative - b.alternative || b.explicit - a.explicit || a.extraInKey - b.extraInKey || a.extra - b.extra || a.leaf.depth - b.leaf.depth || a.leafIndex - b.leafIndex || a.fieldIndex - b.fieldIndex;
+  return a.unfit - b.unfit || a.alternative - b.alternative || b.explicit - a.explicit || a.extraInKey - b.extraInKey || a.extra - b.extra || a.leaf.depth - b.leaf.depth || a.leafIndex - b.leafIndex || a.fieldIndex - b.fieldIndex;
 }
 
 /** Where each declared field sits in an item of this shape. */
