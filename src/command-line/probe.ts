@@ -182,8 +182,10 @@ function pasteBlock(account: AccountProbe): string[] {
     const paths = [...new Set(source.answers.flatMap((a) => a.report.paths))].filter((p) => !taken.has(p));
     lines.push(`      ${source.source}:`);
     for (const field of missing) {
-      const decl = (decls as Readonly<Record<string, { readonly words?: readonly (readonly string[])[] }>>)[field.field];
-      const guess = bestPath(decl?.words ?? [], paths);
+      const decl = (decls as Readonly<Record<string, { readonly kind?: string; readonly words?: readonly (readonly string[])[] }>>)[field.field];
+      const leaf = bestPath(decl?.words ?? [], paths);
+      // A rate is read from the object holding its count and period (`{count: 7200, window: "1h"}`).
+      const guess = decl?.kind === 'rate' && leaf?.includes('.') ? leaf.slice(0, leaf.lastIndexOf('.')) : leaf;
       lines.push(guess === undefined ? `        # ${field.field}: <path>   # ${field.about}; no path of the answer looks like it` : `        ${field.field}: ${guess}   # a guess: ${field.about}`);
     }
   }
