@@ -92,15 +92,16 @@ export function readFieldList<D extends FieldDecls>(raw: unknown, context: Reque
     else droppedAt.push([index, { path: `${listPath}[${index}]`, reason: 'missing_field', field: problem.field, issue: `${problem.field}: ${problem.issue}` }]);
   });
   const dropped = droppedAt.sort(([a], [b]) => a - b).map(([, item]) => item);
-  if (objects.length > 0 && read.report.essentialMissing.length > 0) throw new FieldsMissingError(context, spec.what, read.report);
+  const report = { ...read.report, list: { path: listPath, length: items.length } };
+  if (objects.length > 0 && report.essentialMissing.length > 0) throw new FieldsMissingError(context, spec.what, report);
   refuseWhenNothingUsable(context, spec.what, records.length, dropped);
   return {
     records,
     envelope: found?.envelope ?? {},
     dropped,
     notes: [...read.notes],
-    report: read.report,
-    list: { path: listPath, length: items.length },
+    report,
+    list: report.list,
   };
 }
 
