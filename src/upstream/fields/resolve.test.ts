@@ -105,6 +105,14 @@ describe('finding a field whatever the shape', () => {
     expect(records.map((r) => r?.hosts)).toEqual([['a'], ['b', 'c'], undefined]);
   });
 
+  it('reads no other path where a field whose null is its value is null (a gap stays a gap)', () => {
+    const POINT = declareFields({ value: { kind: 'number', about: 'a value, null a gap', words: [['value'], ['v']], nullIsValue: true } });
+    const finder = new FieldFinder(POINT);
+    const { records, report } = finder.read([{ value: null, meta: { v: 0 } }, { value: 2, meta: { v: 0 } }]);
+    expect(records.map((r) => r?.value)).toEqual([undefined, 2]);
+    expect(report.found.value?.path).toBe('value');
+  });
+
   it('never takes a list for a number', () => {
     const COUNT = declareFields({ checks: { kind: 'count', about: 'checks run', words: [['checks']] } });
     const { report } = readOne(COUNT, { recent_checks: [{ id: 1 }], checks_total: 3 });
@@ -233,6 +241,13 @@ describe('identity fields', () => {
     expect(first.records.map((r) => r?.online)).toEqual([undefined, true]);
     expect(first.notes).toEqual([{ field: 'online', issue: 'online: "maybe" is not true or false' }]);
     expect(finder.read([{ uuid: 'c', online: false }]).records.map((r) => r?.online)).toEqual([false]);
+  });
+
+  it('reads no path whose value does not fit where the field\'s own is null: a gap stays a gap', () => {
+    const POINT = declareFields({ value: { kind: 'number', about: 'a value', words: [['value'], ['v']] } });
+    const { record, report } = readOne(POINT, { meta: { v: '' }, value: null });
+    expect(record?.value).toBeUndefined();
+    expect(report.found.value).toMatchObject({ path: 'value', sample: 'null' });
   });
 
   it('leaves a path to the field its value fits, before another whose words it also has', () => {

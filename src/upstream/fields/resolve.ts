@@ -165,11 +165,11 @@ export function matchFields(decls: FieldDecls, leaves: readonly Leaf[], override
       }
     }
   }
-  // Paths no field took, but whose words fit a field: read when the field's own is null in an item.
+  // Paths no field took, but whose words and value fit a field: read when the field's own is null in an item.
   for (const candidate of candidates) {
     const match = matches.get(candidate.field);
     const key = candidate.leaf.path.join('\u0000');
-    if (match === undefined || match.configured || taken.has(key) || candidate.leaf.object) continue;
+    if (match === undefined || match.configured || taken.has(key) || candidate.leaf.object || candidate.unfit === 1) continue;
     matches.set(candidate.field, { ...match, fallbacks: [...(match.fallbacks ?? []), { path: candidate.leaf.path, words: candidate.leaf.words }] });
   }
   return matches;
@@ -240,7 +240,7 @@ export class FieldFinder<D extends FieldDecls> {
         const primary = matches.get(field);
         let match: { readonly path: readonly string[]; readonly words: readonly string[]; readonly configured?: boolean } | undefined = primary;
         let raw = primary === undefined ? undefined : valueAt(item, primary.path);
-        for (const fallback of primary?.fallbacks ?? []) {
+        for (const fallback of decl?.nullIsValue === true ? [] : (primary?.fallbacks ?? [])) {
           if (raw !== undefined && raw !== null) break;
           const value = valueAt(item, fallback.path);
           if (value !== undefined && value !== null) [match, raw] = [fallback, value];
