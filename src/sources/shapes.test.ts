@@ -250,8 +250,23 @@ describe('/hosts/{uuid}/metrics/{name}/latest', () => {
     expect(decode('latest', body).value).toEqual(want);
   });
 
+  it.each<Variant>([
+    { shape: 'nested: host, metric and latest objects, the value a string, the time with milliseconds', body: { host: { uuid: UUID }, metric: { name: 'system.cpu.user' }, latest: { at: '2026-11-22T12:00:00.000Z', value: '12.5' } }, want: { value: 12.5, timestamp: '2026-11-22T12:00:00.000Z' } },
+    { shape: 'under data with an offset and a unit', body: { data: { timestamp: '2026-11-22T12:00:00+00:00', value: 3, unit: null } }, want: { value: 3, timestamp: '2026-11-22T12:00:00+00:00' } },
+    { shape: 'camelCase, a Unix time', body: { latestValue: { measuredAt: 1763812800, v: 0.5 } }, want: { value: 0.5, timestamp: '2025-11-22T12:00:00.000Z' } },
+    { shape: 'a numeric string alone', body: '7', want: { value: 7, timestamp: null } },
+  ])('reads the point wherever it sits: $shape', ({ body, want }) => {
+    const { value, fields } = decode('latest', body);
+    expect(value).toEqual(want);
+    expect(fields?.found.value).toBeDefined();
+  });
+
+  it('refuses a value that is not a number rather than taking it for a gap', () => {
+    expect(refusal('latest', { value: 'high', timestamp: T })).toContain('latest value: value: "high" is not a number');
+  });
+
   it('refuses a body without a value', () => {
-    expect(refusal('latest', { timestamp: T })).toContain('latest value: value: is missing');
+    expect(refusal('latest', { timestamp: T })).toContain('latest value: no item carries value (the body has fields timestamp)');
   });
 });
 
@@ -571,6 +586,54 @@ describe('/hosts/{uuid}/metrics/series', () => {
     expect(decode('series', body).value).toEqual(want);
   });
 
+  it.each<Variant>([
+    {
+      shape: 'nested envelope: host and window objects, the interval as text',
+      body: { host: { uuid: UUID }, window: { since: T, step: '1m' }, series: { 'system.cpu.user': [{ timestamp: T, value: 1.5 }] } },
+      want: { host_uuid: UUID, since: T, interval: 60, series: { 'system.cpu.user': [{ timestamp: T, value: 1.5 }] } },
+    },
+    {
+      shape: 'the interval in milliseconds, points as {t, v} with Unix times and strings',
+      body: { data: { interval_ms: 60_000, metrics: { 'nginx.status': [{ t: 1763812800, v: '1' }, { t: 1763812860, v: null }] } } },
+      want: { host_uuid: undefined, since: undefined, interval: 60, series: { 'nginx.status': [{ timestamp: '2025-11-22T12:00:00.000Z', value: 1 }, { timestamp: '2025-11-22T12:01:00.000Z', value: null }] } },
+    },
+    {
+      shape: 'a list of {metric, points}, points as [time, value]',
+      body: { interval: 60, series: [{ metric: 'system.load.1', unit: null, points: [[T, 0.5], [T, null]] }] },
+      want: { host_uuid: undefined, since: undefined, interval: 60, series: { 'system.load.1': [{ timestamp: T, value: 0.5 }, { timestamp: T, value: null }] } },
+    },
+    {
+      shape: 'the series under a name of its own',
+      body: { interval: 60, host_uuid: UUID, by_metric: { 'system.cpu.user': [{ time: T, value: 2 }] } },
+      want: { host_uuid: UUID, since: undefined, interval: 60, series: { 'system.cpu.user': [{ timestamp: T, value: 2 }] } },
+    },
+  ])('reads the envelope and the points wherever they sit: $shape', ({ body, want }) => {
+    const { value, dropped, fields } = decode('series', body);
+    expect(dropped).toEqual([]);
+    expect(value).toEqual(want);
+    expect(fields?.found.interval).toBeDefined();
+    expect(fields?.found.timestamp).toBeDefined();
+    expect(fields?.found.value).toBeDefined();
+  });
+
+  it.each([{ host_uuid: UUID, since: T, interval: 60 }, { interval: 60 }, { since: T, interval: 60 }])(
+    'reads the documented envelope %o as the engine does (its own shortcut, by the hot path)',
+    (envelope) => {
+      const series = { 'system.cpu.user': [{ timestamp: T, value: 1.5 }] };
+      const documented = decode('series', { ...envelope, series });
+      // One key the document does not show: the envelope is read through the engine.
+      const engine = decode('series', { ...envelope, request_id: 'r-1', series });
+      expect(documented.value).toEqual(engine.value);
+      expect(documented.fields).toEqual({ ...engine.fields, paths: engine.fields?.paths.filter((path) => path !== 'request_id') });
+    },
+  );
+
+  it('reports the point value missing when no point carries one, rather than reading every point as a gap', () => {
+    const { value, fields } = decode('series', { interval: 60, series: { 'system.cpu.user': [{ timestamp: T, amount: 3 }] } });
+    expect(value.series['system.cpu.user']).toEqual([{ timestamp: T, value: null }]);
+    expect(fields?.missing).toEqual(['since', 'host_uuid', 'value']);
+  });
+
   it('drops a bad point, naming its metric and index', () => {
     const { value, dropped } = decode('series', { interval: 60, series: { 'system.cpu.user': [{ timestamp: T, value: 1 }, { timestamp: T, value: 'high' }] } });
     expect(value.series['system.cpu.user']).toEqual([{ timestamp: T, value: 1 }]);
@@ -589,6 +652,6 @@ describe('/hosts/{uuid}/metrics/series', () => {
   });
 
   it('refuses a body without an interval: how long a point covers decides how deltas are counted', () => {
-    expect(refusal('series', { series: {} })).toContain('interval is missing');
+    expect(refusal('series', { series: {} })).toContain('series response: no item carries interval (the body has fields series)');
   });
 });
