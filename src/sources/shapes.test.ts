@@ -213,9 +213,27 @@ describe('/hosts/{uuid}/metrics (names grouped by component)', () => {
     { shape: 'data wrapping metrics', body: { data: { host_uuid: UUID, metrics: GROUPED } }, want: GROUPED },
     { shape: 'a host without metrics', body: { host_uuid: UUID, metrics: {} }, want: {} },
   ])('$shape', ({ body, want }) => {
-    const { value, dropped } = decode('metricCatalogue', body);
+    const { value, dropped, fields } = decode('metricCatalogue', body);
     expect(value.metrics).toEqual(want);
     expect(dropped).toEqual([]);
+    // A host without metrics says nothing of their names: none is missing.
+    expect(fields?.missing).toEqual([]);
+    expect(fields?.found.name?.sample).toBe(Object.keys(want as object).length === 0 ? undefined : 'system.cpu.user');
+  });
+
+  it('says where the names were: alone, or under a key of object items', () => {
+    expect(decode('metricCatalogue', { metrics: GROUPED }).fields?.found.name?.path).toBe('(the name itself)');
+    expect(decode('metricCatalogue', [{ metric: 'system.cpu.user' }]).fields?.found.name?.path).toBe('metric');
+  });
+
+  it('reports the name missing when no object item carries one, and reads it where fields: places it', () => {
+    const body = { metrics: [{ metric: { id: 'system.cpu.user', unit: '%' } }, { metric: { id: 'nginx.http.request.count' } }] };
+    const refused = thrownBy(FieldsMissingError, () => decode('metricCatalogue', body));
+    expect(refused.message).toContain('metric catalogue: no item carries name (the body has fields metric)');
+    expect(refused.report.missing).toEqual(['name']);
+    const placed = monitoringDecoders.metricCatalogue(body, context, { fieldPaths: { name: 'metric.id' } });
+    expect(placed.value.metrics).toEqual({ system: ['system.cpu.user'], nginx: ['nginx.http.request.count'] });
+    expect(placed.fields?.found.name).toEqual({ path: 'metric.id', sample: 'system.cpu.user', configured: true });
   });
 
   it('drops names that cannot be requested and keeps the rest', () => {
