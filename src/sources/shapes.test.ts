@@ -652,6 +652,12 @@ describe('/hosts/{uuid}/metrics/series', () => {
     expect(fields?.missing).toEqual(['since', 'host_uuid', 'value']);
   });
 
+  it('reports the point time missing when no point carries one, and refuses the body', () => {
+    const refused = thrownBy(FieldsMissingError, () => decode('series', { interval: 60, series: { 'system.cpu.user': [{ value: 1 }, { value: 2 }] } }));
+    expect(refused.message).toContain('series response: no item carries timestamp');
+    expect(refused.report.missing).toContain('timestamp');
+  });
+
   it('drops a bad point, naming its metric and index', () => {
     const { value, dropped } = decode('series', { interval: 60, series: { 'system.cpu.user': [{ timestamp: T, value: 1 }, { timestamp: T, value: 'high' }] } });
     expect(value.series['system.cpu.user']).toEqual([{ timestamp: T, value: 1 }]);

@@ -112,12 +112,15 @@ export const decodeSeries: JsonDecoder<SeriesResponse> = (raw, context, options)
     series[name] = good;
     kept += good.length;
   }
+  const fields = withPoints(envelope, points.report());
+  // Points, none with a time: the point's time is the missing field, said as one.
+  if (kept === 0 && fields.missing.includes('timestamp')) throw new FieldsMissingError(context, 'series response', { ...fields, essentialMissing: ['timestamp'] });
   refuseWhenNothingUsable(context, 'series response', kept, dropped);
   return {
     value: { host_uuid: envelope.host_uuid, since: envelope.since, interval: envelope.interval, series },
     dropped,
     notes: envelope.notes,
-    fields: withPoints(envelope, points.report()),
+    fields,
   };
 };
 
