@@ -1,7 +1,7 @@
 import { MINUTE } from '../../config/schema.js';
 import { endpoint } from '../../upstream/monitoring/client.js';
 import { POLLED_HOSTS } from '../hosts/topics.js';
-import { selectMetricNames } from '../series/map.js';
+import { metricNameSelector } from '../series/map.js';
 import { seriesSource } from '../series/index.js';
 import { every, groupName, type MonitoringSource } from '../source.js';
 import { decodeMetricNames } from './decode.js';
@@ -27,7 +27,7 @@ export const metricCatalogueSource: MonitoringSource = {
   create(ctx) {
     const lists = new SharedNameLists();
     const names = new Map<string, readonly string[]>();
-    const filters = ctx.settingsOf(seriesSource)?.metrics ?? { include: ['*'], exclude: [] };
+    const select = metricNameSelector(ctx.settingsOf(seriesSource)?.metrics ?? { include: ['*'], exclude: [] });
     return {
       scope: 'target',
       targets: () => ctx.read(POLLED_HOSTS),
@@ -36,7 +36,7 @@ export const metricCatalogueSource: MonitoringSource = {
       async poll(host: { readonly uuid: string }, signal) {
         const { value } = await ctx.upstream.get(METRIC_CATALOGUE_ENDPOINT, { uuid: host.uuid });
         if (signal.aborted) return;
-        const selected = lists.share(selectMetricNames(value.metrics, filters), () => names.values());
+        const selected = lists.share(select(value.metrics), () => names.values());
         const before = names.get(host.uuid);
         names.set(host.uuid, selected);
         if (before?.join(',') !== selected.join(',')) ctx.provide(METRIC_NAMES, names);
