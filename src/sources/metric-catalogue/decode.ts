@@ -32,15 +32,17 @@ export const decodeMetricNames: JsonDecoder<MetricNames> = (raw, context) => {
   const groups = new Map<string, Set<string>>();
   const dropped: DroppedItem[] = [];
   let seen = 0;
-  const add = (name: unknown, component: string | undefined, path: string) => {
+  // The path is built only for a name that is dropped: a catalogue is hundreds of names a host.
+  const add = (name: unknown, component: string | undefined, path: () => string) => {
     seen++;
     const problem = nameProblem(name);
     if (problem) {
-      dropped.push({ path, ...problem });
+      dropped.push({ path: path(), ...problem });
       return;
     }
     const text = (name as string).trim();
-    const group = component ?? text.split('.', 1)[0] ?? text;
+    const dot = text.indexOf('.');
+    const group = component ?? (dot < 0 ? text : text.slice(0, dot));
     let set = groups.get(group);
     if (!set) groups.set(group, (set = new Set()));
     set.add(text);
@@ -48,12 +50,12 @@ export const decodeMetricNames: JsonDecoder<MetricNames> = (raw, context) => {
 
   if (Array.isArray(body.value)) {
     body.value.forEach((item, index) => {
-      const path = `${body.key}[${index}]`;
+      const path = () => `${body.key}[${index}]`;
       if (!isRecord(item)) return add(item, undefined, path);
       const listKey = GROUP_LIST_KEYS.find((key) => Array.isArray(item[key]));
       if (listKey !== undefined) {
         const component = firstString(item, COMPONENT_KEYS);
-        (item[listKey] as unknown[]).forEach((name, i) => add(nameOf(name), component, `${path}.${listKey}[${i}]`));
+        (item[listKey] as unknown[]).forEach((name, i) => add(nameOf(name), component, () => `${path()}.${listKey}[${i}]`));
         return;
       }
       add(nameOf(item), firstString(item, ['component', 'group']), path);
@@ -62,7 +64,7 @@ export const decodeMetricNames: JsonDecoder<MetricNames> = (raw, context) => {
     for (const [component, group] of Object.entries(body.value)) {
       const names = namesIn(group);
       if (names === undefined) continue;
-      names.list.forEach((name, i) => add(nameOf(name), component, `${body.key ? `${body.key}.` : ''}${component}${names.key}[${i}]`));
+      names.list.forEach((name, i) => add(nameOf(name), component, () => `${body.key ? `${body.key}.` : ''}${component}${names.key}[${i}]`));
     }
   }
   refuseWhenNothingUsable(context, 'metric catalogue', seen - dropped.length, dropped);
@@ -100,6 +102,7 @@ function namesIn(group: unknown): { list: readonly unknown[]; key: string } | un
 
 /** A name given as a string, or as an object with a name. */
 function nameOf(item: unknown): unknown {
+  if (typeof item === 'string') return item;
   return isRecord(item) ? (NAME_KEYS.map((key) => item[key]).find((v) => v !== undefined && v !== null) ?? item) : item;
 }
 
@@ -111,9 +114,13 @@ function firstString(item: Record<string, unknown>, keys: readonly string[]): st
   return undefined;
 }
 
+/** Any comma or white space (leading and trailing included, which trimming may still save). */
+const UNREQUESTABLE = /[,\s]/;
+
 function nameProblem(name: unknown): Omit<DroppedItem, 'path'> | undefined {
   if (isRecord(name)) return { reason: 'missing_field', field: 'name', issue: 'name: is missing' };
   if (typeof name !== 'string') return { reason: 'wrong_type', field: 'name', issue: `name: expected a string, got ${describe(name)}` };
+  if (name !== '' && !UNREQUESTABLE.test(name)) return undefined;
   const text = name.trim();
   if (text === '' || /[,\s]/.test(text)) return { reason: 'invalid_value', field: 'name', issue: `name: ${describe(name)} cannot be requested` };
   return undefined;

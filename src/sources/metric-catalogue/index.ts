@@ -36,10 +36,11 @@ export const metricCatalogueSource: MonitoringSource = {
       async poll(host: { readonly uuid: string }, signal) {
         const { value } = await ctx.upstream.get(METRIC_CATALOGUE_ENDPOINT, { uuid: host.uuid });
         if (signal.aborted) return;
-        const selected = lists.share(select(value.metrics), () => names.values());
+        const selected = select(value.metrics);
         const before = names.get(host.uuid);
-        names.set(host.uuid, selected);
-        if (before?.join(',') !== selected.join(',')) ctx.provide(METRIC_NAMES, names);
+        if (before !== undefined && sameNames(before, selected)) return;
+        names.set(host.uuid, lists.share(selected, () => names.values()));
+        ctx.provide(METRIC_NAMES, names);
       },
       forget(uuid) {
         if (names.delete(uuid)) ctx.provide(METRIC_NAMES, names);
@@ -48,3 +49,9 @@ export const metricCatalogueSource: MonitoringSource = {
     };
   },
 };
+
+function sameNames(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}

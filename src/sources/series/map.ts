@@ -65,13 +65,22 @@ export const DEFAULT_COUNTER_GRACE_MS = 3_600_000;
 export class HostLabels {
   readonly host: Labels;
   private readonly memo = new Map<string, Labels>();
+  /** The same, by the metric's (shared, immutable) labels object: one lookup a series and poll. */
+  private readonly byObject = new WeakMap<Labels, Labels>();
 
   constructor(account: string, hostUuid: string) {
     this.host = { account, host_uuid: hostUuid };
   }
 
   of(metric: SeriesMetric): Labels {
-    // Memoised by the metric's (shared) labels object: no string is built per call.
+    const known = this.byObject.get(metric.labels);
+    if (known) return known;
+    const labels = this.build(metric);
+    this.byObject.set(metric.labels, labels);
+    return labels;
+  }
+
+  private build(metric: SeriesMetric): Labels {
     const key = labelKey(metric.labels);
     if (key === NO_LABELS) return this.host;
     let labels = this.memo.get(key);
