@@ -104,7 +104,7 @@ function plannedBatches(names: readonly string[], prefixLength: number, maxUrlLe
   if (!byLength) plans.set(names, (byLength = new Map<string, string[][]>()));
   const key = `${prefixLength}/${maxUrlLength}`;
   let batches = byLength.get(key);
-  if (!batches) byLength.set(key, (batches = planSeriesBatches(prefixLength, [...new Set(names)], maxUrlLength)));
+  if (!batches) byLength.set(key, (batches = planSeriesBatches(prefixLength, [...new Set(names)], maxUrlLength).map((batch) => Object.freeze(batch) as string[])));
   return batches;
 }
 

@@ -80,6 +80,13 @@ function createSeriesPoller(ctx: SourceContext<MonitoringApi, SeriesSettings>) {
   const group = (uuid: string) => groupName('series', account, uuid);
   const namesOf = (uuid: string) => namingOf().fetchable(ctx.read(METRIC_NAMES).get(uuid) ?? []);
   const batchCount = batchCounter();
+  // Hosts of one kind share one frozen list of names, asked for on every poll.
+  const counterKeys = new WeakMap<readonly string[], ReadonlySet<string>>();
+  const counterKeysFor = (names: readonly string[]): ReadonlySet<string> => {
+    let keys = counterKeys.get(names);
+    if (!keys) counterKeys.set(names, (keys = counterKeysOf(names, namingOf())));
+    return keys;
+  };
 
   return {
     scope: 'target' as const,
@@ -111,7 +118,7 @@ function createSeriesPoller(ctx: SourceContext<MonitoringApi, SeriesSettings>) {
         return;
       }
 
-      const since = requiredWindow(entry.state, now, ctx.settings.ingestDelayMs, undefined, counterKeysOf(names, namingOf()));
+      const since = requiredWindow(entry.state, now, ctx.settings.ingestDelayMs, undefined, counterKeysFor(names));
       const answers = await fetchSeriesAnswers(ctx.upstream, host.uuid, names, since);
       // Removed while the request was out (the host left the list): publish nothing, or its
       // series would come back after they were retracted and stay for good.
