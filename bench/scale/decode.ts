@@ -13,10 +13,11 @@ import { MonitoringClient } from '../../src/upstream/monitoring/client.js';
 /**
  * Decode + map CPU per upstream byte, against `JSON.parse` of the same bodies.
  *
- * One full polling cycle of one account runs through the real sources (client, decoders,
- * mappers) against the simulator, and every response is recorded. The same cycle then runs
- * again and again with a transport that answers from the recording at once and a sink that
- * only counts, so what is timed is the client, the decoders and the mappers, nothing else.
+ * One account's pollers, built once, run polling cycles through the real sources (client,
+ * decoders, mappers) against the simulator while every response is recorded; the same pollers
+ * then run cycle after cycle with the transport answering from the recording at once and a
+ * sink that only counts, so what is timed is the client, the decoders and the mappers in their
+ * steady state, nothing else.
  * The floor is `JSON.parse(body.toString())` of exactly those bodies.
  */
 
@@ -31,27 +32,33 @@ export interface DecodeResult {
   readonly bySource: readonly { readonly source: string; readonly bytes: number; readonly ms: number; readonly jsonParseMs: number }[];
 }
 
-class RecordingTransport implements Transport {
-  readonly recorded = new Map<string, TransportResponse>();
-  constructor(private readonly inner: Transport) {}
-  async get(url: string, headers: Readonly<Record<string, string>>, signal: AbortSignal): Promise<TransportResponse> {
-    const response = await this.inner.get(url, headers, signal);
-    this.recorded.set(url, response);
-    return response;
-  }
+/**
+ * A URL without its `since` window: pollers that keep state ask for a shorter window once they
+ * hold the earlier points, and the replay answers them with the same recorded body.
+ */
+function replayKey(url: string): string {
+  // String work, not URL parsing: this runs inside the timed cycle, once per request.
+  return url.replace(/([?&])since=[^&]*(&?)/, (_whole, before: string, after: string) => (after === '' ? '' : before));
 }
 
 class ReplayTransport implements Transport {
-  /** Bytes and JSON.parse-able bodies handed out, per source, for the floor. */
+  private readonly recorded = new Map<string, TransportResponse>();
+  recording = true;
   constructor(
-    private readonly recorded: ReadonlyMap<string, TransportResponse>,
+    private readonly upstream: Transport,
+    /** Bytes and JSON.parse-able bodies handed out, per source, for the floor. */
     private readonly onBody: (body: Buffer) => void,
   ) {}
-  get(url: string): Promise<TransportResponse> {
-    const response = this.recorded.get(url);
-    if (!response) return Promise.reject(new Error(`decode bench: no recorded response for ${url} (the cycle asked for something new)`));
+  async get(url: string, headers: Readonly<Record<string, string>>, signal: AbortSignal): Promise<TransportResponse> {
+    const key = replayKey(url);
+    let response = this.recorded.get(key);
+    if (!response) {
+      if (!this.recording) throw new Error(`decode bench: no recorded response for ${url} (a timed cycle asked for something new)`);
+      response = await this.upstream.get(url, headers, signal);
+      this.recorded.set(key, response);
+    }
     this.onBody(response.body);
-    return Promise.resolve(response);
+    return response;
   }
 }
 
@@ -73,8 +80,11 @@ interface Cycle {
   readonly bySource: Map<string, { ms: number; bytes: number; bodies: Buffer[] }>;
 }
 
-/** One polling cycle of every source, in the order the runtime's first cycle takes. */
-async function runCycle(baseUrl: string, transport: Transport, clock: Clock, bodySink: { current: Buffer[] }): Promise<Cycle> {
+/**
+ * The account's pollers, built once as a running exporter builds them; each call runs one
+ * polling cycle of every source, in the order the runtime's first cycle takes.
+ */
+function pollingCycle(baseUrl: string, transport: Transport, clock: Clock, bodySink: { current: Buffer[] }): () => Promise<Cycle> {
   const config = parseConfig(`accounts:\n  - name: bench\n    base_url: ${baseUrl}\n    api_key_env: BENCH_KEY\n`, { env: { BENCH_KEY: 'sim-pro-key' } });
   const account = config.accounts[0];
   if (!account) throw new Error('decode bench: no account in its own config');
@@ -85,27 +95,30 @@ async function runCycle(baseUrl: string, transport: Transport, clock: Clock, bod
     name: source.name,
     poller: buildPoller(source, { account, exporter: config.exporter, upstream: client, sink, clock, board }),
   }));
-  const bySource = new Map<string, { ms: number; bytes: number; bodies: Buffer[] }>();
   const signal = new AbortController().signal;
-  const timed = async (name: string, run: () => Promise<void>): Promise<void> => {
-    bodySink.current = [];
-    // Wall time of work that never waits (the replay answers at once): the event loop's cost.
-    const started = performance.now();
-    await run();
-    const entry = bySource.get(name) ?? { ms: 0, bytes: 0, bodies: [] };
-    entry.ms += performance.now() - started;
-    for (const body of bodySink.current) {
-      entry.bytes += body.length;
-      entry.bodies.push(body);
+  return async () => {
+    sink.samples = 0;
+    const bySource = new Map<string, { ms: number; bytes: number; bodies: Buffer[] }>();
+    const timed = async (name: string, run: () => Promise<void>): Promise<void> => {
+      bodySink.current = [];
+      // Wall time of work that never waits (the replay answers at once): the event loop's cost.
+      const started = performance.now();
+      await run();
+      const entry = bySource.get(name) ?? { ms: 0, bytes: 0, bodies: [] };
+      entry.ms += performance.now() - started;
+      for (const body of bodySink.current) {
+        entry.bytes += body.length;
+        entry.bodies.push(body);
+      }
+      bySource.set(name, entry);
+    };
+    for (const { name, poller } of sources) if (poller.scope === 'unit') await timed(name, () => poller.poll(signal));
+    for (const { name, poller } of sources) {
+      if (poller.scope !== 'target') continue;
+      for (const target of poller.targets().values()) if (poller.ready?.(target) ?? true) await timed(name, () => poller.poll(target, signal));
     }
-    bySource.set(name, entry);
+    return { samples: sink.samples, bySource };
   };
-  for (const { name, poller } of sources) if (poller.scope === 'unit') await timed(name, () => poller.poll(signal));
-  for (const { name, poller } of sources) {
-    if (poller.scope !== 'target') continue;
-    for (const target of poller.targets().values()) if (poller.ready?.(target) ?? true) await timed(name, () => poller.poll(target, signal));
-  }
-  return { samples: sink.samples, bySource };
 }
 
 function jsonParseMs(bodies: readonly Buffer[]): number {
@@ -119,36 +132,41 @@ function median(values: readonly number[]): number {
   return sorted[Math.floor(sorted.length / 2)] ?? NaN;
 }
 
-/** Records one cycle against `monitoringBaseUrl` (a running simulator), then times replays. */
+const RECORDING_CYCLES = 4;
+
+/** Records the first cycles against `monitoringBaseUrl` (a running simulator), then times replays. */
 export async function measureDecode(monitoringBaseUrl: string, repetitions: number): Promise<DecodeResult> {
   const undici = new UndiciTransport();
-  const recorder = new RecordingTransport(undici);
-  const noBodies = { current: [] as Buffer[] };
-  const capturedAt = systemClock.now();
-  await runCycle(monitoringBaseUrl, recorder, new FakeClock(capturedAt), noBodies);
-  await undici.close();
-
   const bodySink = { current: [] as Buffer[] };
-  const replay = new ReplayTransport(recorder.recorded, (body) => bodySink.current.push(body));
+  const replay = new ReplayTransport(undici, (body) => bodySink.current.push(body));
   const cycles: Cycle[] = [];
-  // The first runs warm the JIT up, as a long-running exporter's would be.
-  for (let i = 0; i < repetitions + 3; i++) {
-    const cycle = await runCycle(monitoringBaseUrl, replay, new FakeClock(capturedAt), bodySink);
-    if (i >= 3) cycles.push(cycle);
+  const cycle = pollingCycle(monitoringBaseUrl, replay, new FakeClock(systemClock.now()), bodySink);
+  // The first runs record, and warm the JIT and the pollers' caches up, as a long-running exporter's are.
+  try {
+    for (let i = 0; i < RECORDING_CYCLES; i++) await cycle();
+  } finally {
+    await undici.close();
+  }
+  replay.recording = false;
+  // Each cycle is followed by JSON.parse of its own bodies, so a busy machine slows both alike.
+  const parsesBySource: Map<string, number>[] = [];
+  for (let i = 0; i < repetitions; i++) {
+    const result = await cycle();
+    cycles.push(result);
+    parsesBySource.push(new Map([...result.bySource].map(([source, entry]) => [source, jsonParseMs(entry.bodies)])));
   }
   const last = cycles.at(-1);
   if (!last) throw new Error('decode bench: no repetitions');
   const sources = [...last.bySource.keys()];
-  const bySource = sources.map((source) => {
-    const entry = last.bySource.get(source) as { ms: number; bytes: number; bodies: Buffer[] };
-    const parses: number[] = [];
-    for (let i = 0; i < repetitions; i++) parses.push(jsonParseMs(entry.bodies));
-    return { source, bytes: entry.bytes, ms: median(cycles.map((c) => c.bySource.get(source)?.ms ?? 0)), jsonParseMs: median(parses) };
-  });
+  const bySource = sources.map((source) => ({
+    source,
+    bytes: last.bySource.get(source)?.bytes ?? 0,
+    ms: median(cycles.map((c) => c.bySource.get(source)?.ms ?? 0)),
+    jsonParseMs: median(parsesBySource.map((p) => p.get(source) ?? 0)),
+  }));
   const allBodies = [...last.bySource.values()].flatMap((e) => e.bodies);
-  const parses: number[] = [];
-  for (let i = 0; i < repetitions; i++) parses.push(jsonParseMs(allBodies));
   const totals = cycles.map((c) => [...c.bySource.values()].reduce((sum, e) => sum + e.ms, 0));
+  const parses = parsesBySource.map((p) => [...p.values()].reduce((sum, ms) => sum + ms, 0));
   return {
     requests: allBodies.length,
     bytes: allBodies.reduce((sum, b) => sum + b.length, 0),

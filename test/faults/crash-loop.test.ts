@@ -61,6 +61,7 @@ describe('a crash loop', () => {
     const deadline = Date.now() + 90_000;
     while ((await proStats()).total < BURST + 5 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
     const pro = await proStats();
+    console.log(`crash loop: ${RESTARTS} kill -9 restarts and one more start drew ${pro.total} requests from the key, ${pro.by_status['429'] ?? 0} of them 429`);
     expect(pro.total).toBeGreaterThanOrEqual(BURST + 5);
     expect(pro.by_status['429'] ?? 0, JSON.stringify(pro.by_status)).toBe(0);
     current.child.kill('SIGKILL');

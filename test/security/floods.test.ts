@@ -61,6 +61,16 @@ async function start(web: string, tls: boolean): Promise<{ target: Target; probe
 
 const hash = () => bcrypt.hashSync(PASSWORD, 10);
 
+const okOf = (run: { statuses: readonly (number | undefined)[] }) => run.statuses.filter((s) => s === 200).length;
+
+/** The figures of a flood, for the record (the assertions below are what holds them). */
+function report(what: string, health: { statuses: readonly (number | undefined)[]; ms: number[] }, scrapes: typeof health, own: typeof health): void {
+  console.log(
+    `${what}: probes ${okOf(health)}/30 answered, p99 ${percentile(health.ms, 99).toFixed(1)} ms; scrapes ${okOf(scrapes)}/30, p99 ${percentile(scrapes.ms, 99).toFixed(1)} ms; ` +
+      `probe listener ${okOf(own)}/30, p99 ${percentile(own.ms, 99).toFixed(1)} ms`,
+  );
+}
+
 describe('2,100 idle connections from one address', () => {
   it('plain HTTP: probes and authenticated scrapes from the same address are still answered', async () => {
     const { target, probes, port } = await start(`basic_auth_users:\n  prometheus: ${hash()}\n`, false);
@@ -72,6 +82,7 @@ describe('2,100 idle connections from one address', () => {
       const health = await sample(30, 150, () => timedGet(target, '/-/healthy', { timeoutMs: 5_000 }));
       const scrapes = await sample(30, 150, () => timedGet(target, '/metrics', { timeoutMs: 5_000, headers: auth }));
       const own = await sample(30, 50, () => timedGet(probes, '/-/healthy', { timeoutMs: 5_000 }));
+      report('plain HTTP, 2,100 idle connections from the same address', health, scrapes, own);
       expect(await flood.opened()).toBeGreaterThanOrEqual(2_100);
       expect(health.statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(29);
       expect(scrapes.statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(29);
@@ -94,6 +105,7 @@ describe('2,100 idle connections from one address', () => {
       const health = await sample(30, 150, () => timedGet(target, '/-/healthy', { timeoutMs: 5_000 }));
       const scrapes = await sample(30, 150, () => timedGet(target, '/metrics', { timeoutMs: 5_000, headers: auth }));
       const own = await sample(30, 50, () => timedGet({ ...started.probes, from: '127.0.0.1' }, '/-/healthy', { timeoutMs: 5_000 }));
+      report('TLS + client certificates + basic auth, 2,100 idle connections', health, scrapes, own);
       expect(health.statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(29);
       expect(scrapes.statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(29);
       expect(own.statuses.filter((s) => s === 200)).toHaveLength(30);
@@ -110,6 +122,7 @@ describe('wrong passwords', () => {
     const agent = new HttpAgent({ keepAlive: true, maxSockets: 1 });
     const scrape = () => timedGet(target, '/metrics', { headers: auth, agent, timeoutMs: 10_000 });
     expect((await scrape()).status).toBe(200);
+    const unloaded = await sample(8, 100, scrape);
     const flood = await wrongPasswordFloodOnThread(target, '/metrics', 16, 40, 200_000);
     let stopped = false;
     try {
@@ -120,6 +133,11 @@ describe('wrong passwords', () => {
       ]);
       const { statuses, retryAfter } = await flood.stop();
       stopped = true;
+      console.log(
+        `wrong-password flood (16 connections): probes ${okOf(probes)}/${probes.statuses.length}, p99 ${percentile(probes.ms, 99).toFixed(1)} ms; ` +
+          `correct scrapes ${okOf(scrapes)}/${scrapes.statuses.length}, p50 ${percentile(scrapes.ms, 50).toFixed(1)} / p99 ${percentile(scrapes.ms, 99).toFixed(1)} ms (unloaded p50 ${percentile(unloaded.ms, 50).toFixed(1)} / p99 ${percentile(unloaded.ms, 99).toFixed(1)} ms); ` +
+          `answers 401 x ${statuses.get(401) ?? 0}, 429 x ${statuses.get(429) ?? 0}`,
+      );
       // A few checks per address, then 429s, each held a second: some 56 a second, not thousands.
       expect(statuses.get(401) ?? 0).toBeGreaterThanOrEqual(5);
       expect(statuses.get(401) ?? 0).toBeLessThanOrEqual(20);

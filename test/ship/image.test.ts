@@ -21,6 +21,7 @@ const CHECKS = [
   'the root file system is read-only and the exporter runs on it',
   'the image holds dist/ and production dependencies only',
   'the image holds no simulator, demo or test file',
+  'node_modules holds no TypeScript source, source map, readme or package test, and keeps the licences',
   'image config: user 65532:65532, exec-form node entrypoint, OCI labels',
   'the revision label is the commit built',
   'node_modules holds no native addon, so it is the same for every platform',

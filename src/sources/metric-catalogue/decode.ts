@@ -49,18 +49,24 @@ export const decodeMetricNames: JsonDecoder<MetricNames> = (raw, context, option
   let seen = 0;
   let found: FoundField | undefined;
   let firstObject: Readonly<Record<string, unknown>> | undefined;
-  const add = (item: unknown, component: string | undefined, path: string) => {
+  // The path is built only for a name that is dropped: a catalogue is hundreds of names a host.
+  const add = (item: unknown, component: string | undefined, path: () => string) => {
     seen++;
-    if (isRecord(item)) firstObject ??= item;
-    const { name, where } = nameOf(item, namePath);
+    let name = item;
+    let where = '(the name itself)';
+    if (isRecord(item)) {
+      firstObject ??= item;
+      ({ name, where } = nameInObject(item, namePath));
+    }
     const problem = nameProblem(name);
     if (problem) {
-      dropped.push({ path, ...problem });
+      dropped.push({ path: path(), ...problem });
       return;
     }
     const text = (name as string).trim();
     found ??= { path: where, sample: text, configured: namePath !== undefined && isRecord(item) };
-    const group = component ?? text.split('.', 1)[0] ?? text;
+    const dot = text.indexOf('.');
+    const group = component ?? (dot < 0 ? text : text.slice(0, dot));
     let set = groups.get(group);
     if (!set) groups.set(group, (set = new Set()));
     set.add(text);
@@ -68,12 +74,12 @@ export const decodeMetricNames: JsonDecoder<MetricNames> = (raw, context, option
 
   if (Array.isArray(body.value)) {
     body.value.forEach((item, index) => {
-      const path = `${body.key}[${index}]`;
+      const path = () => `${body.key}[${index}]`;
       if (!isRecord(item)) return add(item, undefined, path);
       const listKey = GROUP_LIST_KEYS.find((key) => Array.isArray(item[key]));
       if (listKey !== undefined) {
         const component = firstString(item, COMPONENT_KEYS);
-        (item[listKey] as unknown[]).forEach((name, i) => add(name, component, `${path}.${listKey}[${i}]`));
+        (item[listKey] as unknown[]).forEach((name, i) => add(name, component, () => `${path()}.${listKey}[${i}]`));
         return;
       }
       add(item, firstString(item, ['component', 'group']), path);
@@ -82,7 +88,7 @@ export const decodeMetricNames: JsonDecoder<MetricNames> = (raw, context, option
     for (const [component, group] of Object.entries(body.value)) {
       const names = namesIn(group);
       if (names === undefined) continue;
-      names.list.forEach((name, i) => add(name, component, `${body.key ? `${body.key}.` : ''}${component}${names.key}[${i}]`));
+      names.list.forEach((name, i) => add(name, component, () => `${body.key ? `${body.key}.` : ''}${component}${names.key}[${i}]`));
     }
   }
   const report: FieldReport = {
@@ -128,9 +134,8 @@ function namesIn(group: unknown): { list: readonly unknown[]; key: string } | un
   return key === undefined ? undefined : { list: group[key] as unknown[], key: `.${key}` };
 }
 
-/** A name given as a string, or as an object with a name (at the path the operator named, else under one of the name keys); and where it was. */
-function nameOf(item: unknown, namePath: readonly string[] | undefined): { name: unknown; where: string } {
-  if (!isRecord(item)) return { name: item, where: '(the name itself)' };
+/** The name an object item gives (at the path the operator named, else under one of the name keys), and where it was. */
+function nameInObject(item: Readonly<Record<string, unknown>>, namePath: readonly string[] | undefined): { name: unknown; where: string } {
   if (namePath !== undefined) return { name: valueAt(item, namePath) ?? item, where: namePath.join('.') };
   const key = NAME_KEYS.find((k) => item[k] !== undefined && item[k] !== null);
   return key === undefined ? { name: item, where: '' } : { name: item[key], where: key };
@@ -144,9 +149,13 @@ function firstString(item: Record<string, unknown>, keys: readonly string[]): st
   return undefined;
 }
 
+/** Any comma or white space (leading and trailing included, which trimming may still save). */
+const UNREQUESTABLE = /[,\s]/;
+
 function nameProblem(name: unknown): Omit<DroppedItem, 'path'> | undefined {
   if (isRecord(name)) return { reason: 'missing_field', field: 'name', issue: 'name: is missing' };
   if (typeof name !== 'string') return { reason: 'wrong_type', field: 'name', issue: `name: expected a string, got ${describe(name)}` };
+  if (name !== '' && !UNREQUESTABLE.test(name)) return undefined;
   const text = name.trim();
   if (text === '' || /[,\s]/.test(text)) return { reason: 'invalid_value', field: 'name', issue: `name: ${describe(name)} cannot be requested` };
   return undefined;

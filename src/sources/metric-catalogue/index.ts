@@ -1,7 +1,7 @@
 import { MINUTE } from '../../config/schema.js';
 import { endpoint } from '../../upstream/monitoring/client.js';
 import { POLLED_HOSTS } from '../hosts/topics.js';
-import { selectMetricNames } from '../series/map.js';
+import { metricNameSelector } from '../series/map.js';
 import { seriesSource } from '../series/index.js';
 import { every, groupName, type MonitoringSource } from '../source.js';
 import { decodeMetricNames, METRIC_CATALOGUE_FIELDS } from './decode.js';
@@ -28,7 +28,7 @@ export const metricCatalogueSource: MonitoringSource = {
   create(ctx) {
     const lists = new SharedNameLists();
     const names = new Map<string, readonly string[]>();
-    const filters = ctx.settingsOf(seriesSource)?.metrics ?? { include: ['*'], exclude: [] };
+    const select = metricNameSelector(ctx.settingsOf(seriesSource)?.metrics ?? { include: ['*'], exclude: [] });
     return {
       scope: 'target',
       targets: () => ctx.read(POLLED_HOSTS),
@@ -37,10 +37,11 @@ export const metricCatalogueSource: MonitoringSource = {
       async poll(host: { readonly uuid: string }, signal) {
         const { value } = await ctx.upstream.get(METRIC_CATALOGUE_ENDPOINT, { uuid: host.uuid });
         if (signal.aborted) return;
-        const selected = lists.share(selectMetricNames(value.metrics, filters), () => names.values());
+        const selected = select(value.metrics);
         const before = names.get(host.uuid);
-        names.set(host.uuid, selected);
-        if (before?.join(',') !== selected.join(',')) ctx.provide(METRIC_NAMES, names);
+        if (before !== undefined && sameNames(before, selected)) return;
+        names.set(host.uuid, lists.share(selected, () => names.values()));
+        ctx.provide(METRIC_NAMES, names);
       },
       forget(uuid) {
         if (names.delete(uuid)) ctx.provide(METRIC_NAMES, names);
@@ -49,3 +50,9 @@ export const metricCatalogueSource: MonitoringSource = {
     };
   },
 };
+
+function sameNames(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}

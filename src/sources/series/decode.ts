@@ -366,8 +366,9 @@ function withPoints({ found, missing, report }: Envelope, points: PointFacts): F
  * "value": <finite number or null>}`) are kept as parsed, not copied: a series body is mostly
  * points, and each metric of a response repeats the same timestamps (fields a point carries
  * beside these two ride along unread). `isPlain` remembers the timestamp text seen at each
- * position, so the pattern runs once per position, not per point; and as every host's body of
- * one poll has the same times, once for all of them (only text that passed is remembered).
+ * position, so the pattern runs once per position, not per point, and points of a position
+ * share that one string; as every host's body of one poll has the same times, once for all
+ * of them (only text that passed is remembered).
  */
 class PlainTimes {
   private readonly seen: string[] = [];
@@ -377,7 +378,13 @@ class PlainTimes {
     const { timestamp, value } = point as { timestamp?: unknown; value?: unknown };
     if (typeof timestamp !== 'string') return false;
     if (value !== null && (typeof value !== 'number' || !Number.isFinite(value))) return false;
-    if (this.seen[index] === timestamp) return true;
+    const seen = this.seen[index];
+    if (seen === timestamp) {
+      // One string object per position from here on: the mapper compares and looks up each
+      // point's time, and equal texts that are one object compare at once and hash once.
+      if (seen !== undefined) (point as { timestamp: string }).timestamp = seen;
+      return true;
+    }
     if (!PLAIN_RFC3339.test(timestamp)) return false;
     if (index <= this.seen.length) this.seen[index] = timestamp;
     return true;

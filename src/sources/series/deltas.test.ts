@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { advanceDelta, MISSING_REASONS, oldestOpenMs, popcount, type DeltaPoint, type DeltaState, type DeltaTally, type MissingReason } from './deltas.js';
 
 const MIN = 60_000;
@@ -183,5 +184,50 @@ describe('popcount', () => {
   });
   it('lists every reason once', () => {
     expect(new Set(MISSING_REASONS).size).toBe(4);
+  });
+});
+
+describe('points that end before the oldest open hole and the cursor', () => {
+  it('change nothing, so the mapper may leave them out (random polls: same state and tally with and without them)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            advanceMin: fc.integer({ min: 0, max: 30 }),
+            windowMin: fc.integer({ min: 1, max: 150 }),
+            nullChance: fc.double({ min: 0, max: 1, noNaN: true }),
+            values: fc.array(fc.oneof(fc.integer({ min: 0, max: 50 }), fc.constant(-1)), { minLength: 150, maxLength: 150 }),
+            seed: fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 150, maxLength: 150 }),
+            interval: fc.constantFrom(MIN, MIN, MIN, 5 * MIN),
+          }),
+          { minLength: 2, maxLength: 8 },
+        ),
+        (polls) => {
+          let nowMs = T0;
+          let full: DeltaState | undefined;
+          let trimmed: DeltaState | undefined;
+          const fullTally: DeltaTally = { missing: noMissing(), late: 0 };
+          const trimmedTally: DeltaTally = { missing: noMissing(), late: 0 };
+          for (const poll of polls) {
+            nowMs += poll.advanceMin * MIN;
+            const clock = { nowMs, dueUntilMs: nowMs - 2 * MIN, giveUpBeforeMs: nowMs - 2 * HOUR };
+            const count = Math.max(1, Math.floor((poll.windowMin * MIN) / poll.interval));
+            const start = Math.floor((nowMs - count * poll.interval) / poll.interval) * poll.interval;
+            const all = points(
+              start,
+              Array.from({ length: count }, (_, i) => ((poll.seed[i] ?? 0) < poll.nullChance ? null : (poll.values[i] ?? 0))),
+              poll.interval,
+            );
+            const settled = trimmed ? oldestOpenMs(trimmed) : -Infinity;
+            expect(trimmed).toEqual(full);
+            full = advanceDelta(all, poll.interval, full, clock, fullTally);
+            trimmed = advanceDelta(trimmed ? all.filter((p) => p.t + poll.interval > settled) : all, poll.interval, trimmed, clock, trimmedTally);
+            expect(trimmed).toEqual(full);
+            expect(trimmedTally).toEqual(fullTally);
+          }
+        },
+      ),
+      { numRuns: 500 },
+    );
   });
 });

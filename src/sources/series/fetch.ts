@@ -2,7 +2,7 @@ import type { Priority } from '../../budget/types.js';
 import type { Decoded, DroppedItem } from '../../upstream/decode.js';
 import { endpoint, type MonitoringApi } from '../../upstream/monitoring/client.js';
 import { decodeLatest, type LatestValue } from './decode-latest.js';
-import { decodeSeries, type SeriesPoint } from './decode.js';
+import { decodeSeries, type SeriesPoint, type SeriesResponse } from './decode.js';
 
 /** `/hosts/{uuid}/metrics/series`: the series of the names asked for, since a relative window. */
 export const SERIES_ENDPOINT = endpoint('/hosts/{uuid}/metrics/series', decodeSeries, { since: { kind: 'window' }, names: { kind: 'names' } });
@@ -55,11 +55,8 @@ export async function fetchSeries(
   priority: Priority = 'bulk',
   maxUrlLength = DEFAULT_MAX_URL_LENGTH,
 ): Promise<Decoded<SeriesResult>> {
-  const unique = [...new Set(names)];
-  if (unique.length === 0) return { value: { hostUuid: uuid, series: {}, window: undefined, batches: 0 }, dropped: [] };
-  const prefix = `${client.url}/hosts/${encodeURIComponent(uuid)}/metrics/series?since=${since}&names=`;
-  const batches = planSeriesBatches(prefix.length, unique, maxUrlLength);
-  const answers = await Promise.all(batches.map((batch) => client.get(SERIES_ENDPOINT, { uuid }, { since, names: batch }, priority)));
+  const answers = await fetchSeriesAnswers(client, uuid, names, since, priority, maxUrlLength);
+  if (answers.length === 0) return { value: { hostUuid: uuid, series: {}, window: undefined, batches: 0 }, dropped: [] };
 
   const series: Record<string, MetricSeries> = {};
   const dropped: DroppedItem[] = [];
@@ -79,7 +76,36 @@ export async function fetchSeries(
   }
   const [interval] = intervals;
   const uniform = intervals.size === 1 && interval !== undefined && earliest !== undefined ? { since: earliest, intervalSeconds: interval } : undefined;
-  return { value: { hostUuid, series, window: uniform, batches: batches.length }, dropped };
+  return { value: { hostUuid, series, window: uniform, batches: answers.length }, dropped };
+}
+
+/**
+ * The decoded answers of the batches `fetchSeries` merges, in request order (a later batch wins
+ * a name two carry): what the mapper takes as it is, without a merged copy per poll.
+ */
+export async function fetchSeriesAnswers(
+  client: MonitoringApi,
+  uuid: string,
+  names: readonly string[],
+  since = '1h',
+  priority: Priority = 'bulk',
+  maxUrlLength = DEFAULT_MAX_URL_LENGTH,
+): Promise<Decoded<SeriesResponse>[]> {
+  const prefixLength = `${client.url}/hosts/${encodeURIComponent(uuid)}/metrics/series?since=${since}&names=`.length;
+  const batches = plannedBatches(names, prefixLength, maxUrlLength);
+  return Promise.all(batches.map((batch) => client.get(SERIES_ENDPOINT, { uuid }, { since, names: batch }, priority)));
+}
+
+/** Hosts of one kind share one frozen list of names and ask with it on every poll: planned once per list and URL length. */
+const plans = new WeakMap<readonly string[], Map<string, string[][]>>();
+
+function plannedBatches(names: readonly string[], prefixLength: number, maxUrlLength: number): string[][] {
+  let byLength = plans.get(names);
+  if (!byLength) plans.set(names, (byLength = new Map<string, string[][]>()));
+  const key = `${prefixLength}/${maxUrlLength}`;
+  let batches = byLength.get(key);
+  if (!batches) byLength.set(key, (batches = planSeriesBatches(prefixLength, [...new Set(names)], maxUrlLength).map((batch) => Object.freeze(batch) as string[])));
+  return batches;
 }
 
 /** `/hosts/{uuid}/metrics/{name}/latest`, with the host and name it was asked for. */

@@ -6,7 +6,7 @@ import { SELF_METRIC_PREFIXES } from '../reserved-names.js';
 import { GraceMap } from '../shared/grace.js';
 import { every, groupName, type MonitoringSource, type SourceContext } from '../source.js';
 import type { MonitoringApi } from '../../upstream/monitoring/client.js';
-import { DEFAULT_MAX_URL_LENGTH, fetchLatest, fetchSeries, LATEST_ENDPOINT, planSeriesBatches, SERIES_ENDPOINT, type SeriesResult } from './fetch.js';
+import { DEFAULT_MAX_URL_LENGTH, fetchLatest, fetchSeriesAnswers, LATEST_ENDPOINT, planSeriesBatches, SERIES_ENDPOINT } from './fetch.js';
 import {
   counterKeysOf,
   EMPTY_SERIES_STATE,
@@ -17,7 +17,6 @@ import {
   mapLatestValue,
   mapSeries,
   requiredWindow,
-  type SeriesBatch,
   type SeriesHostState,
 } from './map.js';
 import { SERIES_FIELDS } from './decode.js';
@@ -83,6 +82,13 @@ function createSeriesPoller(ctx: SourceContext<MonitoringApi, SeriesSettings>) {
   const group = (uuid: string) => groupName('series', account, uuid);
   const namesOf = (uuid: string) => namingOf().fetchable(ctx.read(METRIC_NAMES).get(uuid) ?? []);
   const batchCount = batchCounter();
+  // Hosts of one kind share one frozen list of names, asked for on every poll.
+  const counterKeys = new WeakMap<readonly string[], ReadonlySet<string>>();
+  const counterKeysFor = (names: readonly string[]): ReadonlySet<string> => {
+    let keys = counterKeys.get(names);
+    if (!keys) counterKeys.set(names, (keys = counterKeysOf(names, namingOf())));
+    return keys;
+  };
 
   return {
     scope: 'target' as const,
@@ -114,12 +120,12 @@ function createSeriesPoller(ctx: SourceContext<MonitoringApi, SeriesSettings>) {
         return;
       }
 
-      const since = requiredWindow(entry.state, now, ctx.settings.ingestDelayMs, undefined, counterKeysOf(names, namingOf()));
-      const { value } = await fetchSeries(ctx.upstream, host.uuid, names, since);
+      const since = requiredWindow(entry.state, now, ctx.settings.ingestDelayMs, undefined, counterKeysFor(names));
+      const answers = await fetchSeriesAnswers(ctx.upstream, host.uuid, names, since);
       // Removed while the request was out (the host left the list): publish nothing, or its
       // series would come back after they were retracted and stay for good.
       if (signal.aborted) return;
-      const result = mapSeries(batchesOf(value), entry.state, {
+      const result = mapSeries(answers.map((answer) => answer.value), entry.state, {
         ...identity,
         nowMs: ctx.clock.now(),
         ingestDelayMs: ctx.settings.ingestDelayMs,
@@ -228,17 +234,6 @@ function seriesPersistence(hostsOf: () => GraceMap<string, HostEntry>, account: 
       restoredHosts(restored.map((r) => r.uuid));
     },
   };
-}
-
-/** The merged batches, grouped by interval as the mapper wants them. */
-function batchesOf(result: SeriesResult): SeriesBatch[] {
-  const byInterval = new Map<number, Record<string, SeriesBatch['points'][string]>>();
-  for (const [name, series] of Object.entries(result.series)) {
-    let points = byInterval.get(series.intervalSeconds);
-    if (!points) byInterval.set(series.intervalSeconds, (points = {}));
-    points[name] = series.points;
-  }
-  return [...byInterval].map(([intervalSeconds, points]) => ({ intervalSeconds, points }));
 }
 
 /** Config overrides may set only some keys; kind and unit default to the catalogue's. */

@@ -65,13 +65,22 @@ export const DEFAULT_COUNTER_GRACE_MS = 3_600_000;
 export class HostLabels {
   readonly host: Labels;
   private readonly memo = new Map<string, Labels>();
+  /** The same, by the metric's (shared, immutable) labels object: one lookup a series and poll. */
+  private readonly byObject = new WeakMap<Labels, Labels>();
 
   constructor(account: string, hostUuid: string) {
     this.host = { account, host_uuid: hostUuid };
   }
 
   of(metric: SeriesMetric): Labels {
-    // Memoised by the metric's (shared) labels object: no string is built per call.
+    const known = this.byObject.get(metric.labels);
+    if (known) return known;
+    const labels = this.build(metric);
+    this.byObject.set(metric.labels, labels);
+    return labels;
+  }
+
+  private build(metric: SeriesMetric): Labels {
     const key = labelKey(metric.labels);
     if (key === NO_LABELS) return this.host;
     let labels = this.memo.get(key);
@@ -235,12 +244,31 @@ function newestGauge(
   return undefined;
 }
 
-function deltaPoints(series: NamedSeries, metric: SeriesMetric): DeltaPoint[] {
+/**
+ * The index of the first point `advanceDelta` can still act on: the ones before it end at or
+ * before both the cursor and the oldest open hole, so it would pass over them. In the steady
+ * state that leaves the newest few points of a window of an hour or more.
+ */
+function firstActionable(series: NamedSeries, previous: DeltaState | undefined): number {
+  if (!previous) return 0;
+  const settledUntilMs = oldestOpenMs(previous);
+  const { times, intervalMs } = series;
+  let low = 0;
+  let high = times.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if ((times[mid] as number) + intervalMs <= settledUntilMs) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
+function deltaPoints(series: NamedSeries, metric: SeriesMetric, from: number): DeltaPoint[] {
   const { points, times } = series;
-  const out = new Array<DeltaPoint>(points.length);
-  for (let i = 0; i < points.length; i++) {
+  const out = new Array<DeltaPoint>(points.length - from);
+  for (let i = from; i < points.length; i++) {
     const value = (points[i] as SeriesPoint).value;
-    out[i] = { t: times[i] as number, value: value === null ? null : toBaseUnit(value, metric.unit), sum: 0 };
+    out[i - from] = { t: times[i] as number, value: value === null ? null : toBaseUnit(value, metric.unit), sum: 0 };
   }
   return out;
 }
@@ -249,15 +277,19 @@ function deltaPoints(series: NamedSeries, metric: SeriesMetric): DeltaPoint[] {
  * A timer minute counts when its count is there and, unless the count is 0, its mean too
  * (they arrive together; a count without its mean waits like a null point).
  */
-function timerPoints(count: NamedSeries, mean: NamedSeries, meanMetric: SeriesMetric): DeltaPoint[] {
+function timerPoints(count: NamedSeries, mean: NamedSeries, meanMetric: SeriesMetric, from: number): DeltaPoint[] {
+  const fromMs = count.times[from] ?? Infinity;
   const means = new Map<number, number | null>();
-  for (let i = 0; i < mean.points.length; i++) means.set(mean.times[i] as number, (mean.points[i] as SeriesPoint).value);
-  return count.points.map((p, i) => {
+  for (let i = mean.times.length - 1; i >= 0 && (mean.times[i] as number) >= fromMs; i--) means.set(mean.times[i] as number, (mean.points[i] as SeriesPoint).value);
+  const out = new Array<DeltaPoint>(count.points.length - from);
+  for (let i = from; i < count.points.length; i++) {
+    const value = (count.points[i] as SeriesPoint).value;
     const t = count.times[i] as number;
     const m = means.get(t) ?? null;
-    if (p.value === null || (p.value !== 0 && m === null)) return { t, value: null, sum: 0 };
-    return { t, value: p.value, sum: p.value === 0 ? 0 : p.value * toBaseUnit(m ?? 0, meanMetric.unit) };
-  });
+    if (value === null || (value !== 0 && m === null)) out[i - from] = { t, value: null, sum: 0 };
+    else out[i - from] = { t, value, sum: value === 0 ? 0 : value * toBaseUnit(m ?? 0, meanMetric.unit) };
+  }
+  return out;
 }
 
 type TimerParts = Partial<Record<'mean' | 'count' | 'max' | 'median' | 'pctl95', { metric: SeriesMetric; series: NamedSeries }>>;
@@ -291,7 +323,8 @@ export function mapSeries(
       const newest = gauge(series, metric);
       if (newest !== undefined) c.add(role.spec, hostLabels.of(metric), newest.value, opts.sampleTimestamps ? newest.t : undefined);
     } else if (role.kind === 'delta') {
-      const next = advanceDelta(deltaPoints(series, metric), series.intervalMs, previous.counters.get(metric.dotted), clock, tally);
+      const before = previous.counters.get(metric.dotted);
+      const next = advanceDelta(deltaPoints(series, metric, firstActionable(series, before)), series.intervalMs, before, clock, tally);
       if (!next) continue;
       counters.set(metric.dotted, next);
       c.add(role.spec, hostLabels.of(metric), next.total, opts.sampleTimestamps ? next.coveredUntilMs : undefined);
@@ -310,7 +343,8 @@ export function mapSeries(
       if (newest !== undefined && role.kind === 'timer') c.add(role.maxSpec, hostLabels.of(max.metric), newest.value, opts.sampleTimestamps ? newest.t : undefined);
     }
     if (!mean || !count || mean.metric.role.kind !== 'timer') continue;
-    const next = advanceDelta(timerPoints(count.series, mean.series, mean.metric), count.series.intervalMs, previous.counters.get(timer), clock, tally);
+    const before = previous.counters.get(timer);
+    const next = advanceDelta(timerPoints(count.series, mean.series, mean.metric, firstActionable(count.series, before)), count.series.intervalMs, before, clock, tally);
     if (!next) continue;
     counters.set(timer, next);
     const quantile = (part: TimerParts['median']) => (part ? (gauge(part.series, part.metric)?.value ?? NaN) : NaN);
@@ -401,8 +435,29 @@ export interface MetricNameFilters {
  * without duplicates. Exclusion wins over inclusion.
  */
 export function selectMetricNames(catalogue: Readonly<Record<string, readonly string[]>>, filters: MetricNameFilters): string[] {
+  return metricNameSelector(filters)(catalogue);
+}
+
+/**
+ * `selectMetricNames` with the filters compiled once and each name's verdict remembered: every
+ * host's catalogue is selected on every catalogue poll, and hosts share their names.
+ */
+export function metricNameSelector(filters: MetricNameFilters): (catalogue: Readonly<Record<string, readonly string[]>>) => string[] {
   const include = globMatcher(filters.include);
   const exclude = globMatcher(filters.exclude);
-  const names = new Set(Object.values(catalogue).flat());
-  return [...names].filter((n) => (filters.include.length === 0 || include(n)) && !exclude(n)).sort();
+  const verdicts = new Map<string, boolean>();
+  const selected = (name: string): boolean => {
+    let verdict = verdicts.get(name);
+    if (verdict === undefined) {
+      verdict = (filters.include.length === 0 || include(name)) && !exclude(name);
+      if (verdicts.size >= 100_000) verdicts.clear();
+      verdicts.set(name, verdict);
+    }
+    return verdict;
+  };
+  return (catalogue) => {
+    const names = new Set<string>();
+    for (const group of Object.values(catalogue)) for (const name of group) if (selected(name)) names.add(name);
+    return [...names].sort();
+  };
 }

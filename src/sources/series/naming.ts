@@ -222,8 +222,14 @@ export class SeriesNaming {
   /** Known names that lost to another known name at construction. */
   private readonly knownLosers = new Map<string, SeriesCollision>();
   private readonly reservedPrefixes: readonly string[];
-  /** `resolve`'s answers by the list of names asked (as JSON), at most MAX_RESOLVED_SETS. */
-  private readonly resolved = new Map<string, ResolvedNames>();
+  /**
+   * `resolve`'s answers by a short key of the list of names asked (length, first and last
+   * name), each with the full list to compare, at most MAX_RESOLVED_SETS lists. Names decoded
+   * from a response's keys are internalised strings, so the comparison is one identity check
+   * a name, where a key of the whole list cost a long string built and hashed every poll.
+   */
+  private readonly resolved = new Map<string, { readonly names: readonly string[]; readonly result: ResolvedNames }[]>();
+  private resolvedLists = 0;
   /** Hosts of one kind share one frozen list of names (metric-catalogue/name-lists.ts). */
   private readonly fetchableOf = new WeakMap<readonly string[], readonly string[]>();
 
@@ -293,12 +299,19 @@ export class SeriesNaming {
   resolve(dottedNames: Iterable<string>): ResolvedNames {
     // A host asks for the same names poll after poll, and hosts of one kind for the same ones.
     const names = Array.isArray(dottedNames) ? (dottedNames as readonly string[]) : [...dottedNames];
-    const key = JSON.stringify(names);
-    const known = this.resolved.get(key);
-    if (known) return known;
+    const key = `${names.length}\u0000${names[0] ?? ''}\u0000${names.at(-1) ?? ''}`;
+    const candidates = this.resolved.get(key);
+    const known = candidates?.find((candidate) => sameList(candidate.names, names));
+    if (known) return known.result;
     const result = this.resolveNow(names);
-    if (this.resolved.size >= MAX_RESOLVED_SETS) this.resolved.clear();
-    this.resolved.set(key, result);
+    if (this.resolvedLists >= MAX_RESOLVED_SETS) {
+      this.resolved.clear();
+      this.resolvedLists = 0;
+    }
+    const entry = { names: [...names], result };
+    if (candidates && this.resolved.has(key)) candidates.push(entry);
+    else this.resolved.set(key, [entry]);
+    this.resolvedLists += 1;
     return result;
   }
 
@@ -501,4 +514,10 @@ function placeFamily(placements: Map<string, Placement>, def: FamilyDefinition):
   for (const [dotted, labels] of Object.entries(def.members)) {
     placements.set(dotted, { stem: def.stem, description: def.description, labels, deviceLabel: def.deviceLabel, members });
   }
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }

@@ -197,12 +197,22 @@ function clip(value: unknown): string {
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
 
+interface Shape {
+  readonly matches: ReadonlyMap<string, FieldMatch | undefined>;
+  /** The paths of the shape's values, for the report of a field not found. */
+  readonly valuePaths: readonly string[];
+}
+
+const NO_FACTS: PathFacts = { max: undefined };
+
 /**
  * The reader of one set of declarations: finds the fields in every item of a response and
  * reads them as their kinds. Keeps what it made of each shape.
  */
 export class FieldFinder<D extends FieldDecls> {
-  private readonly shapes = new Map<string, Map<string, FieldMatch | undefined>>();
+  private readonly shapes = new Map<string, Shape>();
+  /** Each matched path as text, made once: paths come from the shapes, which are kept. */
+  private readonly pathTexts = new WeakMap<readonly string[], string>();
   private readonly names: readonly string[];
 
   constructor(
@@ -214,19 +224,31 @@ export class FieldFinder<D extends FieldDecls> {
 
   /** Where each field sits in items of this item's shape. */
   matchesFor(item: Readonly<Record<string, unknown>>): ReadonlyMap<string, FieldMatch | undefined> {
+    return this.shapeOf(item).matches;
+  }
+
+  private shapeOf(item: Readonly<Record<string, unknown>>): Shape {
     const signature = signatureOf(item);
-    let matches = this.shapes.get(signature);
-    if (matches === undefined) {
-      matches = matchFields(this.decls, leavesOf(item), this.overrides, item);
+    let shape = this.shapes.get(signature);
+    if (shape === undefined) {
+      const leaves = leavesOf(item);
+      shape = { matches: matchFields(this.decls, leaves, this.overrides, item), valuePaths: leaves.filter((l) => !l.object).map((l) => l.path.join('.')) };
       // Shapes are few; a body whose items each differ (keys that are ids) must not grow this without end.
       if (this.shapes.size >= 256) this.shapes.clear();
-      this.shapes.set(signature, matches);
+      this.shapes.set(signature, shape);
     }
-    return matches;
+    return shape;
+  }
+
+  private textOf(path: readonly string[]): string {
+    let text = this.pathTexts.get(path);
+    if (text === undefined) this.pathTexts.set(path, (text = path.join('.')));
+    return text;
   }
 
   read(items: readonly Readonly<Record<string, unknown>>[]): FieldsRead<D> {
-    const matchesOf = items.map((item) => this.matchesFor(item));
+    const shapes = items.map((item) => this.shapeOf(item));
+    const matchesOf = shapes.map((shape) => shape.matches);
     const facts = this.pathFacts(items, matchesOf);
     const found: Record<string, FoundField> = {};
     const problems: ItemFieldProblem[] = [];
@@ -247,18 +269,19 @@ export class FieldFinder<D extends FieldDecls> {
         }
         if (decl === undefined || match === undefined || raw === undefined || raw === null) {
           // A key that is there with null is the upstream saying "no value": the field is found, not missing.
-          if (raw === null && match !== undefined) found[field] ??= { path: match.path.join('.'), sample: 'null', configured: match.configured ?? false };
+          if (raw === null && match !== undefined) found[field] ??= { path: this.textOf(match.path), sample: 'null', configured: match.configured ?? false };
           if (decl?.essential && problem === undefined) problem = { index, reason: 'missing_field', field, issue: match === undefined ? 'is missing' : 'is null' };
           continue;
         }
-        const { read, unit } = readKind(decl, raw, match.words, facts.get(match.path.join('.')) ?? { max: undefined });
+        const pathText = this.textOf(match.path);
+        const { read, unit } = readKind(decl, raw, match.words, facts.get(pathText) ?? NO_FACTS);
         if (!read.ok) {
-          if (decl.essential) problem ??= { index, reason: read.reason, field, issue: `${match.path.join('.')}: ${read.detail}` };
-          else notes.push({ field, issue: `${match.path.join('.')}: ${read.detail}` });
+          if (decl.essential) problem ??= { index, reason: read.reason, field, issue: `${pathText}: ${read.detail}` };
+          else notes.push({ field, issue: `${pathText}: ${read.detail}` });
           continue;
         }
         record[field] = read.value;
-        found[field] ??= { path: match.path.join('.'), ...(unit !== undefined && { unit }), sample: clip(raw), configured: match.configured ?? false };
+        found[field] ??= { path: pathText, ...(unit !== undefined && { unit }), sample: clip(raw), configured: match.configured ?? false };
       }
       if (problem !== undefined) {
         problems.push(problem);
@@ -271,7 +294,6 @@ export class FieldFinder<D extends FieldDecls> {
     const missing = items.length === 0 ? [] : this.names.filter((n) => found[n] === undefined && !(this.decls[n]?.alternatives ?? []).some((a) => found[a] !== undefined));
     const useful = this.names.filter((n) => this.decls[n]?.useful === true);
     const useless = items.length > 0 && useful.length > 0 && useful.every((n) => found[n] === undefined);
-    const first = items[0];
     return {
       records,
       problems,
@@ -281,7 +303,7 @@ export class FieldFinder<D extends FieldDecls> {
         missing,
         essentialMissing: [...missing.filter((n) => this.decls[n]?.essential === true), ...(useless ? useful : [])],
         items: items.length,
-        paths: first === undefined ? [] : leavesOf(first).filter((l) => !l.object).map((l) => l.path.join('.')),
+        paths: shapes[0]?.valuePaths ?? [],
       },
     };
   }
@@ -298,7 +320,7 @@ export class FieldFinder<D extends FieldDecls> {
         const raw = valueAt(item, match.path);
         const value = typeof raw === 'number' ? raw : typeof raw === 'string' ? Number.parseFloat(raw) : Number.NaN;
         if (!Number.isFinite(value)) continue;
-        const key = match.path.join('.');
+        const key = this.textOf(match.path);
         const max = facts.get(key)?.max;
         facts.set(key, { max: max === undefined ? value : Math.max(max, value) });
       }

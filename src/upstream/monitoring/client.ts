@@ -190,13 +190,24 @@ function queryValue(name: string, rule: QueryRule, value: string | number | read
     case 'count':
       return positiveInteger(name, Number(value), rule.max);
     case 'names': {
-      const names = typeof value === 'object' ? value : [String(value)];
-      for (const item of names) {
-        if (item === '' || item.includes(',')) throw new TypeError(`metric name ${JSON.stringify(item)} cannot be sent: names must be non-empty and contain no comma`);
+      if (typeof value === 'object' && Object.isFrozen(value)) {
+        // A frozen list (the series source's planned batches) is asked with again and again.
+        let encoded = encodedNameLists.get(value);
+        if (encoded === undefined) encodedNameLists.set(value, (encoded = encodeNames(value)));
+        return encoded;
       }
-      return names.map(encodeURIComponent).join(',');
+      return encodeNames(typeof value === 'object' ? value : [String(value)]);
     }
   }
+}
+
+const encodedNameLists = new WeakMap<readonly string[], string>();
+
+function encodeNames(names: readonly string[]): string {
+  for (const item of names) {
+    if (item === '' || item.includes(',')) throw new TypeError(`metric name ${JSON.stringify(item)} cannot be sent: names must be non-empty and contain no comma`);
+  }
+  return names.map(encodeURIComponent).join(',');
 }
 
 const RELATIVE_WINDOW = /^[1-9][0-9]*[mhdw]$/;
