@@ -22,29 +22,40 @@ interface TargetAnswer {
 
 /** Answers older than this no longer count: the target is gone or no longer polled. */
 const FORGET_AFTER_MS = 24 * 3_600_000;
+const SWEEP_EVERY_MS = 3_600_000;
 
 export class FieldHealth {
   private readonly answers = new Map<string, TargetAnswer>();
+  /** How many of the kept answers carry each field: one answer per host, so no answer is looked through again. */
+  private readonly carriers = new Map<string, number>();
   private readonly lastFound = new Map<string, FoundField>();
   private readonly logged = new Set<string>();
   private lastPaths: readonly string[] = [];
+  private nextSweepMs = 0;
+  private readonly names: readonly string[];
 
   constructor(
     /** The declared fields and what each means. */
     private readonly fields: Readonly<Record<string, { readonly about: string }>>,
     private readonly onFirstMissing: (field: string, about: string, presentPaths: readonly string[]) => void,
-  ) {}
+  ) {
+    this.names = Object.keys(fields);
+  }
 
   /** One answer of one target (a request path such as `/websites/7`). */
   record(target: string, report: FieldReport, nowMs: number): void {
     // Found, or said in another form (an alternative found): not missing in this answer.
     const missing = new Set(report.missing);
-    const found = new Set(Object.keys(this.fields).filter((field) => !missing.has(field)));
+    const found = new Set(this.names.filter((field) => !missing.has(field)));
     for (const [field, where] of Object.entries(report.found)) this.lastFound.set(field, where);
     if (report.missing.length > 0) this.lastPaths = report.paths;
+    this.drop(target);
     this.answers.set(target, { found, atMs: nowMs });
-    if (this.answers.size > 64) {
-      for (const [key, answer] of this.answers) if (nowMs - answer.atMs > FORGET_AFTER_MS) this.answers.delete(key);
+    for (const field of found) this.carriers.set(field, (this.carriers.get(field) ?? 0) + 1);
+    if (this.answers.size > 64 && nowMs >= this.nextSweepMs) {
+      // Swept at most hourly: looking through every host's answer at each answer would cost the square of the hosts.
+      this.nextSweepMs = nowMs + SWEEP_EVERY_MS;
+      for (const [key, answer] of this.answers) if (nowMs - answer.atMs > FORGET_AFTER_MS) this.drop(key);
     }
     for (const state of this.states()) {
       if (!state.missing) {
@@ -61,8 +72,15 @@ export class FieldHealth {
   states(): FieldState[] {
     if (this.answers.size === 0) return [];
     return Object.entries(this.fields).map(([field, { about }]) => {
-      const missing = ![...this.answers.values()].some((answer) => answer.found.has(field));
+      const missing = (this.carriers.get(field) ?? 0) === 0;
       return { field, about, missing, found: missing ? undefined : this.lastFound.get(field) };
     });
+  }
+
+  private drop(target: string): void {
+    const answer = this.answers.get(target);
+    if (answer === undefined) return;
+    this.answers.delete(target);
+    for (const field of answer.found) this.carriers.set(field, (this.carriers.get(field) ?? 1) - 1);
   }
 }

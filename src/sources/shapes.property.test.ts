@@ -189,9 +189,9 @@ const listEndpoints: readonly ListEndpoint[] = [
     name: 'checks',
     plural: 'checks',
     spec: {
-      required: { id, checked_at: time },
+      // A check always says whether it succeeded: a list none of whose checks carries success, status or TTFB is a shape failure.
+      required: { id, checked_at: time, success: fc.boolean() },
       optional: {
-        success: fc.boolean(),
         status_code: fc.integer({ min: 100, max: 599 }),
         ttfb_ms: fc.nat({ max: 30_000 }),
         http_version: fc.constantFrom('HTTP/1.1', 'HTTP/2'),

@@ -125,6 +125,48 @@ describe('/hosts', () => {
     ]);
   });
 
+  it.each<Variant>([
+    {
+      shape: 'nested: host, agent, status and created objects, tags as an object, the type as os',
+      body: {
+        data: {
+          hosts: [
+            { host: { uuid: UUID, name: 'web-1' }, os: 'linux', agent: { version: '1.8.11-1' }, status: { online: 'true', allowed: true, last_seen: T }, kinds: ['web-server'], labels: { env: 'prod' }, created: { at: T } },
+          ],
+        },
+        meta: { total: '1' },
+      },
+      want: {
+        hosts: [{ uuid: UUID, hostname: 'web-1', type: 'linux', agent_version: '1.8.11-1', online: true, allowed: true, last_seen: T, server_kinds: ['web-server'], tags: ['env:prod'], created_at: T }],
+        total: 1,
+      },
+    },
+    {
+      shape: 'camelCase, states as words, a Unix time, lists as comma strings',
+      body: { hosts: [{ hostUuid: UUID, hostName: 'web-1', agentVersion: '1.8.11-1', lastSeenAt: 1763812800, status: 'offline', overLimit: true, serverKinds: 'web-server,database', tags: 'canary,env:prod' }] },
+      want: {
+        hosts: [{ uuid: UUID, hostname: 'web-1', agent_version: '1.8.11-1', last_seen: '2025-11-22T12:00:00.000Z', online: false, allowed: false, server_kinds: ['web-server', 'database'], tags: ['canary', 'env:prod'] }],
+        total: undefined,
+      },
+    },
+    {
+      shape: 'grouped in an object keyed by host type',
+      body: { hosts: { vm: [{ uuid: 'a', hostname: 'web-1' }], container: [{ uuid: 'b', hostname: 'db-1' }] } },
+      want: { hosts: [{ uuid: 'a', hostname: 'web-1' }, { uuid: 'b', hostname: 'db-1' }], total: undefined },
+    },
+  ])('reads the fields wherever they sit: $shape', ({ body, want }) => {
+    const { value, dropped, fields } = decode('hosts', body);
+    expect(dropped).toEqual([]);
+    expect(value).toEqual(want);
+    expect(fields?.essentialMissing).toEqual([]);
+  });
+
+  it('reports the fields no host carries, and where it found the others', () => {
+    const { fields } = decode('hosts', { hosts: [{ uuid: 'a', host: { name: 'web-1' } }] });
+    expect(fields?.found.hostname?.path).toBe('host.name');
+    expect(fields?.missing).toEqual(['type', 'agent_version', 'last_seen', 'online', 'allowed', 'server_kinds', 'tags', 'created_at']);
+  });
+
   it.each([
     [{ total: 3 }, 'host list: no list found in the body (an object with 1 field(s): total; none holds a list)'],
     [{ hosts_a: [], hosts_b: [] }, 'host list: no list found in the body'],
@@ -142,8 +184,12 @@ describe('/hosts/{uuid}', () => {
     expect(decode('host', body).value).toMatchObject(want as object);
   });
 
+  it('refuses a host that carries none of the details it is asked for', () => {
+    expect(refusal('host', { host: { uuid: UUID } })).toContain('host: no item carries any of hostname, type, agent_version');
+  });
+
   it('refuses a host without a uuid', () => {
-    expect(refusal('host', { hostname: 'x' })).toContain('host: uuid: is missing');
+    expect(refusal('host', { hostname: 'x' })).toContain('host: no item carries uuid (the body has fields hostname)');
   });
 });
 
@@ -167,9 +213,27 @@ describe('/hosts/{uuid}/metrics (names grouped by component)', () => {
     { shape: 'data wrapping metrics', body: { data: { host_uuid: UUID, metrics: GROUPED } }, want: GROUPED },
     { shape: 'a host without metrics', body: { host_uuid: UUID, metrics: {} }, want: {} },
   ])('$shape', ({ body, want }) => {
-    const { value, dropped } = decode('metricCatalogue', body);
+    const { value, dropped, fields } = decode('metricCatalogue', body);
     expect(value.metrics).toEqual(want);
     expect(dropped).toEqual([]);
+    // A host without metrics says nothing of their names: none is missing.
+    expect(fields?.missing).toEqual([]);
+    expect(fields?.found.name?.sample).toBe(Object.keys(want as object).length === 0 ? undefined : 'system.cpu.user');
+  });
+
+  it('says where the names were: alone, or under a key of object items', () => {
+    expect(decode('metricCatalogue', { metrics: GROUPED }).fields?.found.name?.path).toBe('(the name itself)');
+    expect(decode('metricCatalogue', [{ metric: 'system.cpu.user' }]).fields?.found.name?.path).toBe('metric');
+  });
+
+  it('reports the name missing when no object item carries one, and reads it where fields: places it', () => {
+    const body = { metrics: [{ metric: { id: 'system.cpu.user', unit: '%' } }, { metric: { id: 'nginx.http.request.count' } }] };
+    const refused = thrownBy(FieldsMissingError, () => decode('metricCatalogue', body));
+    expect(refused.message).toContain('metric catalogue: no item carries name (the body has fields metric)');
+    expect(refused.report.missing).toEqual(['name']);
+    const placed = monitoringDecoders.metricCatalogue(body, context, { fieldPaths: { name: 'metric.id' } });
+    expect(placed.value.metrics).toEqual({ system: ['system.cpu.user'], nginx: ['nginx.http.request.count'] });
+    expect(placed.fields?.found.name).toEqual({ path: 'metric.id', sample: 'system.cpu.user', configured: true });
   });
 
   it('drops names that cannot be requested and keeps the rest', () => {
@@ -204,8 +268,23 @@ describe('/hosts/{uuid}/metrics/{name}/latest', () => {
     expect(decode('latest', body).value).toEqual(want);
   });
 
+  it.each<Variant>([
+    { shape: 'nested: host, metric and latest objects, the value a string, the time with milliseconds', body: { host: { uuid: UUID }, metric: { name: 'system.cpu.user' }, latest: { at: '2026-11-22T12:00:00.000Z', value: '12.5' } }, want: { value: 12.5, timestamp: '2026-11-22T12:00:00.000Z' } },
+    { shape: 'under data with an offset and a unit', body: { data: { timestamp: '2026-11-22T12:00:00+00:00', value: 3, unit: null } }, want: { value: 3, timestamp: '2026-11-22T12:00:00+00:00' } },
+    { shape: 'camelCase, a Unix time', body: { latestValue: { measuredAt: 1763812800, v: 0.5 } }, want: { value: 0.5, timestamp: '2025-11-22T12:00:00.000Z' } },
+    { shape: 'a numeric string alone', body: '7', want: { value: 7, timestamp: null } },
+  ])('reads the point wherever it sits: $shape', ({ body, want }) => {
+    const { value, fields } = decode('latest', body);
+    expect(value).toEqual(want);
+    expect(fields?.found.value).toBeDefined();
+  });
+
+  it('refuses a value that is not a number rather than taking it for a gap', () => {
+    expect(refusal('latest', { value: 'high', timestamp: T })).toContain('latest value: value: "high" is not a number');
+  });
+
   it('refuses a body without a value', () => {
-    expect(refusal('latest', { timestamp: T })).toContain('latest value: value: is missing');
+    expect(refusal('latest', { timestamp: T })).toContain('latest value: no item carries value (the body has fields timestamp)');
   });
 });
 
@@ -303,7 +382,7 @@ describe('/alerts (alert rules)', () => {
 describe('/alerts/recent', () => {
   const event = { type: 'host_alert', id: 17, source_id: 701, source_name: 'cpu high', host_uuid: UUID, message: 'system.cpu.user > 90', occurred_at: T };
   it.each<Variant>([
-    { shape: 'the document: {alerts}', body: { alerts: [event] }, want: [{ type: 'host_alert', id: 17, source_id: '701', host_uuid: UUID }] },
+    { shape: 'the document: {alerts}', body: { alerts: [event] }, want: [{ type: 'host_alert', id: 17, source_id: '701', source_name: 'cpu high', occurred_at: T }] },
     { shape: 'a bare list', body: [event], want: [{ id: 17 }] },
     { shape: 'under events, ids as strings', body: { events: [{ ...event, id: '18', source_id: '702' }] }, want: [{ id: 18, source_id: '702' }] },
     {
@@ -315,7 +394,38 @@ describe('/alerts/recent', () => {
     const { value, dropped } = decode('recentAlerts', body);
     expect(value).toMatchObject(want as object[]);
     expect(dropped).toEqual([]);
-    expect(value.every((e) => e.host_uuid === undefined || e.host_uuid === UUID)).toBe(true);
+  });
+
+  it.each<Variant>([
+    {
+      shape: 'nested: the event, its source and its time under objects, ids as strings',
+      body: { data: { events: [{ event: { id: '17', type: 'host_alert' }, rule: { id: 701, name: 'cpu high' }, host: { uuid: UUID }, triggered: { at: T } }] } },
+      want: [{ type: 'host_alert', id: 17, source_id: '701', source_name: 'cpu high', occurred_at: T }],
+    },
+    {
+      shape: 'grouped by type, camelCase, a Unix time in milliseconds',
+      body: {
+        alerts: {
+          website_down: [{ eventId: 5, websiteId: 40001, websiteName: 'shop', createdAt: 1763812800000 }],
+          host_alert: [{ eventId: 17, ruleId: '701', ruleName: 'cpu high', hostUuid: UUID, createdAt: 1763812860000 }],
+        },
+      },
+      want: [
+        { type: 'website_down', id: 5, source_id: '40001', source_name: 'shop', occurred_at: '2025-11-22T12:00:00.000Z' },
+        { type: 'host_alert', id: 17, source_id: '701', source_name: 'cpu high', occurred_at: '2025-11-22T12:01:00.000Z' },
+      ],
+    },
+  ])('reads the fields wherever they sit: $shape', ({ body, want }) => {
+    const { value, dropped, fields } = decode('recentAlerts', body);
+    expect(dropped).toEqual([]);
+    expect(value).toEqual(want);
+    expect(fields?.missing).toEqual([]);
+  });
+
+  it('reports no field missing for an account without recent events', () => {
+    const { value, fields } = decode('recentAlerts', { alerts: [] });
+    expect(value).toEqual([]);
+    expect(fields?.missing).toEqual([]);
   });
 
   it('drops an event without a type or id, keeps the others', () => {
@@ -494,6 +604,60 @@ describe('/hosts/{uuid}/metrics/series', () => {
     expect(decode('series', body).value).toEqual(want);
   });
 
+  it.each<Variant>([
+    {
+      shape: 'nested envelope: host and window objects, the interval as text',
+      body: { host: { uuid: UUID }, window: { since: T, step: '1m' }, series: { 'system.cpu.user': [{ timestamp: T, value: 1.5 }] } },
+      want: { host_uuid: UUID, since: T, interval: 60, series: { 'system.cpu.user': [{ timestamp: T, value: 1.5 }] } },
+    },
+    {
+      shape: 'the interval in milliseconds, points as {t, v} with Unix times and strings',
+      body: { data: { interval_ms: 60_000, metrics: { 'nginx.status': [{ t: 1763812800, v: '1' }, { t: 1763812860, v: null }] } } },
+      want: { host_uuid: undefined, since: undefined, interval: 60, series: { 'nginx.status': [{ timestamp: '2025-11-22T12:00:00.000Z', value: 1 }, { timestamp: '2025-11-22T12:01:00.000Z', value: null }] } },
+    },
+    {
+      shape: 'a list of {metric, points}, points as [time, value]',
+      body: { interval: 60, series: [{ metric: 'system.load.1', unit: null, points: [[T, 0.5], [T, null]] }] },
+      want: { host_uuid: undefined, since: undefined, interval: 60, series: { 'system.load.1': [{ timestamp: T, value: 0.5 }, { timestamp: T, value: null }] } },
+    },
+    {
+      shape: 'the series under a name of its own',
+      body: { interval: 60, host_uuid: UUID, by_metric: { 'system.cpu.user': [{ time: T, value: 2 }] } },
+      want: { host_uuid: UUID, since: undefined, interval: 60, series: { 'system.cpu.user': [{ timestamp: T, value: 2 }] } },
+    },
+  ])('reads the envelope and the points wherever they sit: $shape', ({ body, want }) => {
+    const { value, dropped, fields } = decode('series', body);
+    expect(dropped).toEqual([]);
+    expect(value).toEqual(want);
+    expect(fields?.found.interval).toBeDefined();
+    expect(fields?.found.timestamp).toBeDefined();
+    expect(fields?.found.value).toBeDefined();
+  });
+
+  it.each([{ host_uuid: UUID, since: T, interval: 60 }, { interval: 60 }, { since: T, interval: 60 }])(
+    'reads the documented envelope %o as the engine does (its own shortcut, by the hot path)',
+    (envelope) => {
+      const series = { 'system.cpu.user': [{ timestamp: T, value: 1.5 }] };
+      const documented = decode('series', { ...envelope, series });
+      // One key the document does not show: the envelope is read through the engine.
+      const engine = decode('series', { ...envelope, request_id: 'r-1', series });
+      expect(documented.value).toEqual(engine.value);
+      expect(documented.fields).toEqual({ ...engine.fields, paths: engine.fields?.paths.filter((path) => path !== 'request_id') });
+    },
+  );
+
+  it('reports the point value missing when no point carries one, rather than reading every point as a gap', () => {
+    const { value, fields } = decode('series', { interval: 60, series: { 'system.cpu.user': [{ timestamp: T, amount: 3 }] } });
+    expect(value.series['system.cpu.user']).toEqual([{ timestamp: T, value: null }]);
+    expect(fields?.missing).toEqual(['since', 'host_uuid', 'value']);
+  });
+
+  it('reports the point time missing when no point carries one, and refuses the body', () => {
+    const refused = thrownBy(FieldsMissingError, () => decode('series', { interval: 60, series: { 'system.cpu.user': [{ value: 1 }, { value: 2 }] } }));
+    expect(refused.message).toContain('series response: no item carries timestamp');
+    expect(refused.report.missing).toContain('timestamp');
+  });
+
   it('drops a bad point, naming its metric and index', () => {
     const { value, dropped } = decode('series', { interval: 60, series: { 'system.cpu.user': [{ timestamp: T, value: 1 }, { timestamp: T, value: 'high' }] } });
     expect(value.series['system.cpu.user']).toEqual([{ timestamp: T, value: 1 }]);
@@ -512,6 +676,6 @@ describe('/hosts/{uuid}/metrics/series', () => {
   });
 
   it('refuses a body without an interval: how long a point covers decides how deltas are counted', () => {
-    expect(refusal('series', { series: {} })).toContain('interval is missing');
+    expect(refusal('series', { series: {} })).toContain('series response: no item carries interval (the body has fields series)');
   });
 });

@@ -1,7 +1,7 @@
 import { SECOND } from '../../config/schema.js';
 import { endpoint } from '../../upstream/monitoring/client.js';
 import { every, familyNames, groupName, type MonitoringSource } from '../source.js';
-import { decodeRecentAlerts } from './decode.js';
+import { ALERT_EVENT_FIELDS, decodeRecentAlerts } from './decode.js';
 import { ALERT_FAMILIES, EMPTY_ALERTS_STATE, mapRecentAlerts, type AlertsState } from './map.js';
 import { decodeAlerts, encodeAlerts } from './state.js';
 
@@ -17,6 +17,7 @@ export const alertsSource: MonitoringSource = {
   toggle: { default: true },
   cadences: { alerts: { default: '60s', minMs: 30 * SECOND } },
   endpoints: [RECENT_ALERTS_ENDPOINT],
+  fields: ALERT_EVENT_FIELDS,
   priority: 'normal',
   families: familyNames(ALERT_FAMILIES),
   create(ctx) {

@@ -23,14 +23,13 @@ function ev(n: number, overrides: Partial<AlertEvent> = {}): AlertEvent {
     id: n,
     source_id: '40001',
     source_name: 'shop.example.com',
-    message: 'HTTP 503',
     occurred_at: new Date(T0 + n * 60_000).toISOString(),
     ...overrides,
   };
 }
 
 const rule = (n: number, overrides: Partial<AlertEvent> = {}) =>
-  ev(n, { type: 'host_alert', source_id: '701', source_name: 'cpu high', host_uuid: 'a'.repeat(32), message: 'system.cpu.user > 90', ...overrides });
+  ev(n, { type: 'host_alert', source_id: '701', source_name: 'cpu high', ...overrides });
 
 const SITE = 'account="prod",event_type="website_down",source_id="40001",source_name="shop.example.com"';
 const RULE = 'account="prod",event_type="host_alert",source_id="701",source_name="cpu high"';

@@ -1,6 +1,6 @@
 import { MINUTE } from '../../config/schema.js';
 import { endpoint } from '../../upstream/monitoring/client.js';
-import { decodeHost, type Host } from '../hosts/decode.js';
+import { decodeHost, HOST_DETAIL_DECLS, type Host } from '../hosts/decode.js';
 import { HOSTS_LACKING } from '../hosts/topics.js';
 import { every, type MonitoringSource } from '../source.js';
 import { HOST_DETAILS } from './topics.js';
@@ -23,6 +23,7 @@ export const hostDetailsSource: MonitoringSource = {
   cadences: { host_details: { default: '1h', minMs: 5 * MINUTE } },
   needs: { hosts: 'the host list says which hosts lack details' },
   endpoints: [HOST_ENDPOINT],
+  fields: HOST_DETAIL_DECLS,
   priority: 'normal',
   families: [],
   reads: [HOSTS_LACKING],

@@ -2,7 +2,7 @@ import { SECOND } from '../../config/schema.js';
 import { endpoint } from '../../upstream/monitoring/client.js';
 import { HOST_DETAILS } from '../host-details/topics.js';
 import { every, familyNames, groupName, type MonitoringSource } from '../source.js';
-import { decodeHosts } from './decode.js';
+import { decodeHosts, HOST_FIELDS } from './decode.js';
 import { completeHost, createHostFilter, HOST_FAMILIES, inventoryHost, mapHosts, missingHostFields } from './map.js';
 import { HOST_KEYS, hostSettings, type HostSettings } from './settings.js';
 import { HOSTS_LACKING, POLLED_HOSTS, type InventoryHost } from './topics.js';
@@ -22,6 +22,7 @@ export const hostsSource: MonitoringSource<HostSettings> = {
   keys: HOST_KEYS,
   settings: hostSettings,
   endpoints: [HOSTS_ENDPOINT],
+  fields: HOST_FIELDS,
   priority: 'high',
   families: familyNames(HOST_FAMILIES),
   reads: [HOST_DETAILS],

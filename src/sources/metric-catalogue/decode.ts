@@ -1,4 +1,7 @@
-import { InvalidResponseError } from '../../upstream/http/errors.js';
+import { declareFields } from '../../upstream/fields/declare.js';
+import type { FieldReport, FoundField } from '../../upstream/fields/resolve.js';
+import { valueAt } from '../../upstream/fields/shape.js';
+import { FieldsMissingError, InvalidResponseError } from '../../upstream/http/errors.js';
 import { refuseWhenNothingUsable, type DroppedItem, type JsonDecoder } from '../../upstream/tolerant/body.js';
 import { describe, isRecord } from '../../upstream/tolerant/values.js';
 
@@ -13,6 +16,11 @@ import { describe, isRecord } from '../../upstream/tolerant/values.js';
  * A name's component, when not given, is its first dotted word (the document's
  * `<component>.<path>` form). A name that cannot be requested (empty, or holding a comma or
  * whitespace) is dropped.
+ *
+ * The layouts are found by structure, not by field words, so the catalogue declares only the
+ * one field its items may carry, a metric's name, for the report (and for `fields:`: the path
+ * of the name inside an object item). A list of objects none of which has a name is a
+ * missing field, said as one.
  */
 export interface MetricNames {
   /** Component to metric names. */
@@ -22,25 +30,41 @@ export interface MetricNames {
 const CONTAINER_KEYS = ['metrics', 'components', 'catalogue', 'catalog', 'names', 'available', 'items', 'data', 'results'];
 const GROUP_LIST_KEYS = ['metrics', 'names', 'items'];
 const NAME_KEYS = ['name', 'metric', 'metric_name', 'id'];
+
+export const METRIC_CATALOGUE_FIELDS = declareFields({
+  name: { kind: 'string', about: "a metric's name, <component>.<path> (a name alone, or in an object item)", words: NAME_KEYS.map((key) => [key]), essential: true },
+});
+
+const WHAT = 'metric catalogue';
 const COMPONENT_KEYS = ['component', 'group', 'type', 'name'];
 
-export const decodeMetricNames: JsonDecoder<MetricNames> = (raw, context) => {
+export const decodeMetricNames: JsonDecoder<MetricNames> = (raw, context, options) => {
+  const namePath = options?.fieldPaths?.name?.split('.');
   const body = container(raw);
   if (body === undefined) {
-    throw new InvalidResponseError(context, `metric catalogue: no metric names found in the body (got ${describe(raw)})`, ['(root): no metric names']);
+    throw new InvalidResponseError(context, `${WHAT}: no metric names found in the body (got ${describe(raw)})`, ['(root): no metric names']);
   }
   const groups = new Map<string, Set<string>>();
   const dropped: DroppedItem[] = [];
   let seen = 0;
+  let found: FoundField | undefined;
+  let firstObject: Readonly<Record<string, unknown>> | undefined;
   // The path is built only for a name that is dropped: a catalogue is hundreds of names a host.
-  const add = (name: unknown, component: string | undefined, path: () => string) => {
+  const add = (item: unknown, component: string | undefined, path: () => string) => {
     seen++;
+    let name = item;
+    let where = '(the name itself)';
+    if (isRecord(item)) {
+      firstObject ??= item;
+      ({ name, where } = nameInObject(item, namePath));
+    }
     const problem = nameProblem(name);
     if (problem) {
       dropped.push({ path: path(), ...problem });
       return;
     }
     const text = (name as string).trim();
+    found ??= { path: where, sample: text, configured: namePath !== undefined && isRecord(item) };
     const dot = text.indexOf('.');
     const group = component ?? (dot < 0 ? text : text.slice(0, dot));
     let set = groups.get(group);
@@ -55,22 +79,32 @@ export const decodeMetricNames: JsonDecoder<MetricNames> = (raw, context) => {
       const listKey = GROUP_LIST_KEYS.find((key) => Array.isArray(item[key]));
       if (listKey !== undefined) {
         const component = firstString(item, COMPONENT_KEYS);
-        (item[listKey] as unknown[]).forEach((name, i) => add(nameOf(name), component, () => `${path()}.${listKey}[${i}]`));
+        (item[listKey] as unknown[]).forEach((name, i) => add(name, component, () => `${path()}.${listKey}[${i}]`));
         return;
       }
-      add(nameOf(item), firstString(item, ['component', 'group']), path);
+      add(item, firstString(item, ['component', 'group']), path);
     });
   } else {
     for (const [component, group] of Object.entries(body.value)) {
       const names = namesIn(group);
       if (names === undefined) continue;
-      names.list.forEach((name, i) => add(nameOf(name), component, () => `${body.key ? `${body.key}.` : ''}${component}${names.key}[${i}]`));
+      names.list.forEach((name, i) => add(name, component, () => `${body.key ? `${body.key}.` : ''}${component}${names.key}[${i}]`));
     }
   }
-  refuseWhenNothingUsable(context, 'metric catalogue', seen - dropped.length, dropped);
+  const report: FieldReport = {
+    found: found === undefined ? {} : { name: found },
+    missing: found === undefined && seen > 0 ? ['name'] : [],
+    essentialMissing: [],
+    items: seen,
+    paths: firstObject === undefined ? [] : Object.keys(firstObject),
+  };
+  if (found === undefined && seen > 0 && dropped.every((item) => item.reason === 'missing_field')) {
+    throw new FieldsMissingError(context, WHAT, { ...report, essentialMissing: ['name'] });
+  }
+  refuseWhenNothingUsable(context, WHAT, seen - dropped.length, dropped);
   const metrics: Record<string, string[]> = {};
   for (const [component, names] of groups) metrics[component] = [...names];
-  return { value: { metrics }, dropped };
+  return { value: { metrics }, dropped, fields: report };
 };
 
 /** The list or component map in the body. */
@@ -100,10 +134,11 @@ function namesIn(group: unknown): { list: readonly unknown[]; key: string } | un
   return key === undefined ? undefined : { list: group[key] as unknown[], key: `.${key}` };
 }
 
-/** A name given as a string, or as an object with a name. */
-function nameOf(item: unknown): unknown {
-  if (typeof item === 'string') return item;
-  return isRecord(item) ? (NAME_KEYS.map((key) => item[key]).find((v) => v !== undefined && v !== null) ?? item) : item;
+/** The name an object item gives (at the path the operator named, else under one of the name keys), and where it was. */
+function nameInObject(item: Readonly<Record<string, unknown>>, namePath: readonly string[] | undefined): { name: unknown; where: string } {
+  if (namePath !== undefined) return { name: valueAt(item, namePath) ?? item, where: namePath.join('.') };
+  const key = NAME_KEYS.find((k) => item[k] !== undefined && item[k] !== null);
+  return key === undefined ? { name: item, where: '' } : { name: item[key], where: key };
 }
 
 function firstString(item: Record<string, unknown>, keys: readonly string[]): string | undefined {

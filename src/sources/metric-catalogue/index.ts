@@ -4,7 +4,7 @@ import { POLLED_HOSTS } from '../hosts/topics.js';
 import { metricNameSelector } from '../series/map.js';
 import { seriesSource } from '../series/index.js';
 import { every, groupName, type MonitoringSource } from '../source.js';
-import { decodeMetricNames } from './decode.js';
+import { decodeMetricNames, METRIC_CATALOGUE_FIELDS } from './decode.js';
 import { SharedNameLists } from './name-lists.js';
 import { METRIC_NAMES } from './topics.js';
 
@@ -21,6 +21,7 @@ export const metricCatalogueSource: MonitoringSource = {
   enabledWith: 'series',
   cadences: { metric_catalogue: { default: '1h', minMs: 5 * MINUTE } },
   endpoints: [METRIC_CATALOGUE_ENDPOINT],
+  fields: METRIC_CATALOGUE_FIELDS,
   priority: 'normal',
   families: [],
   reads: [POLLED_HOSTS],

@@ -1,13 +1,17 @@
-import { InvalidResponseError } from '../../upstream/http/errors.js';
-import type { JsonDecoder } from '../../upstream/tolerant/body.js';
-import { Fields, ItemProblem } from '../../upstream/tolerant/fields.js';
-import { describe, isRecord, number, timestamp } from '../../upstream/tolerant/values.js';
+import { declareFields } from '../../upstream/fields/declare.js';
+import { findersOf, type FieldReport } from '../../upstream/fields/resolve.js';
+import { FieldsMissingError, InvalidResponseError } from '../../upstream/http/errors.js';
+import { wrappedObjects, type JsonDecoder } from '../../upstream/tolerant/body.js';
+import { describe, isRecord, number } from '../../upstream/tolerant/values.js';
+import { SERIES_FIELDS } from './decode.js';
 
 /**
- * `/hosts/{uuid}/metrics/{name}/latest`: one point. Accepted: `{value, timestamp}` (also
- * `time`, `ts`), the same nested under `point`, `latest`, `data` or `result`, a list of points
- * (bare or under `points`; the newest is taken), or a bare number (no time). `value` may be null (a gap); a body
- * without any value is refused. The client fills in the host and name it asked for.
+ * `/hosts/{uuid}/metrics/{name}/latest`: one point, body not shown. The point's value and
+ * time are declared (as a series point's) and found wherever they sit: `{value, timestamp}`,
+ * nested (`point`, `latest`, `data`: `{host: {uuid}, latest: {at, value: "1.5"}}`), a list of
+ * points (bare or under `points`: the newest is taken), or a bare number (no time). `value` may
+ * be null (a gap); a body without any value is refused. The client fills in the host and name
+ * it asked for.
  */
 export interface LatestPoint {
   /** ISO 8601, or null when the body gives no time. */
@@ -20,45 +24,60 @@ export interface LatestValue extends LatestPoint {
   readonly name: string;
 }
 
+const LATEST_FIELDS = declareFields({
+  timestamp: { ...SERIES_FIELDS.timestamp, essential: false },
+  value: { ...SERIES_FIELDS.value, useful: true },
+});
+
 const NESTED = ['point', 'latest', 'data', 'result', 'last', 'points', 'values'];
-const VALUE_KEYS = ['value', 'v', 'latest_value'];
-const TIME_KEYS = ['timestamp', 'time', 'ts', 'at', 'measured_at'];
+const latestFinder = findersOf(LATEST_FIELDS);
+const WHAT = 'latest value';
 
-export const decodeLatest: JsonDecoder<LatestPoint> = (raw, context) => {
-  try {
-    return { value: readPoint(raw), dropped: [] };
-  } catch (error) {
-    if (error instanceof ItemProblem) throw new InvalidResponseError(context, `latest value: ${error.message}`, [error.message]);
-    throw error;
-  }
-};
-
-function readPoint(raw: unknown): LatestPoint {
+export const decodeLatest: JsonDecoder<LatestPoint> = (raw, context, options) => {
+  const finder = latestFinder(options?.fieldPaths);
   if (typeof raw === 'number' || typeof raw === 'string') {
     const read = number(raw);
-    if (!read.ok) throw new ItemProblem(read.reason, 'value', read.detail);
-    return { timestamp: null, value: read.value };
+    if (!read.ok) throw new InvalidResponseError(context, `${WHAT}: value: ${read.detail}`, [`value: ${read.detail}`]);
+    const report: FieldReport = { found: { value: { path: '(the body)', sample: String(raw), configured: false } }, missing: ['timestamp'], essentialMissing: [], items: 1, paths: [] };
+    return { value: { timestamp: null, value: read.value }, dropped: [], fields: report };
   }
-  if (Array.isArray(raw)) {
-    const points = raw.filter(isRecord).map((item) => readPoint(item));
-    const newest = points.reduce<LatestPoint | undefined>(
-      (best, p) => (best === undefined || Date.parse(p.timestamp ?? '') > Date.parse(best.timestamp ?? '') ? p : best),
-      undefined,
-    );
-    if (newest === undefined) throw new ItemProblem('missing_field', 'value', `no point in ${describe(raw)}`);
-    return newest;
-  }
-  if (!isRecord(raw)) throw new ItemProblem('not_an_object', 'value', `expected a point, got ${describe(raw)}`);
-  const fields = new Fields(raw);
-  if (!fields.present(VALUE_KEYS)) {
-    for (const key of NESTED) {
-      const inner = raw[key];
-      if (isRecord(inner) || Array.isArray(inner)) return readPoint(inner);
+  const points = pointList(raw);
+  if (points !== undefined) {
+    const read = finder.read(points);
+    if (read.report.found.value === undefined) throw new FieldsMissingError(context, WHAT, { ...read.report, essentialMissing: ['value'] });
+    let newest: LatestPoint | undefined;
+    for (const record of read.records) {
+      if (record === undefined) continue;
+      const point = { timestamp: record.timestamp ?? null, value: record.value ?? null };
+      if (newest === undefined || Date.parse(point.timestamp ?? '') > Date.parse(newest.timestamp ?? '')) newest = point;
     }
+    if (newest === undefined) throw new InvalidResponseError(context, `${WHAT}: no point in ${describe(raw)}`, ['value: no point']);
+    return { value: newest, dropped: [], notes: read.notes, fields: read.report };
   }
-  if (!fields.present(VALUE_KEYS)) throw new ItemProblem('missing_field', 'value', 'is missing');
-  return {
-    value: fields.find(VALUE_KEYS) === undefined ? null : fields.required(VALUE_KEYS, number),
-    timestamp: fields.optional(TIME_KEYS, timestamp) ?? null,
-  };
+  if (!isRecord(raw)) throw new InvalidResponseError(context, `${WHAT}: expected a point, got ${describe(raw)}`, ['(root): not a point']);
+  // The object the point is in: the body, or the one under a key a point goes by; on a tie the inner one.
+  let best = finder.read([raw]);
+  for (const candidate of wrappedObjects(raw, NESTED).slice(1)) {
+    const read = finder.read([candidate]);
+    if (Object.keys(read.report.found).length >= Object.keys(best.report.found).length) best = read;
+  }
+  const [record] = best.records;
+  if (record === undefined || best.report.found.value === undefined) {
+    // A value present as null is a gap; one that is there but unreadable is no latest value.
+    const unreadable = best.notes.find((note) => note.field === 'value');
+    if (unreadable !== undefined) throw new InvalidResponseError(context, `${WHAT}: ${unreadable.issue}`, [unreadable.issue]);
+    throw new FieldsMissingError(context, WHAT, { ...best.report, essentialMissing: ['value'] });
+  }
+  return { value: { timestamp: record.timestamp ?? null, value: record.value ?? null }, dropped: [], notes: best.notes, fields: best.report };
+};
+
+/** The points of a body that is a list of them, bare or under one of the keys a point goes by. */
+function pointList(raw: unknown): Readonly<Record<string, unknown>>[] | undefined {
+  if (Array.isArray(raw)) return raw.filter(isRecord);
+  if (!isRecord(raw)) return undefined;
+  for (const key of NESTED) {
+    const inner = raw[key];
+    if (Array.isArray(inner)) return inner.filter(isRecord);
+  }
+  return undefined;
 }

@@ -19,6 +19,7 @@ import {
   requiredWindow,
   type SeriesHostState,
 } from './map.js';
+import { SERIES_FIELDS } from './decode.js';
 import { SeriesNaming, type MetricDefinition, type MetricOverrides } from './naming.js';
 import { SERIES_KEYS, seriesSettings, seriesSummary, type SeriesSettings } from './settings.js';
 import { decodeSeriesHost, encodeSeriesHost } from './state.js';
@@ -55,6 +56,7 @@ export const seriesSource: MonitoringSource<SeriesSettings> = {
   settings: seriesSettings,
   summary: ({ settings, cadenceMs }) => ({ inline: seriesSummary(settings, cadenceMs) }),
   endpoints: [SERIES_ENDPOINT, LATEST_ENDPOINT],
+  fields: SERIES_FIELDS,
   priority: 'bulk',
   families: [POINTS_MISSING.name],
   reads: [POLLED_HOSTS, METRIC_NAMES],

@@ -1,5 +1,5 @@
 import { FieldsMissingError, InvalidResponseError, type RequestContext } from '../http/errors.js';
-import { findList, GENERIC_LIST_KEYS, refuseWhenNothingUsable, wrappedObjects } from '../tolerant/body.js';
+import { findList, GENERIC_LIST_KEYS, refuseWhenNothingUsable, shapeOf, wrappedObjects } from '../tolerant/body.js';
 import { describe, isRecord, type DroppedItem } from '../tolerant/values.js';
 import type { FieldDecls, FieldRecord } from './declare.js';
 import type { FieldReport, FieldFinder } from './resolve.js';
@@ -49,6 +49,8 @@ export function groupedItems(raw: unknown, keys: readonly string[]): { items: un
     // Under the resource's own name, an empty object is an empty grouping (a host with no components).
     if (groups.length === 0 && path !== '') return { items: [], path: `${path} (grouped by key)` };
     if (groups.length === 0 || !groups.every(([, value]) => Array.isArray(value) && value.every(isRecord))) continue;
+    // A body of nothing but empty lists is no grouping anyone can tell from another body: which list is it?
+    if (path === '' && groups.every(([, value]) => (value as unknown[]).length === 0)) continue;
     const items = groups.flatMap(([group, list]) => (list as Record<string, unknown>[]).map((item) => (GROUP_KEY in item ? item : { ...item, [GROUP_KEY]: group })));
     return { items, path: path === '' ? '(grouped by key)' : `${path} (grouped by key)` };
   }
@@ -61,10 +63,11 @@ export function readFieldList<D extends FieldDecls>(raw: unknown, context: Reque
   const grouped = found === undefined ? groupedItems(raw, keys) : undefined;
   const items = found?.items ?? grouped?.items;
   if (items === undefined) {
-    throw new InvalidResponseError(context, `${spec.what}: no list found in the body (${describe(raw)})`, ['(root): no list of items']);
+    throw new InvalidResponseError(context, `${spec.what}: no list found in the body (${shapeOf(raw)})`, ['(root): no list of items']);
   }
   const listPath = found !== undefined ? found.key || '(the body)' : (grouped?.path ?? '');
-  const dropped: DroppedItem[] = [];
+  // Each dropped item with its place in the list, so they are told in list order.
+  const droppedAt: [number, DroppedItem][] = [];
   const objects: Readonly<Record<string, unknown>>[] = [];
   const indexOf: number[] = [];
   items.forEach((item, index) => {
@@ -72,20 +75,23 @@ export function readFieldList<D extends FieldDecls>(raw: unknown, context: Reque
       objects.push(item);
       indexOf.push(index);
     } else {
-      dropped.push({ path: `${listPath}[${index}]`, reason: 'not_an_object', field: '(item)', issue: `expected an object, got ${describe(item)}` });
+      droppedAt.push([index, { path: `${listPath}[${index}]`, reason: 'not_an_object', field: '(item)', issue: `expected an object, got ${describe(item)}` }]);
     }
   });
   const read = spec.finder.read(objects);
   for (const problem of read.problems) {
-    dropped.push({ path: `${listPath}[${indexOf[problem.index] ?? problem.index}]`, reason: problem.reason, field: problem.field, issue: `${problem.field} ${problem.issue}` });
+    const index = indexOf[problem.index] ?? problem.index;
+    droppedAt.push([index, { path: `${listPath}[${index}]`, reason: problem.reason, field: problem.field, issue: `${problem.field} ${problem.issue}` }]);
   }
   const records: FieldRecord<D>[] = [];
-  read.records.forEach((record, index) => {
+  read.records.forEach((record, i) => {
     if (record === undefined) return;
     const problem = spec.unusable?.(record);
+    const index = indexOf[i] ?? i;
     if (problem === undefined) records.push(record);
-    else dropped.push({ path: `${listPath}[${indexOf[index] ?? index}]`, reason: 'missing_field', field: problem.field, issue: `${problem.field}: ${problem.issue}` });
+    else droppedAt.push([index, { path: `${listPath}[${index}]`, reason: 'missing_field', field: problem.field, issue: `${problem.field}: ${problem.issue}` }]);
   });
+  const dropped = droppedAt.sort(([a], [b]) => a - b).map(([, item]) => item);
   const report = { ...read.report, list: { path: listPath, length: items.length } };
   if (objects.length > 0 && report.essentialMissing.length > 0) throw new FieldsMissingError(context, spec.what, report);
   refuseWhenNothingUsable(context, spec.what, records.length, dropped);

@@ -74,6 +74,12 @@ export interface FieldDecl<K extends FieldKind = FieldKind> {
   readonly falseWords?: readonly string[];
   /** For `state`: the string values that mean true. */
   readonly trueWords?: readonly string[];
+  /** Null at the field's path is its value (a gap in a series), never a reason to read another path. */
+  readonly nullIsValue?: boolean;
+  /** For `id`: text only, a number is refused (a host uuid sent as a number is no uuid). */
+  readonly textOnly?: boolean;
+  /** For `strings`: an object of key to value is the list too, read whole as `key:value` items (tags as `{env: "prod"}`). */
+  readonly pairs?: boolean;
 }
 
 /** A source's fields, by semantic name. */

@@ -1,4 +1,4 @@
-import { boolean, describe, integer, isRecord, number, string, stringList, timestamp, type Read } from '../tolerant/values.js';
+import { boolean, describe, integer, isRecord, number, string, stringList, text, timestamp, type Read } from '../tolerant/values.js';
 import type { FieldDecl, FieldKind, FieldValues } from './declare.js';
 import { isPeriod, keyWords, WORD_SECONDS } from './words.js';
 
@@ -223,6 +223,14 @@ function readState(raw: unknown, words: readonly string[], decl: FieldDecl): Kin
   return { read: ok(inverted ? !read.value : read.value), unit: inverted ? 'inverted (the name says the opposite)' : undefined };
 }
 
+/** `{env: "prod", tier: 2}` → `["env:prod", "tier:2"]`; a value that is no scalar is left out. */
+const pairs = (raw: Readonly<Record<string, unknown>>): Read<string[]> =>
+  ok(
+    Object.entries(raw)
+      .filter(([, value]) => typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
+      .map(([key, value]) => `${key}:${String(value)}`),
+  );
+
 const count = (raw: unknown): Read<number> => {
   const read = integer(raw);
   if (!read.ok) return read;
@@ -260,9 +268,9 @@ export function readKind<K extends FieldKind>(decl: FieldDecl<K>, raw: unknown, 
     case 'string':
       return { read: string(raw) } as KindRead<FieldValues[K]>;
     case 'id':
-      return { read: id(raw) } as KindRead<FieldValues[K]>;
+      return { read: decl.textOnly === true ? text(raw) : id(raw) } as KindRead<FieldValues[K]>;
     case 'strings':
-      return { read: stringList(raw) } as KindRead<FieldValues[K]>;
+      return { read: decl.pairs === true && isRecord(raw) ? pairs(raw) : stringList(raw) } as KindRead<FieldValues[K]>;
     default:
       return { read: invalid(`unknown kind ${String(decl.kind)}`) };
   }

@@ -105,6 +105,14 @@ describe('finding a field whatever the shape', () => {
     expect(records.map((r) => r?.hosts)).toEqual([['a'], ['b', 'c'], undefined]);
   });
 
+  it('reads no other path where a field whose null is its value is null (a gap stays a gap)', () => {
+    const POINT = declareFields({ value: { kind: 'number', about: 'a value, null a gap', words: [['value'], ['v']], nullIsValue: true } });
+    const finder = new FieldFinder(POINT);
+    const { records, report } = finder.read([{ value: null, meta: { v: 0 } }, { value: 2, meta: { v: 0 } }]);
+    expect(records.map((r) => r?.value)).toEqual([undefined, 2]);
+    expect(report.found.value?.path).toBe('value');
+  });
+
   it('never takes a list for a number', () => {
     const COUNT = declareFields({ checks: { kind: 'count', about: 'checks run', words: [['checks']] } });
     const { report } = readOne(COUNT, { recent_checks: [{ id: 1 }], checks_total: 3 });
@@ -172,5 +180,81 @@ describe('one path serves one field', () => {
     const result = new FieldFinder(ESSENTIAL).read([{ key: 7, name: 'a' }]);
     expect(result.report.essentialMissing).toEqual(['id']);
     expect(result.report.paths).toEqual(['key', 'name']);
+  });
+});
+
+describe('lists of strings written as objects, and empty lists', () => {
+  const TAGS = declareFields({
+    tags: { kind: 'strings', about: 'tags', words: [['tags'], ['labels']], pairs: true },
+    env: { kind: 'string', about: 'an environment', words: [['env']] },
+  });
+  it.each([
+    ['a list', { tags: ['env:prod', 'canary'] }, ['env:prod', 'canary']],
+    ['a comma string', { tags: 'env:prod,canary' }, ['env:prod', 'canary']],
+    ['an object of key to value', { labels: { tier: 2, nested: { x: 1 } } }, ['tier:2']],
+  ])('reads tags as %s', (_name, item, tags) => {
+    const { record, report } = readOne(TAGS, item);
+    expect(record?.tags).toEqual(tags);
+    expect(report.found.tags?.path).toBe(Object.keys(item)[0]);
+  });
+
+  it('reads the object whole: a key inside it is one of its items, not another field', () => {
+    const { record } = readOne(TAGS, { tags: { env: 'prod' } });
+    expect(record).toEqual({ tags: ['env:prod'], env: undefined });
+  });
+
+  it('reports no field missing from an empty list: it says nothing of its items', () => {
+    const result = new FieldFinder(TAGS).read([]);
+    expect(result.report.missing).toEqual([]);
+    expect(result.report.essentialMissing).toEqual([]);
+    expect(new FieldFinder(TAGS).read([{ name: 'x' }]).report.missing).toEqual(['tags', 'env']);
+  });
+});
+
+describe('identity fields', () => {
+  const HOSTS = declareFields({
+    uuid: { kind: 'id', about: 'the host uuid', words: [['uuid']], essential: true, textOnly: true },
+    online: { kind: 'state', about: 'online', words: [['online'], ['status']] },
+  });
+
+  it('refuses a number where only text is an id, and drops that item alone', () => {
+    const result = new FieldFinder(HOSTS).read([{ uuid: 3 }, { uuid: 'b' }]);
+    expect(result.records.map((r) => r?.uuid)).toEqual([undefined, 'b']);
+    expect(result.problems).toMatchObject([{ index: 0, reason: 'wrong_type', field: 'uuid' }]);
+  });
+
+  it('never lets one bad id decide the shape for the items after it, in this body or the next', () => {
+    const finder = new FieldFinder(HOSTS);
+    expect(finder.read([{ uuid: '' }, { uuid: 'b' }]).records.map((r) => r?.uuid)).toEqual([undefined, 'b']);
+    const next = finder.read([{ uuid: 'c' }]);
+    expect(next.records.map((r) => r?.uuid)).toEqual(['c']);
+    expect(next.report.essentialMissing).toEqual([]);
+  });
+
+  it('reads a field nowhere but at a path whose value it can be', () => {
+    expect(readOne(HOSTS, { uuid: 'a', status: 'maintenance' }).report.missing).toEqual(['online']);
+  });
+
+  it('never lets one item\'s bad value lose a field for the items after it', () => {
+    const finder = new FieldFinder(HOSTS);
+    const first = finder.read([{ uuid: 'a', online: 'maybe' }, { uuid: 'b', online: true }]);
+    expect(first.records.map((r) => r?.online)).toEqual([undefined, true]);
+    expect(first.notes).toEqual([{ field: 'online', issue: 'online: "maybe" is not true or false' }]);
+    expect(finder.read([{ uuid: 'c', online: false }]).records.map((r) => r?.online)).toEqual([false]);
+  });
+
+  it('reads no path whose value does not fit where the field\'s own is null: a gap stays a gap', () => {
+    const POINT = declareFields({ value: { kind: 'number', about: 'a value', words: [['value'], ['v']] } });
+    const { record, report } = readOne(POINT, { meta: { v: '' }, value: null });
+    expect(record?.value).toBeUndefined();
+    expect(report.found.value).toMatchObject({ path: 'value', sample: 'null' });
+  });
+
+  it('leaves a path to the field its value fits, before another whose words it also has', () => {
+    const SITE = declareFields({
+      up: { kind: 'state', about: 'the latest check succeeded', words: [['up'], ['status'], ['state']], trueWords: ['up'], falseWords: ['down'] },
+      enabled: { kind: 'state', about: 'checked upstream', words: [['enabled'], ['status']], trueWords: ['active'], falseWords: ['paused'] },
+    });
+    expect(readOne(SITE, { status: 'paused', last_check: { state: 'up' } }).record).toEqual({ up: true, enabled: false });
   });
 });

@@ -71,6 +71,8 @@ interface Candidate {
   readonly fieldIndex: number;
   readonly leaf: Leaf;
   readonly leafIndex: number;
+  /** 1 when the item's value there is none the field can be: taken only when nothing else fits. */
+  readonly unfit: number;
   /** Which word set matched (earlier sets are the better names). */
   readonly alternative: number;
   /** Dimensions (period, statistic) the path names explicitly and the field wants. */
@@ -89,7 +91,7 @@ function dimensionFits(words: readonly string[], inWords: (w: string) => boolean
 }
 
 function candidateOf(field: string, fieldIndex: number, decl: FieldDecl, leaf: Leaf, leafIndex: number, item: Readonly<Record<string, unknown>> | undefined): Candidate | undefined {
-  if (leaf.object && decl.kind !== 'rate') return undefined;
+  if (leaf.object && decl.kind !== 'rate' && !(decl.kind === 'strings' && decl.pairs === true)) return undefined;
   if (leaf.list && decl.kind !== 'strings') return undefined;
   const words = leaf.words;
   if (decl.not?.some((w) => words.includes(w))) return undefined;
@@ -100,19 +102,22 @@ function candidateOf(field: string, fieldIndex: number, decl: FieldDecl, leaf: L
   const stat = dimensionFits(words, (w) => STATS.has(w), decl.stat, decl.statOptional, true);
   if (!period.fits || !stat.fits) return undefined;
   const own = new Set(decl.words[alternative]);
-  // A value the field cannot be (`"active"` for whether the latest check succeeded) rules the path out.
+  // A value the field cannot be (`"active"` for whether the latest check succeeded) puts the path
+  // behind every path whose value fits, so another field whose value it is takes it. It is never
+  // ruled out: what is made of a shape is kept for every item of that shape, so one item's bad
+  // value would lose the field in every later item; taken last, it costs only that item's value.
   const sample = item === undefined || leaf.object ? undefined : valueAt(item, leaf.path);
-  if (sample !== undefined && sample !== null && !readKind(decl, sample, words, { max: undefined }).read.ok) return undefined;
+  const unfit = sample !== undefined && sample !== null && !readKind(decl, sample, words, { max: undefined }).read.ok ? 1 : 0;
   const isExtra = (w: string) => !own.has(w) && !isPeriod(w) && !STATS.has(w) && !UNIT_WORDS.has(w);
   const extra = words.filter(isExtra).length;
   const extraInKey = keyWordsOf(leaf).filter(isExtra).length;
   // What identifies an item is named plainly (`id`, `rule_id`), never by a path about something else (`x_external.ref_id`).
   if ((decl.essential === true || decl.kind === 'id') && extra > 1) return undefined;
-  return { field, fieldIndex, leaf, leafIndex, alternative, explicit: (period.explicit ? 1 : 0) + (stat.explicit ? 1 : 0), extraInKey, extra };
+  return { field, fieldIndex, leaf, leafIndex, unfit, alternative, explicit: (period.explicit ? 1 : 0) + (stat.explicit ? 1 : 0), extraInKey, extra };
 }
 
 function better(a: Candidate, b: Candidate): number {
-  return a.alternative - b.alternative || b.explicit - a.explicit || a.extraInKey - b.extraInKey || a.extra - b.extra || a.leaf.depth - b.leaf.depth || a.leafIndex - b.leafIndex || a.fieldIndex - b.fieldIndex;
+  return a.unfit - b.unfit || a.alternative - b.alternative || b.explicit - a.explicit || a.extraInKey - b.extraInKey || a.extra - b.extra || a.leaf.depth - b.leaf.depth || a.leafIndex - b.leafIndex || a.fieldIndex - b.fieldIndex;
 }
 
 /** Where each declared field sits in an item of this shape. */
@@ -150,19 +155,21 @@ export function matchFields(decls: FieldDecls, leaves: readonly Leaf[], override
     matches.set(candidate.field, { path: leaf.path, words: leaf.words, configured: false });
     taken.add(leafKey);
     // A rate's object is read whole: the keys it reads (count, period) are its own; the others (`burst`) stay free.
+    // An object of pairs (tags) is read whole too: every key in it is one of its items.
     if (leaf.object) {
+      const rate = decls[candidate.field]?.kind === 'rate';
       for (const child of leaves) {
-        if (child.path.length === leaf.path.length + 1 && child.path.join('\u0000').startsWith(`${leafKey}\u0000`) && rateKeyRole(child.path[child.path.length - 1] ?? '') !== undefined) {
+        if (child.path.length === leaf.path.length + 1 && child.path.join('\u0000').startsWith(`${leafKey}\u0000`) && (!rate || rateKeyRole(child.path[child.path.length - 1] ?? '') !== undefined)) {
           taken.add(child.path.join('\u0000'));
         }
       }
     }
   }
-  // Paths no field took, but whose words fit a field: read when the field's own is null in an item.
+  // Paths no field took, but whose words and value fit a field: read when the field's own is null in an item.
   for (const candidate of candidates) {
     const match = matches.get(candidate.field);
     const key = candidate.leaf.path.join('\u0000');
-    if (match === undefined || match.configured || taken.has(key) || candidate.leaf.object) continue;
+    if (match === undefined || match.configured || taken.has(key) || candidate.leaf.object || candidate.unfit === 1) continue;
     matches.set(candidate.field, { ...match, fallbacks: [...(match.fallbacks ?? []), { path: candidate.leaf.path, words: candidate.leaf.words }] });
   }
   return matches;
@@ -255,7 +262,7 @@ export class FieldFinder<D extends FieldDecls> {
         const primary = matches.get(field);
         let match: { readonly path: readonly string[]; readonly words: readonly string[]; readonly configured?: boolean } | undefined = primary;
         let raw = primary === undefined ? undefined : valueAt(item, primary.path);
-        for (const fallback of primary?.fallbacks ?? []) {
+        for (const fallback of decl?.nullIsValue === true ? [] : (primary?.fallbacks ?? [])) {
           if (raw !== undefined && raw !== null) break;
           const value = valueAt(item, fallback.path);
           if (value !== undefined && value !== null) [match, raw] = [fallback, value];
@@ -283,7 +290,8 @@ export class FieldFinder<D extends FieldDecls> {
       // Every declared field is in the record, undefined when this item lacks it.
       return record as FieldRecord<D>;
     });
-    const missing = this.names.filter((n) => found[n] === undefined && !(this.decls[n]?.alternatives ?? []).some((a) => found[a] !== undefined));
+    // An empty list says nothing of its items' fields: none is missing from it (a host without components, an account without events).
+    const missing = items.length === 0 ? [] : this.names.filter((n) => found[n] === undefined && !(this.decls[n]?.alternatives ?? []).some((a) => found[a] !== undefined));
     const useful = this.names.filter((n) => this.decls[n]?.useful === true);
     const useless = items.length > 0 && useful.length > 0 && useful.every((n) => found[n] === undefined);
     return {

@@ -129,15 +129,20 @@ describe('MonitoringClient requests', () => {
   it('logs a shape problem once per endpoint, reason and field, however often it comes back', async () => {
     const warnings: string[] = [];
     const logger = { debug: () => undefined, warn: (fields: Record<string, unknown>) => void warnings.push(`${String(fields.reason)} ${String(fields.field)}`) };
-    const { monitoring } = client(() => ({ hosts: [host('a'), { hostname: 'x' }, { hostname: 'y' }, { uuid: 'b', online: 'maybe' }] }), { logger });
+    const { monitoring } = client(() => ({ hosts: [host('a'), { hostname: 'x' }, { hostname: 'y' }, { uuid: 'c', online: true }, { uuid: 'b', online: 'maybe' }] }), { logger });
     for (let i = 0; i < 3; i++) await monitoring.hosts();
     expect(warnings.sort()).toEqual(['ignored online', 'missing_field uuid']);
   });
 
   it('refuses a page whose every item is malformed, and still counts them', async () => {
-    const { monitoring, registry } = client(() => ({ hosts: [{ hostname: 'x' }, { hostname: 'y' }] }));
-    await expect(monitoring.hosts()).rejects.toThrow(/host list: none of its 2 item\(s\) could be read \(first: hosts\[0\] uuid: is missing\)/);
-    expect(await registry.metrics()).toContain('monapi_decode_dropped_items_total{endpoint="/hosts",reason="missing_field"} 2');
+    const { monitoring, registry } = client(() => ({ hosts: ['x', 7] }));
+    await expect(monitoring.hosts()).rejects.toThrow(/host list: none of its 2 item\(s\) could be read \(first: hosts\[0\] expected an object, got "x"\)/);
+    expect(await registry.metrics()).toContain('monapi_decode_dropped_items_total{endpoint="/hosts",reason="not_an_object"} 2');
+  });
+
+  it('refuses a page where no item carries the uuid as a shape failure, naming the fields that were there', async () => {
+    const { monitoring } = client(() => ({ hosts: [{ hostname: 'x' }, { hostname: 'y' }] }));
+    await expect(monitoring.hosts()).rejects.toThrow(/host list: no item carries uuid \(the body has fields hostname\)/);
   });
 
   it.each([

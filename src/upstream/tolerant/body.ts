@@ -194,7 +194,8 @@ export function refuseWhenNothingUsable(context: RequestContext, what: string, k
   );
 }
 
-function shapeOf(raw: unknown): string {
+/** What a body that holds no list is, for the message that says so. */
+export function shapeOf(raw: unknown): string {
   if (!isRecord(raw)) return `got ${describe(raw)}`;
   const keys = Object.keys(raw);
   if (keys.length === 0) return 'an empty object';
