@@ -283,6 +283,8 @@ class PointReader {
     }
     if (good === undefined) {
       good = points as SeriesPoint[];
+      // Every point took its position's text, so the list's times are the positions' texts now.
+      if (this.plainAllowed) TIMELINES.set(good, this.times.generation);
       const first = good[0];
       if (first !== undefined && this.facts.time === undefined) {
         this.facts.time = { path: 'timestamp', sample: first.timestamp, configured: false };
@@ -372,6 +374,8 @@ function withPoints({ found, missing, report }: Envelope, points: PointFacts): F
  */
 class PlainTimes {
   private readonly seen: string[] = [];
+  /** Bumped whenever a position takes a new text: equal generations and lengths mean equal timelines. */
+  generation = 0;
 
   isPlain(point: unknown, index: number): boolean {
     if (typeof point !== 'object' || point === null) return false;
@@ -386,9 +390,25 @@ class PlainTimes {
       return true;
     }
     if (!PLAIN_RFC3339.test(timestamp)) return false;
-    if (index <= this.seen.length) this.seen[index] = timestamp;
+    if (index <= this.seen.length) {
+      this.seen[index] = timestamp;
+      this.generation += 1;
+    }
     return true;
   }
 }
 
 const PLAIN_TIMES = new PlainTimes();
+
+/**
+ * The timeline of a list of documented points, for the mapper: two lists with the same
+ * generation and length carry the same timestamp objects, so their parsed times can be shared
+ * without comparing a point. A side table, not a field, so the decoded value stays the
+ * document's shape.
+ */
+const TIMELINES = new WeakMap<readonly SeriesPoint[], number>();
+
+/** The timeline generation of a decoded list of points, when its times are shared (see TIMELINES). */
+export function timelineOf(points: readonly SeriesPoint[]): number | undefined {
+  return TIMELINES.get(points);
+}

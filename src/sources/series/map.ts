@@ -1,6 +1,6 @@
 import type { FamilySamples, Labels } from '../../exposition/model.js';
 import type { LatestValue } from './decode-latest.js';
-import type { SeriesPoint, SeriesResponse } from './decode.js';
+import { timelineOf, type SeriesPoint, type SeriesResponse } from './decode.js';
 import { counterSpec, FamilyCollector, labelKey } from '../shared/families.js';
 import { globMatcher } from '../../lib/glob.js';
 import { carryAbsent } from '../shared/grace.js';
@@ -176,13 +176,16 @@ class TimeAxis {
   private lastTimes: readonly number[] = [];
 
   series(name: string, points: readonly SeriesPoint[], intervalMs: number): NamedSeries {
+    const generation = timelineOf(points);
+    if (generation !== undefined) {
+      const times = sharedTimes(generation, points, (text) => this.timeOf(text, name));
+      if (times !== undefined) return { intervalMs, points, times };
+    }
     if (this.sameTimes(points)) return { intervalMs, points, times: this.lastTimes };
     const times = new Array<number>(points.length);
     let ascending = true;
     for (let i = 0; i < points.length; i++) {
-      const text = (points[i] as SeriesPoint).timestamp;
-      let t = this.parsed.get(text);
-      if (t === undefined) this.parsed.set(text, (t = parseTimestampMs(text, `series ${name} point timestamp`)));
+      const t = this.timeOf((points[i] as SeriesPoint).timestamp, name);
       times[i] = t;
       if (i > 0 && t < (times[i - 1] as number)) ascending = false;
     }
@@ -196,12 +199,42 @@ class TimeAxis {
     return { intervalMs, points, times };
   }
 
+  private timeOf(text: string, name: string): number {
+    let t = this.parsed.get(text);
+    if (t === undefined) this.parsed.set(text, (t = parseTimestampMs(text, `series ${name} point timestamp`)));
+    return t;
+  }
+
   private sameTimes(points: readonly SeriesPoint[]): boolean {
     const last = this.lastTexts;
     if (points.length !== last.length || points.length === 0) return false;
     for (let i = 0; i < points.length; i++) if ((points[i] as SeriesPoint).timestamp !== (last[i] as SeriesPoint).timestamp) return false;
     return true;
   }
+}
+
+/**
+ * Parsed times of the decoder's timelines (see `timelineOf`), by generation and length, for
+ * every host and poll that sends the same times: ascending ones only (the others are sorted
+ * per series). A cache, so the mapper stays a function of its input.
+ */
+const timelineTimes = new Map<string, readonly number[] | null>();
+
+function sharedTimes(generation: number, points: readonly SeriesPoint[], timeOf: (text: string) => number): readonly number[] | undefined {
+  const key = `${generation}:${points.length}`;
+  let times = timelineTimes.get(key);
+  if (times === undefined) {
+    const parsed = new Array<number>(points.length);
+    let ascending = true;
+    for (let i = 0; i < points.length; i++) {
+      parsed[i] = timeOf((points[i] as SeriesPoint).timestamp);
+      if (i > 0 && (parsed[i] as number) < (parsed[i - 1] as number)) ascending = false;
+    }
+    times = ascending ? parsed : null;
+    if (timelineTimes.size >= 1_024) timelineTimes.clear();
+    timelineTimes.set(key, times);
+  }
+  return times ?? undefined;
 }
 
 /** Later batches win when a name appears in two. */
