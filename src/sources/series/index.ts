@@ -82,13 +82,7 @@ function createSeriesPoller(ctx: SourceContext<MonitoringApi, SeriesSettings>) {
   const group = (uuid: string) => groupName('series', account, uuid);
   const namesOf = (uuid: string) => namingOf().fetchable(ctx.read(METRIC_NAMES).get(uuid) ?? []);
   const batchCount = batchCounter();
-  // Hosts of one kind share one frozen list of names, asked for on every poll.
-  const counterKeys = new WeakMap<readonly string[], ReadonlySet<string>>();
-  const counterKeysFor = (names: readonly string[]): ReadonlySet<string> => {
-    let keys = counterKeys.get(names);
-    if (!keys) counterKeys.set(names, (keys = counterKeysOf(names, namingOf())));
-    return keys;
-  };
+  const counterKeysFor = counterKeysByList(namingOf);
 
   return {
     scope: 'target' as const,
@@ -162,6 +156,16 @@ function createSeriesPoller(ctx: SourceContext<MonitoringApi, SeriesSettings>) {
       // Their counters are on /metrics now, not one host at a time as the first polls come in.
       shownFromState = publishRestored(restored, hostsOf(), (uuid, entry) => ctx.sink.publish(group(uuid), countersOf(entry, uuid, ctx.clock.now(), namingOf(), ctx)));
     }),
+  };
+}
+
+/** The counter keys of a list of names: hosts of one kind share one frozen list, asked for on every poll. */
+function counterKeysByList(naming: () => SeriesNaming): (names: readonly string[]) => ReadonlySet<string> {
+  const counterKeys = new WeakMap<readonly string[], ReadonlySet<string>>();
+  return (names) => {
+    let keys = counterKeys.get(names);
+    if (!keys) counterKeys.set(names, (keys = counterKeysOf(names, naming())));
+    return keys;
   };
 }
 
