@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { backfillCommand } from './command-line/backfill.js';
 import { FlagError, parseFlags } from './command-line/flags.js';
 import { stderr, stdout } from './command-line/output.js';
 import { serve } from './command-line/serve.js';
@@ -8,6 +9,7 @@ import { serve } from './command-line/serve.js';
  * 1 invalid configuration, 2 bad flags.
  */
 async function main(argv: readonly string[]): Promise<number> {
+  if (argv[0] === 'backfill') return backfillCommand(argv.slice(1));
   let flags;
   try {
     flags = parseFlags(argv, process.env);

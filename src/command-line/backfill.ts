@@ -1,0 +1,186 @@
+import { parseArgs } from 'node:util';
+import { Progress, ProgressError } from '../backfill/progress.js';
+import { runBackfill, type BackfillReport } from '../backfill/run.js';
+import { HistoryRefusedError, OpenMetricsFileWriter, type HistoryWriter } from '../backfill/writers.js';
+import { parseDuration } from '../config/duration.js';
+import { systemClock, type Clock } from '../lib/clock.js';
+import { createLogger } from '../lib/logger.js';
+import { proxySettingsFromEnv } from '../upstream/http/transport.js';
+import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel, DEFAULT_CONFIG_FILE } from './flags.js';
+import { stderr, stdout } from './output.js';
+import { configOrExplain } from './serve.js';
+import { SINGLE_SHARD } from '../sharding/index.js';
+
+/**
+ * `monapi-exporter backfill`: the upstream's history of every host into an OpenMetrics file
+ * for `promtool tsdb create-blocks-from openmetrics`, or into a remote write receiver; see
+ * docs/backfill.md. Exit codes: 0 complete, 1 not complete (run it again: it goes on where it
+ * stopped) or an invalid configuration, 2 bad flags.
+ */
+
+interface BackfillFlagSpec {
+  readonly type: 'string' | 'boolean';
+  readonly env?: string;
+  readonly help: string;
+}
+
+const BACKFILL_FLAGS: Readonly<Record<string, BackfillFlagSpec>> = {
+  'config.file': { type: 'string', env: 'MONAPI_CONFIG_FILE', help: `YAML configuration file, the exporter's own (default ${JSON.stringify(DEFAULT_CONFIG_FILE)}).` },
+  since: { type: 'string', env: 'MONAPI_BACKFILL_SINCE', help: "How far back, such as 30d or 4w. Default: the plan's retention, as /account states it." },
+  until: { type: 'string', env: 'MONAPI_BACKFILL_UNTIL', help: 'Where history ends, an RFC 3339 time. Default: when the first run started (kept in the progress file).' },
+  output: { type: 'string', env: 'MONAPI_BACKFILL_OUTPUT', help: 'Write an OpenMetrics file with timestamps here, for promtool tsdb create-blocks-from openmetrics.' },
+  'progress.file': { type: 'string', env: 'MONAPI_BACKFILL_PROGRESS_FILE', help: 'What has been written, so that a stopped backfill goes on where it stopped. Default: <output>.progress.json.' },
+  'requests-per-minute': {
+    type: 'string',
+    env: 'MONAPI_BACKFILL_REQUESTS_PER_MINUTE',
+    help: "Upstream requests per minute per account. Default: what the live exporter leaves of the key (the account's rate limit times its headroom, 12 of 120 by default).",
+  },
+  'log.level': { type: 'string', env: 'MONAPI_LOG_LEVEL', help: `Log level: ${LOG_LEVELS.join(', ')} (default info).` },
+  'log.format': { type: 'string', env: 'MONAPI_LOG_FORMAT', help: `Log format: ${LOG_FORMATS.join(', ')}. Default: pretty on a terminal, else json.` },
+  help: { type: 'boolean', help: 'Show this help and exit.' },
+};
+
+export interface BackfillFlags {
+  readonly configFile: string;
+  readonly sinceMs: number | undefined;
+  readonly untilMs: number | undefined;
+  readonly output: string;
+  readonly progressFile: string;
+  readonly requestsPerMinute: number | undefined;
+  readonly logLevel: LogLevel;
+  readonly logFormat: LogFormat;
+}
+
+export class BackfillFlagError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'BackfillFlagError';
+  }
+}
+
+export function backfillHelp(): string {
+  const lines = ['Usage: monapi-exporter backfill --config.file=<file> --output=<file.om> [flags]', '', 'Flags:'];
+  for (const [name, spec] of Object.entries(BACKFILL_FLAGS)) {
+    lines.push(`  --${name}${spec.type === 'string' ? '=<value>' : ''}`, `      ${spec.help}${spec.env === undefined ? '' : ` (env ${spec.env})`}`);
+  }
+  return lines.join('\n');
+}
+
+/** A window such as 30d, 4w or 36h, in milliseconds. */
+function parseSince(text: string, from: string): number {
+  const weeks = /^(\d+)w$/.exec(text.trim());
+  const parsed = weeks ? { ms: Number(weeks[1]) * 7 * 86_400_000 } : parseDuration(text);
+  if ('error' in parsed || parsed.ms < 60_000) throw new BackfillFlagError(`${from} must be a duration of at least 1m such as 30d, 4w or 36h (got ${JSON.stringify(text)})`);
+  return parsed.ms;
+}
+
+export function parseBackfillFlags(argv: readonly string[], env: NodeJS.ProcessEnv, stdoutIsTTY = process.stdout.isTTY === true): BackfillFlags | { help: string } {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    const parsed = parseArgs({
+      args: [...argv],
+      options: { ...Object.fromEntries(Object.entries(BACKFILL_FLAGS).map(([name, spec]) => [name, { type: spec.type }])), help: { type: 'boolean', short: 'h' } },
+      strict: true,
+      allowPositionals: false,
+    });
+    values = parsed.values;
+  } catch (error) {
+    throw new BackfillFlagError((error instanceof Error ? error.message.split('\n')[0] : undefined) ?? 'invalid command line');
+  }
+  if (values.help === true) return { help: backfillHelp() };
+  const pick = (name: string): { value: string; from: string } | undefined => {
+    const flag = values[name];
+    if (typeof flag === 'string') return { value: flag, from: `--${name}` };
+    const envName = BACKFILL_FLAGS[name]?.env;
+    const fromEnv = envName === undefined ? undefined : env[envName];
+    return envName !== undefined && fromEnv !== undefined && fromEnv !== '' ? { value: fromEnv, from: envName } : undefined;
+  };
+  const oneOf = <T extends string>(name: string, allowed: readonly T[], fallback: T): T => {
+    const given = pick(name);
+    if (given === undefined) return fallback;
+    if (!(allowed as readonly string[]).includes(given.value)) throw new BackfillFlagError(`${given.from} must be one of ${allowed.join(', ')} (got ${JSON.stringify(given.value)})`);
+    return given.value as T;
+  };
+  const output = pick('output')?.value;
+  if (output === undefined || output.trim() === '') throw new BackfillFlagError('say where history goes: --output=<file.om>');
+  const since = pick('since');
+  const until = pick('until');
+  let untilMs: number | undefined;
+  if (until !== undefined) {
+    untilMs = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(until.value) ? Date.parse(until.value) : NaN;
+    if (!Number.isFinite(untilMs)) throw new BackfillFlagError(`${until.from} must be an RFC 3339 time such as 2026-11-26T12:00:00Z (got ${JSON.stringify(until.value)})`);
+  }
+  const rate = pick('requests-per-minute');
+  if (rate !== undefined && (!/^\d{1,6}$/.test(rate.value) || Number(rate.value) < 1)) {
+    throw new BackfillFlagError(`${rate.from} must be a whole number of at least 1 (got ${JSON.stringify(rate.value)})`);
+  }
+  return {
+    configFile: pick('config.file')?.value ?? DEFAULT_CONFIG_FILE,
+    sinceMs: since === undefined ? undefined : parseSince(since.value, since.from),
+    untilMs,
+    output,
+    progressFile: pick('progress.file')?.value ?? `${output}.progress.json`,
+    requestsPerMinute: rate === undefined ? undefined : Number(rate.value),
+    logLevel: oneOf('log.level', LOG_LEVELS, 'info'),
+    logFormat: oneOf('log.format', LOG_FORMATS, stdoutIsTTY ? 'pretty' : 'json'),
+  };
+}
+
+/** The command: flags, configuration, progress, then the backfill until done or stopped (SIGTERM, SIGINT). */
+export async function backfillCommand(argv: readonly string[], env: NodeJS.ProcessEnv = process.env, clock: Clock = systemClock): Promise<number> {
+  let flags: BackfillFlags | { help: string };
+  try {
+    flags = parseBackfillFlags(argv, env);
+  } catch (error) {
+    if (!(error instanceof BackfillFlagError)) throw error;
+    stderr(`monapi-exporter backfill: ${error.message}\nRun monapi-exporter backfill --help for the list of flags.\n`);
+    return 2;
+  }
+  if ('help' in flags) {
+    stdout(`${flags.help}\n`);
+    return 0;
+  }
+  const config = configOrExplain(flags.configFile, SINGLE_SHARD);
+  if (config === undefined) return 1;
+  const log = createLogger({ level: flags.logLevel, format: flags.logFormat });
+  const writer: HistoryWriter & { restore?: (sizes: Readonly<Record<string, number>>) => void } = new OpenMetricsFileWriter(flags.output);
+  let progress: Progress;
+  try {
+    progress = Progress.open(flags.progressFile, writer.target, flags.untilMs ?? clock.now(), flags.untilMs !== undefined);
+  } catch (error) {
+    if (!(error instanceof ProgressError)) throw error;
+    stderr(`monapi-exporter backfill: ${error.message}\n`);
+    return 1;
+  }
+  writer.restore?.(progress.partSizes);
+  const stop = new AbortController();
+  const onSignal = (signal: string) => {
+    log.info({ signal }, 'backfill: stopping after the chunk being written; run again to go on');
+    stop.abort();
+  };
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
+  let report: BackfillReport;
+  try {
+    report = await runBackfill({ config, writer, progress, clock, log, proxy: proxySettingsFromEnv(env), sinceMs: flags.sinceMs, requestsPerMinute: flags.requestsPerMinute, signal: stop.signal });
+  } catch (error) {
+    if (!(error instanceof HistoryRefusedError)) throw error;
+    log.error({ err: error.message }, 'backfill: stopped');
+    return 1;
+  } finally {
+    process.removeListener('SIGTERM', onSignal);
+    process.removeListener('SIGINT', onSignal);
+    await writer.close();
+  }
+  logReport(log, report);
+  return report.complete ? 0 : 1;
+}
+
+function logReport(log: ReturnType<typeof createLogger>, report: BackfillReport): void {
+  const minutes = (report.finishedAtMs - report.startedAtMs) / 60_000;
+  for (const a of report.accounts) {
+    log.info({ account: a.account, hosts: a.hosts, hostsDone: a.hostsDone, hostsFailed: a.hostsFailed, requests: a.requests, samples: a.samples, minutes: Math.round(minutes * 10) / 10 }, 'backfill: account');
+  }
+  if (report.complete) log.info('backfill: complete');
+  else log.warn('backfill: not complete; run the same command again to go on where it stopped');
+}
