@@ -122,7 +122,7 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
 const SECRET_LOOKING_FLAG = /key|token|secret|passw|credential|bearer/i;
 
 export function helpText(): string {
-  const lines = ['Usage: monapi-exporter [flags]', '', 'Flags:'];
+  const lines = ['Usage: monapi-exporter [flags]', '       monapi-exporter probe --config.file=<file> [flags]   (what the upstream answers; probe --help)', '', 'Flags:'];
   for (const [name, spec] of Object.entries(FLAGS)) {
     const value = spec.type === 'string' ? '=<value>' : '';
     const extras = [spec.env && `env ${spec.env}`, spec.default !== undefined && `default ${JSON.stringify(spec.default)}`].filter(Boolean);

@@ -2,6 +2,7 @@ import type { Config } from '../config/types.js';
 import type { MetricStore } from '../exposition/store.js';
 import type { FailingSource } from '../scheduler/source-health.js';
 import type { ShardAssignment } from '../sharding/index.js';
+import type { MissingField } from '../server/status.js';
 import { EXPORTER_VERSION } from '../version.js';
 import type { UnitSet } from './unit-set.js';
 
@@ -38,6 +39,10 @@ export class ExporterStatus {
 
   failingSources(): FailingSource[] {
     return this.units.all.flatMap((u) => u.runtime.failingSources());
+  }
+
+  missingFields(): MissingField[] {
+    return this.units.all.flatMap((u) => u.runtime.fieldStates().filter((f) => f.missing).map((f) => ({ account: u.name, source: f.source, field: f.field, about: f.about })));
   }
 
   status(): Record<string, unknown> {

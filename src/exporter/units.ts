@@ -13,6 +13,7 @@ import { SOURCES } from '../sources/index.js';
 import type { ConfigSection } from '../config/source-spec.js';
 import type { SourceDefinition } from '../sources/source.js';
 import { DEFAULT_TRANSPORT_OPTIONS, UndiciTransport, type ProxySettings } from '../upstream/http/transport.js';
+import type { FieldReport } from '../upstream/fields/resolve.js';
 import { MonitoringClient, sourceApi, type MonitoringApi } from '../upstream/monitoring/client.js';
 import { ReleaseClient } from '../upstream/releases/client.js';
 import { SharedReleaseLookups } from '../upstream/releases/lookups.js';
@@ -50,6 +51,11 @@ export interface UnitDeps {
   readonly shard: ShardAssignment;
   /** With a state file: the budgets' spending is covered by saves written ahead (src/budget/lease.ts). */
   readonly lease?: SpendLease;
+  /** The probe command: one target per source, and every answer's field report handed over. */
+  readonly probe?: {
+    readonly targetsPerSource: number;
+    onFieldReport(unit: string, source: string, target: string, report: FieldReport): void;
+  };
 }
 
 const RESERVED_FAMILIES = SOURCES.flatMap((source) => source.families);
@@ -134,7 +140,12 @@ export function createAccountUnit(account: AccountConfig, deps: UnitDeps, restor
     configuredRate: account.rateLimit,
     reportsUp: true,
     reservedFamilyNames: RESERVED_FAMILIES,
-    upstreamFor: (source, record) => sourceApi(client, account.sources[source.name]?.fieldPaths ?? {}, record),
+    upstreamFor: (source, record) =>
+      sourceApi(client, account.sources[source.name]?.fieldPaths ?? {}, (target, report) => {
+        record(target, report);
+        deps.probe?.onFieldReport(account.name, source.name, target, report);
+      }),
+    targetsPerSource: deps.probe?.targetsPerSource,
   });
   return { name: account.name, section: 'account', config: account, budget, transport, runtime, sink };
 }

@@ -149,6 +149,11 @@ export class Scheduler {
     this.timerDueMs = Infinity;
   }
 
+  /** Jobs running now. */
+  runningCount(): number {
+    return this.running;
+  }
+
   /** Resolves when no job is running (tests and shutdown). */
   idle(): Promise<void> {
     if (this.running === 0) return Promise.resolve();

@@ -43,6 +43,8 @@ export interface UnitRuntimeOptions<Api> {
   upstreamFor?(source: SourceDefinition<Api, unknown>, record: (target: string, report: FieldReport) => void): Api;
   /** Facts of the unit for `/status` beyond its sources (the release mode and schedule). */
   statusFacts?: Readonly<Record<string, unknown>>;
+  /** The probe command: at most this many targets per source (the first ones), so one pass asks each endpoint once or so. */
+  targetsPerSource?: number;
 }
 
 export interface JobError {
@@ -237,6 +239,14 @@ export class UnitRuntime<Api = unknown> implements SchedulingView {
     return true;
   }
 
+  /**
+   * Every job there is has run once and none is running, and no topic change waits to add
+   * jobs: one pass over the unit's sources is done (the probe command waits for this).
+   */
+  passDone(): boolean {
+    return !this.reconcileQueued && this.scheduler.jobs().every((j) => this.attempted.has(j.id)) && this.scheduler.runningCount() === 0;
+  }
+
   /** Why the unit is not ready yet, for /-/ready. */
   notReadyReason(): string | undefined {
     if (this.ready()) return undefined;
@@ -393,7 +403,9 @@ export class UnitRuntime<Api = unknown> implements SchedulingView {
   private reconcileTargets(definition: SourceDefinition<unknown, unknown>, poller: TargetPoller<unknown>): void {
     const name = definition.name;
     const wanted = new Map<string, unknown>();
+    const most = this.options.targetsPerSource ?? Infinity;
     for (const [key, target] of poller.targets()) {
+      if (wanted.size >= most) break;
       if (poller.ready?.(target) ?? true) wanted.set(`${name}/${key}`, target);
     }
     const prefix = `${name}/`;

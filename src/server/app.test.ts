@@ -10,6 +10,7 @@ import { rawRequest } from '../../test/server/http.js';
 import { joinBody } from '../exposition/gzip.js';
 import { MetricStore } from '../exposition/store.js';
 import { createServer, startHttpServer, type FailingSource, type RunningServer, type ServerOptions, type StatusProvider } from './app.js';
+import type { MissingField } from './status.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -19,6 +20,10 @@ const PROMETHEUS_3_ACCEPT =
 class FlippableStatus implements StatusProvider {
   isReady = false;
   failing: FailingSource[] = [];
+  missing: MissingField[] = [];
+  missingFields(): readonly MissingField[] {
+    return this.missing;
+  }
   failingSources(): readonly FailingSource[] {
     return this.failing;
   }
@@ -309,6 +314,17 @@ describe('other routes', () => {
     expect(html).toContain('Upgrade: https://mon.example/upgrade?a=1&#38;b=2');
     expect(html).not.toContain('<script>');
     expect((await rawRequest(`${url}/-/ready`)).status).toBe(200);
+  });
+
+  it('lists the fields no answer carries on the landing page, escaped, and says how to place them', async () => {
+    const { url, status } = await serve();
+    status.isReady = true;
+    expect((await rawRequest(`${url}/`)).body.toString()).not.toContain('Fields not found');
+    status.missing = [{ account: 'prod', source: 'website_summary', field: 'uptime_7d', about: 'share of <successful> checks over 7 days' }];
+    const html = (await rawRequest(`${url}/`)).body.toString();
+    expect(html).toContain('<h2>Fields not found</h2>');
+    expect(html).toContain('account prod, source website_summary: <strong>uptime_7d</strong> (share of &#60;successful&#62; checks over 7 days)');
+    expect(html).toContain('monapi-exporter probe');
   });
 
   it('answers unknown routes with 404 text', async () => {

@@ -107,6 +107,7 @@ export function createServer(options: ServerOptions): RequestListener {
           generation: store.generation,
           series: store.snapshot().series,
           failing: status.failingSources?.() ?? [],
+          missingFields: status.missingFields?.() ?? [],
         })),
       );
   });

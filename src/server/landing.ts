@@ -1,4 +1,5 @@
 import type { FailingSource } from '../scheduler/source-health.js';
+import type { MissingField } from './status.js';
 
 export interface LandingPageInfo {
   readonly version: string;
@@ -9,6 +10,7 @@ export interface LandingPageInfo {
   readonly generation: number;
   readonly series: number;
   readonly failing: readonly FailingSource[];
+  readonly missingFields?: readonly MissingField[];
 }
 
 /** Longest error message shown per failing source; /status has the whole one. */
@@ -44,9 +46,20 @@ ${info.failing.map(failingItem).join('\n')}
 <li><a href="/-/ready">/-/ready</a></li>
 </ul>
 ${failing}
+${missingFieldsSection(info.missingFields ?? [])}
 </body>
 </html>
 `;
+}
+
+function missingFieldsSection(missing: readonly MissingField[]): string {
+  if (missing.length === 0) return '';
+  const items = missing.map((m) => `<li>account ${escapeHtml(m.account)}, source ${escapeHtml(m.source)}: <strong>${escapeHtml(m.field)}</strong> (${escapeHtml(m.about)})</li>`);
+  return `<h2>Fields not found</h2>
+<p>No answer of the upstream carries these fields: the metrics made from them are missing, and <code>monapi_decode_field_missing</code> is 1 for each. Run <code>monapi-exporter probe</code> to see where the answers hold what, and name the path with <code>fields:</code> in the configuration (docs/troubleshooting.md).</p>
+<ul>
+${items.join('\n')}
+</ul>`;
 }
 
 function failingItem(f: FailingSource): string {

@@ -12,4 +12,13 @@ export interface StatusProvider {
   notReadyReason?(): string;
   /** Sources failing now, for the landing page (never about readiness: a failing source does not stop scrapes). */
   failingSources?(): readonly FailingSource[];
+  /** Declared fields no answer carries, for the landing page. */
+  missingFields?(): readonly MissingField[];
+}
+
+export interface MissingField {
+  readonly account: string;
+  readonly source: string;
+  readonly field: string;
+  readonly about: string;
 }

@@ -1,6 +1,6 @@
-import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { run } from '../support/run.js';
 
 /**
  * Runs scripts/image-test: builds the real Dockerfile with podman and runs the image against
@@ -35,8 +35,8 @@ describe.each([
   let output = '';
   let status: number | null = null;
 
-  beforeAll(() => {
-    const result = spawnSync('scripts/image-test', args, { cwd: ROOT, encoding: 'utf8', timeout: 20 * 60_000 });
+  beforeAll(async () => {
+    const result = await run('scripts/image-test', args, { cwd: ROOT, timeoutMs: 20 * 60_000 });
     output = `${result.stdout ?? ''}${result.stderr ?? ''}${result.error ? `\n${result.error.message}` : ''}`;
     status = result.status;
     process.stdout.write(output.split('\n').filter((line) => /^(image |memory: |ok - the container answers)/.test(line)).join('\n') + '\n');

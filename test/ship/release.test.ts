@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { run } from '../support/run.js';
 import { CHART, ROOT } from './chart-harness.js';
 
 /**
@@ -40,8 +41,8 @@ const workflow = parse(workflowText) as Workflow;
 const packageJson = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string; license: string };
 const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
 
-function actionlint(args: readonly string[]): { status: number | null; output: string } {
-  const result = spawnSync(join(ROOT, 'scripts/actionlint'), [...args], { cwd: ROOT, encoding: 'utf8', timeout: 5 * 60_000 });
+async function actionlint(args: readonly string[]): Promise<{ status: number | null; output: string }> {
+  const result = await run(join(ROOT, 'scripts/actionlint'), args, { cwd: ROOT, timeoutMs: 5 * 60_000 });
   if (result.error) throw result.error;
   return { status: result.status, output: `${result.stdout}${result.stderr}` };
 }
@@ -56,25 +57,25 @@ describe('the release workflow', () => {
   const dir = mkdtempSync(join(tmpdir(), 'monapi-release-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('passes actionlint, shellcheck of its run: steps included', () => {
-    const { status, output } = actionlint([WORKFLOW]);
+  it('passes actionlint, shellcheck of its run: steps included', async () => {
+    const { status, output } = await actionlint([WORKFLOW]);
     expect(output).toBe('');
     expect(status).toBe(0);
-  });
+  }, 6 * 60_000);
 
-  it('would fail actionlint with a misspelt input, a bad expression or a shell mistake (the check is not vacuous)', () => {
+  it('would fail actionlint with a misspelt input, a bad expression or a shell mistake (the check is not vacuous)', async () => {
     const broken = workflowText
       .replace('platforms: linux/amd64,linux/arm64', 'platform: linux/amd64,linux/arm64')
       .replace('${{ needs.version.outputs.owner }}/monapi-exporter', '${{ needs.versions.outputs.owner }}/monapi-exporter')
       .replace('helm package helm/monapi-exporter --destination dist-chart', 'helm package helm/monapi-exporter --destination $DEST_DIR');
     const file = join(dir, 'broken.yml');
     writeFileSync(file, broken);
-    const { status, output } = actionlint([file]);
+    const { status, output } = await actionlint([file]);
     expect(status).toBe(1);
     expect(output).toMatch(/input "platform" is not defined in action "docker\/build-push-action@v6"/);
     expect(output).toMatch(/property "versions" is not defined/);
     expect(output).toMatch(/SC2086/);
-  });
+  }, 6 * 60_000);
 
   it('runs on version tags only, with no permission unless a job asks', () => {
     expect(workflow.on).toEqual({ push: { tags: ['v[0-9]+.[0-9]+.[0-9]+'] } });

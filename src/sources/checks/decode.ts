@@ -35,7 +35,7 @@ export const CHECK_FIELDS = declareFields({
     useful: true,
   },
   status_code: { kind: 'integer', about: 'the HTTP status code (0: no answer)', words: [['status', 'code'], ['http', 'status'], ['response', 'code'], ['code'], ['status']], not: ['cache', 'cdn', 'tls', 'dns'], useful: true },
-  ttfb: { kind: 'duration', about: 'time to first byte', words: [['ttfb'], ['response', 'time']], unit: 'ms', useful: true },
+  ttfb: { kind: 'duration', about: 'time to first byte', words: [['ttfb'], ['first', 'byte'], ['response', 'time']], unit: 'ms', useful: true },
   http_version: { kind: 'string', about: 'the HTTP version', words: [['http', 'version'], ['protocol']], not: ['tls'] },
   tls_version: { kind: 'string', about: 'the TLS version (empty: plain HTTP)', words: [['tls', 'version']], not: ['http'] },
   cert_remaining: {

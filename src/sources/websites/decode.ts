@@ -39,14 +39,14 @@ const AGGREGATES = {
   ttfb_avg_24h: {
     kind: 'duration',
     about: 'mean time to first byte over 24 hours',
-    words: [['ttfb'], ['response', 'time']],
+    words: [['ttfb'], ['first', 'byte'], ['response', 'time']],
     stat: 'avg',
     statOptional: true,
     period: '24h',
     periodOptional: true,
     unit: 'ms',
   },
-  ttfb_p95_24h: { kind: 'duration', about: '95th percentile of the time to first byte over 24 hours', words: [['ttfb'], ['response', 'time']], stat: 'p95', period: '24h', periodOptional: true, unit: 'ms' },
+  ttfb_p95_24h: { kind: 'duration', about: '95th percentile of the time to first byte over 24 hours', words: [['ttfb'], ['first', 'byte'], ['response', 'time']], stat: 'p95', period: '24h', periodOptional: true, unit: 'ms' },
 } as const;
 
 /** The fields of a `/websites` item. */
@@ -81,8 +81,6 @@ const SUMMARY_FIGURES = {
 /** The fields of a `/websites/{id}` summary; one that carries none of its figures is polled for nothing. */
 export const WEBSITE_SUMMARY_FIELDS = declareFields({
   id: { kind: 'integer', about: 'the website id', words: [['id']], not: ['checks', 'host', 'account', 'cert', 'tls'] },
-  name: { kind: 'string', about: 'the website name', words: [['name'], ['title']], not: ['host', 'issuer', 'checks', 'cert', 'tls', 'group'] },
-  url: { kind: 'string', about: 'the monitored URL', words: [['url'], ['address']], not: ['checks', 'upgrade'] },
   ...marked(SUMMARY_FIGURES, { useful: true }),
 });
 
@@ -120,8 +118,6 @@ export interface WebsiteTls {
 
 export interface WebsiteSummary extends Partial<Pick<WebsiteAggregates24h, SummaryAggregate>> {
   readonly id?: number;
-  readonly name?: string;
-  readonly url?: string;
   /** Uptime over each window upstream reports, 0-1. */
   readonly uptime: Readonly<Partial<Record<UptimeWindow, number>>>;
   readonly tls?: WebsiteTls;

@@ -86,15 +86,16 @@ export function readFieldList<D extends FieldDecls>(raw: unknown, context: Reque
     if (problem === undefined) records.push(record);
     else dropped.push({ path: `${listPath}[${indexOf[index] ?? index}]`, reason: 'missing_field', field: problem.field, issue: `${problem.field}: ${problem.issue}` });
   });
-  if (objects.length > 0 && read.report.essentialMissing.length > 0) throw new FieldsMissingError(context, spec.what, read.report);
+  const report = { ...read.report, list: { path: listPath, length: items.length } };
+  if (objects.length > 0 && report.essentialMissing.length > 0) throw new FieldsMissingError(context, spec.what, report);
   refuseWhenNothingUsable(context, spec.what, records.length, dropped);
   return {
     records,
     envelope: found?.envelope ?? {},
     dropped,
     notes: [...read.notes],
-    report: read.report,
-    list: { path: listPath, length: items.length },
+    report,
+    list: report.list,
   };
 }
 

@@ -41,6 +41,8 @@ export interface FieldReport {
   readonly items: number;
   /** The paths the first item holds, to say what was there instead. */
   readonly paths: readonly string[];
+  /** For a list: where it was in the body and how many items it held. */
+  readonly list?: { readonly path: string; readonly length: number };
 }
 
 /** An item the finder could not use, and why. */

@@ -64,6 +64,9 @@ for (const [canonical, spellings] of [...Object.entries(PERIOD_WORDS), ...Object
   for (const spelling of spellings) if (!CANONICAL.has(spelling)) CANONICAL.set(spelling, canonical);
 }
 
+/** Multi-word spellings without their separators (`validTo`, `NotAfter`), for keys written in one piece. */
+const WHOLE = new Map([...CANONICAL].filter(([spelling]) => /[_\s]/.test(spelling)).map(([spelling, canonical]) => [spelling.replace(/[_\s]/g, ''), canonical]));
+
 const PERIODS = new Set(Object.keys(PERIOD_WORDS));
 
 /** Whether a canonical word is a period (1s, 1m, 1h, 24h, 7d, 30d). */
@@ -125,7 +128,7 @@ export function keyWords(key: string): readonly string[] {
     if (!FILLER.has(canonical)) words.push(canonical);
   }
   // A whole key that is itself a known spelling (`first_byte`, `not_after`) counts as that word too.
-  const whole = CANONICAL.get(key.toLowerCase());
+  const whole = CANONICAL.get(key.toLowerCase()) ?? WHOLE.get(key.toLowerCase().replace(/[\s_.\-/:]+/g, ''));
   if (whole !== undefined && !words.includes(whole)) words.push(whole);
   if (cache.size < 10_000) cache.set(key, words);
   return words;

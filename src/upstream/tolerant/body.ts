@@ -47,7 +47,7 @@ export interface FoundList {
  * an empty list); the same inside a wrapper such as `data`; or else the one field of the
  * object whose value is a list. Undefined when there is none, or several and none named.
  */
-export function findList(raw: unknown, keys: readonly string[]): FoundList | undefined {
+export function findList(raw: unknown, keys: readonly string[], named = false): FoundList | undefined {
   if (Array.isArray(raw)) return { items: raw, key: '', envelope: undefined };
   if (!isRecord(raw)) return undefined;
   for (const key of keys) {
@@ -58,12 +58,28 @@ export function findList(raw: unknown, keys: readonly string[]): FoundList | und
   for (const wrapper of WRAPPERS) {
     const inner = raw[wrapper];
     if (!isRecord(inner)) continue;
-    const found = findList(inner, keys);
+    const found = findList(inner, keys, named);
     if (found) return { ...found, key: found.key === '' ? wrapper : `${wrapper}.${found.key}`, envelope: { ...raw, ...inner } };
   }
+  // Under the resource's name, with paging beside it (`{monitors: {items: [...], pageInfo}}`):
+  // only a list under a known key counts there, so a grouping by kind is not taken for one list.
+  for (const key of keys) {
+    const inner = raw[key];
+    if (!isRecord(inner)) continue;
+    const found = findList(inner, keys, true);
+    if (found) return { ...found, key: `${key}.${found.key}`, envelope: { ...raw, ...inner } };
+  }
+  if (named) return undefined;
   const lists = Object.entries(raw).filter(([, value]) => Array.isArray(value));
   const [only] = lists;
   if (lists.length === 1 && only !== undefined) return { items: only[1] as unknown[], key: only[0], envelope: raw };
+  // One object and nothing else (`{page: {checks: [...], cursor}}`): an envelope of another name.
+  const entries = Object.entries(raw);
+  const [single] = entries;
+  if (lists.length === 0 && entries.length === 1 && single !== undefined && isRecord(single[1])) {
+    const found = findList(single[1], keys, true);
+    if (found) return { ...found, key: `${single[0]}.${found.key}`, envelope: { ...raw, ...single[1] } };
+  }
   return undefined;
 }
 
