@@ -1,7 +1,10 @@
 import { parseArgs } from 'node:util';
 import { Progress, ProgressError } from '../backfill/progress.js';
 import { runBackfill, type BackfillReport } from '../backfill/run.js';
-import { HistoryRefusedError, OpenMetricsFileWriter, type HistoryWriter } from '../backfill/writers.js';
+import { HistoryRefusedError, OpenMetricsFileWriter, RemoteWriteHistoryWriter, type HistoryWriter } from '../backfill/writers.js';
+import { httpUrlProblem } from '../config/schema.js';
+import { RemoteWriteQueue } from '../remote-write/queue.js';
+import { HttpWriteSender } from '../remote-write/sender.js';
 import { parseDuration } from '../config/duration.js';
 import { systemClock, type Clock } from '../lib/clock.js';
 import { createLogger } from '../lib/logger.js';
@@ -29,11 +32,25 @@ const BACKFILL_FLAGS: Readonly<Record<string, BackfillFlagSpec>> = {
   since: { type: 'string', env: 'MONAPI_BACKFILL_SINCE', help: "How far back, such as 30d or 4w. Default: the plan's retention, as /account states it." },
   until: { type: 'string', env: 'MONAPI_BACKFILL_UNTIL', help: 'Where history ends, an RFC 3339 time. Default: when the first run started (kept in the progress file).' },
   output: { type: 'string', env: 'MONAPI_BACKFILL_OUTPUT', help: 'Write an OpenMetrics file with timestamps here, for promtool tsdb create-blocks-from openmetrics.' },
-  'progress.file': { type: 'string', env: 'MONAPI_BACKFILL_PROGRESS_FILE', help: 'What has been written, so that a stopped backfill goes on where it stopped. Default: <output>.progress.json.' },
+  'remote-write.url': {
+    type: 'string',
+    env: 'MONAPI_BACKFILL_REMOTE_WRITE_URL',
+    help: 'Or send history with Prometheus remote write to this URL (a Prometheus with --web.enable-remote-write-receiver and an out-of-order window, Mimir, Thanos Receive, VictoriaMetrics).',
+  },
+  'progress.file': {
+    type: 'string',
+    env: 'MONAPI_BACKFILL_PROGRESS_FILE',
+    help: 'What has been written, so that a stopped backfill goes on where it stopped. Default: <output>.progress.json, or monapi-backfill.progress.json with remote write.',
+  },
   'requests-per-minute': {
     type: 'string',
     env: 'MONAPI_BACKFILL_REQUESTS_PER_MINUTE',
     help: "Upstream requests per minute per account. Default: what the live exporter leaves of the key (the account's rate limit times its headroom, 12 of 120 by default).",
+  },
+  'chunk-samples': {
+    type: 'string',
+    env: 'MONAPI_BACKFILL_CHUNK_SAMPLES',
+    help: 'Samples written (and acknowledged) between two updates of the progress file: less memory and less to redo after a stop, more round trips (default 100000).',
   },
   'log.level': { type: 'string', env: 'MONAPI_LOG_LEVEL', help: `Log level: ${LOG_LEVELS.join(', ')} (default info).` },
   'log.format': { type: 'string', env: 'MONAPI_LOG_FORMAT', help: `Log format: ${LOG_FORMATS.join(', ')}. Default: pretty on a terminal, else json.` },
@@ -44,9 +61,10 @@ export interface BackfillFlags {
   readonly configFile: string;
   readonly sinceMs: number | undefined;
   readonly untilMs: number | undefined;
-  readonly output: string;
+  readonly output: { readonly kind: 'file'; readonly path: string } | { readonly kind: 'remote_write'; readonly url: string };
   readonly progressFile: string;
   readonly requestsPerMinute: number | undefined;
+  readonly chunkSamples: number | undefined;
   readonly logLevel: LogLevel;
   readonly logFormat: LogFormat;
 }
@@ -59,7 +77,7 @@ export class BackfillFlagError extends Error {
 }
 
 export function backfillHelp(): string {
-  const lines = ['Usage: monapi-exporter backfill --config.file=<file> --output=<file.om> [flags]', '', 'Flags:'];
+  const lines = ['Usage: monapi-exporter backfill --config.file=<file> (--output=<file.om> | --remote-write.url=<url>) [flags]', '', 'Flags:'];
   for (const [name, spec] of Object.entries(BACKFILL_FLAGS)) {
     lines.push(`  --${name}${spec.type === 'string' ? '=<value>' : ''}`, `      ${spec.help}${spec.env === undefined ? '' : ` (env ${spec.env})`}`);
   }
@@ -101,8 +119,14 @@ export function parseBackfillFlags(argv: readonly string[], env: NodeJS.ProcessE
     if (!(allowed as readonly string[]).includes(given.value)) throw new BackfillFlagError(`${given.from} must be one of ${allowed.join(', ')} (got ${JSON.stringify(given.value)})`);
     return given.value as T;
   };
-  const output = pick('output')?.value;
-  if (output === undefined || output.trim() === '') throw new BackfillFlagError('say where history goes: --output=<file.om>');
+  const file = pick('output');
+  const url = pick('remote-write.url');
+  if ((file === undefined) === (url === undefined)) throw new BackfillFlagError('say where history goes, one of --output=<file.om> and --remote-write.url=<url>');
+  if (url !== undefined) {
+    const problem = httpUrlProblem(url.value);
+    if (problem !== undefined) throw new BackfillFlagError(`${url.from} ${problem}`);
+  }
+  const output = file !== undefined ? ({ kind: 'file', path: file.value } as const) : ({ kind: 'remote_write', url: (url as { value: string }).value } as const);
   const since = pick('since');
   const until = pick('until');
   let untilMs: number | undefined;
@@ -114,13 +138,18 @@ export function parseBackfillFlags(argv: readonly string[], env: NodeJS.ProcessE
   if (rate !== undefined && (!/^\d{1,6}$/.test(rate.value) || Number(rate.value) < 1)) {
     throw new BackfillFlagError(`${rate.from} must be a whole number of at least 1 (got ${JSON.stringify(rate.value)})`);
   }
+  const chunk = pick('chunk-samples');
+  if (chunk !== undefined && (!/^\d{1,9}$/.test(chunk.value) || Number(chunk.value) < 100)) {
+    throw new BackfillFlagError(`${chunk.from} must be a whole number of at least 100 (got ${JSON.stringify(chunk.value)})`);
+  }
   return {
     configFile: pick('config.file')?.value ?? DEFAULT_CONFIG_FILE,
     sinceMs: since === undefined ? undefined : parseSince(since.value, since.from),
     untilMs,
     output,
-    progressFile: pick('progress.file')?.value ?? `${output}.progress.json`,
+    progressFile: pick('progress.file')?.value ?? (output.kind === 'file' ? `${output.path}.progress.json` : 'monapi-backfill.progress.json'),
     requestsPerMinute: rate === undefined ? undefined : Number(rate.value),
+    chunkSamples: chunk === undefined ? undefined : Number(chunk.value),
     logLevel: oneOf('log.level', LOG_LEVELS, 'info'),
     logFormat: oneOf('log.format', LOG_FORMATS, stdoutIsTTY ? 'pretty' : 'json'),
   };
@@ -143,7 +172,7 @@ export async function backfillCommand(argv: readonly string[], env: NodeJS.Proce
   const config = configOrExplain(flags.configFile, SINGLE_SHARD);
   if (config === undefined) return 1;
   const log = createLogger({ level: flags.logLevel, format: flags.logFormat });
-  const writer: HistoryWriter & { restore?: (sizes: Readonly<Record<string, number>>) => void } = new OpenMetricsFileWriter(flags.output);
+  const writer = historyWriter(flags, clock, log);
   let progress: Progress;
   try {
     progress = Progress.open(flags.progressFile, writer.target, flags.untilMs ?? clock.now(), flags.untilMs !== undefined);
@@ -160,20 +189,45 @@ export async function backfillCommand(argv: readonly string[], env: NodeJS.Proce
   };
   process.once('SIGTERM', onSignal);
   process.once('SIGINT', onSignal);
+  // The clock's timers do not hold the process (the server does, when serving): this does while the backfill waits for its budget.
+  const keepAlive = setInterval(() => undefined, 60_000);
   let report: BackfillReport;
   try {
-    report = await runBackfill({ config, writer, progress, clock, log, proxy: proxySettingsFromEnv(env), sinceMs: flags.sinceMs, requestsPerMinute: flags.requestsPerMinute, signal: stop.signal });
+    report = await runBackfill({ config, writer, progress, clock, log, proxy: proxySettingsFromEnv(env), sinceMs: flags.sinceMs, requestsPerMinute: flags.requestsPerMinute, chunkSamples: flags.chunkSamples, signal: stop.signal });
   } catch (error) {
     if (!(error instanceof HistoryRefusedError)) throw error;
     log.error({ err: error.message }, 'backfill: stopped');
     return 1;
   } finally {
+    clearInterval(keepAlive);
     process.removeListener('SIGTERM', onSignal);
     process.removeListener('SIGINT', onSignal);
     await writer.close();
   }
   logReport(log, report);
   return report.complete ? 0 : 1;
+}
+
+/** Prometheus' own remote_write defaults where they fit a backfill: it may wait, never drop. */
+export const BACKFILL_QUEUE = { maxSamplesPerSend: 5_000, capacity: 50_000, batchSendDeadlineMs: 5_000, minBackoffMs: 30, maxBackoffMs: 5_000, timeoutMs: 30_000 } as const;
+
+function historyWriter(flags: BackfillFlags, clock: Clock, log: ReturnType<typeof createLogger>): HistoryWriter & { restore?: (sizes: Readonly<Record<string, number>>) => void } {
+  if (flags.output.kind === 'file') return new OpenMetricsFileWriter(flags.output.path);
+  const made: { writer?: RemoteWriteHistoryWriter } = {};
+  const queue = new RemoteWriteQueue({
+    sender: new HttpWriteSender({ url: flags.output.url, timeoutMs: BACKFILL_QUEUE.timeoutMs }),
+    clock,
+    ...BACKFILL_QUEUE,
+    whenFull: 'wait',
+    retryOnHttp429: true,
+    onEvent: (event) => {
+      made.writer?.observe(event);
+      if (event.type === 'retrying') log.warn({ attempt: event.attempt, waitMs: event.waitMs, reason: event.reason }, 'backfill: remote write failed; retrying');
+      else if (event.type === 'recovered') log.info({ attempts: event.attempts }, 'backfill: remote write recovered');
+    },
+  });
+  made.writer = new RemoteWriteHistoryWriter(flags.output.url, queue);
+  return made.writer;
 }
 
 function logReport(log: ReturnType<typeof createLogger>, report: BackfillReport): void {

@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -127,6 +127,8 @@ export interface PrometheusOptions {
   outOfOrderWindow?: string;
   /** `--storage.tsdb.retention.time` (Prometheus' default is 15d). */
   retention?: string;
+  /** A folder of TSDB blocks (such as promtool's backfill output) copied into the data folder before the start. */
+  blocks?: string;
 }
 
 export async function startPrometheus(options: PrometheusOptions): Promise<RunningPrometheus> {
@@ -144,6 +146,7 @@ ${options.targets.length === 0 ? '' : `  - job_name: ${options.jobName ?? 'monap
     static_configs:
 ${options.targets.map(staticConfig).join('')}`}${options.extraScrapeConfigs ?? ''}`;
   writeFileSync(join(dir, 'prometheus.yml'), config);
+  if (options.blocks !== undefined) cpSync(options.blocks, join(dir, 'data'), { recursive: true });
   const child: ChildProcess = spawn(
     binary,
     [
