@@ -15,7 +15,7 @@ import type { SeriesSettings } from '../sources/series/settings.js';
 import { UndiciTransport, type ProxySettings } from '../upstream/http/transport.js';
 import { MonitoringClient } from '../upstream/monitoring/client.js';
 import type { Progress } from './progress.js';
-import { HistoryBuffer, replayHistory } from './replay.js';
+import { HistoryBuffer, replayHistory, type HistorySeries } from './replay.js';
 import { assembleHistory, historyWindows, type HistoryStep } from './timeline.js';
 import type { HistoryWriter } from './writers.js';
 
@@ -45,6 +45,8 @@ export interface BackfillOptions {
   readonly boundaryOf?: ((account: string, uuid: string) => Promise<number | undefined>) | undefined;
   /** A chunk is written once it holds this many samples. */
   readonly chunkSamples?: number | undefined;
+  /** Labels added to every series, such as the `job` and `instance` a scraping Prometheus gives the live ones. */
+  readonly labels?: Readonly<Record<string, string>> | undefined;
   /** Stops after the chunk being written. */
   readonly signal?: AbortSignal | undefined;
 }
@@ -201,11 +203,16 @@ async function backfillHost(context: AccountContext, uuid: string, options: Back
     const last = i === steps.length - 1;
     if (buffer.samples < chunkSamples && !last) continue;
     report.samples += buffer.samples;
-    await options.writer.write(buffer.take());
+    await options.writer.write(withLabels(buffer.take(), options.labels));
     const parts = await options.writer.commit();
     await options.progress.record(account.name, uuid, { coveredUntilMs: covered, untilMs, done: last, state }, parts);
     if (options.signal?.aborted && !last) return false;
   }
   if (steps.length === 0) await options.progress.record(account.name, uuid, { coveredUntilMs: untilMs, untilMs, done: true, state }, await options.writer.commit());
   return true;
+}
+
+function withLabels(series: HistorySeries[], labels: Readonly<Record<string, string>> | undefined): HistorySeries[] {
+  if (labels === undefined || Object.keys(labels).length === 0) return series;
+  return series.map((s) => ({ ...s, labels: { ...s.labels, ...labels } }));
 }

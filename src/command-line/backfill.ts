@@ -23,6 +23,7 @@ import { SINGLE_SHARD } from '../sharding/index.js';
 
 interface BackfillFlagSpec {
   readonly type: 'string' | 'boolean';
+  readonly multiple?: boolean;
   readonly env?: string;
   readonly help: string;
 }
@@ -47,6 +48,11 @@ const BACKFILL_FLAGS: Readonly<Record<string, BackfillFlagSpec>> = {
     env: 'MONAPI_BACKFILL_REQUESTS_PER_MINUTE',
     help: "Upstream requests per minute per account. Default: what the live exporter leaves of the key (the account's rate limit times its headroom, 12 of 120 by default).",
   },
+  label: {
+    type: 'string',
+    multiple: true,
+    help: 'name=value added to every series, repeatable: the job and instance labels the Prometheus scraping the exporter gives its series (such as --label=job=monapi --label=instance=monapi-exporter:9866), so history and live data are one series.',
+  },
   'chunk-samples': {
     type: 'string',
     env: 'MONAPI_BACKFILL_CHUNK_SAMPLES',
@@ -57,6 +63,9 @@ const BACKFILL_FLAGS: Readonly<Record<string, BackfillFlagSpec>> = {
   help: { type: 'boolean', help: 'Show this help and exit.' },
 };
 
+/** Labels the exporter itself gives series: a --label may not change them. */
+const RESERVED_LABELS = ['account', 'host_uuid'];
+
 export interface BackfillFlags {
   readonly configFile: string;
   readonly sinceMs: number | undefined;
@@ -65,6 +74,7 @@ export interface BackfillFlags {
   readonly progressFile: string;
   readonly requestsPerMinute: number | undefined;
   readonly chunkSamples: number | undefined;
+  readonly labels: Readonly<Record<string, string>>;
   readonly logLevel: LogLevel;
   readonly logFormat: LogFormat;
 }
@@ -93,11 +103,11 @@ function parseSince(text: string, from: string): number {
 }
 
 export function parseBackfillFlags(argv: readonly string[], env: NodeJS.ProcessEnv, stdoutIsTTY = process.stdout.isTTY === true): BackfillFlags | { help: string } {
-  let values: Record<string, string | boolean | undefined>;
+  let values: Record<string, string | boolean | (string | boolean)[] | undefined>;
   try {
     const parsed = parseArgs({
       args: [...argv],
-      options: { ...Object.fromEntries(Object.entries(BACKFILL_FLAGS).map(([name, spec]) => [name, { type: spec.type }])), help: { type: 'boolean', short: 'h' } },
+      options: { ...Object.fromEntries(Object.entries(BACKFILL_FLAGS).map(([name, spec]) => [name, { type: spec.type, multiple: spec.multiple === true }])), help: { type: 'boolean', short: 'h' } },
       strict: true,
       allowPositionals: false,
     });
@@ -138,6 +148,15 @@ export function parseBackfillFlags(argv: readonly string[], env: NodeJS.ProcessE
   if (rate !== undefined && (!/^\d{1,6}$/.test(rate.value) || Number(rate.value) < 1)) {
     throw new BackfillFlagError(`${rate.from} must be a whole number of at least 1 (got ${JSON.stringify(rate.value)})`);
   }
+  const labels: Record<string, string> = {};
+  for (const given of (values.label ?? []) as string[]) {
+    const match = /^([a-zA-Z_][a-zA-Z0-9_]*)=(.*)$/s.exec(given);
+    const name = match?.[1];
+    if (name === undefined || name.startsWith('__') || RESERVED_LABELS.includes(name)) {
+      throw new BackfillFlagError(`--label must be name=value with a label name of letters, digits and _, not starting with __ and none of ${RESERVED_LABELS.join(', ')} (got ${JSON.stringify(given)})`);
+    }
+    labels[name] = match?.[2] ?? '';
+  }
   const chunk = pick('chunk-samples');
   if (chunk !== undefined && (!/^\d{1,9}$/.test(chunk.value) || Number(chunk.value) < 100)) {
     throw new BackfillFlagError(`${chunk.from} must be a whole number of at least 100 (got ${JSON.stringify(chunk.value)})`);
@@ -150,6 +169,7 @@ export function parseBackfillFlags(argv: readonly string[], env: NodeJS.ProcessE
     progressFile: pick('progress.file')?.value ?? (output.kind === 'file' ? `${output.path}.progress.json` : 'monapi-backfill.progress.json'),
     requestsPerMinute: rate === undefined ? undefined : Number(rate.value),
     chunkSamples: chunk === undefined ? undefined : Number(chunk.value),
+    labels,
     logLevel: oneOf('log.level', LOG_LEVELS, 'info'),
     logFormat: oneOf('log.format', LOG_FORMATS, stdoutIsTTY ? 'pretty' : 'json'),
   };
@@ -193,7 +213,7 @@ export async function backfillCommand(argv: readonly string[], env: NodeJS.Proce
   const keepAlive = setInterval(() => undefined, 60_000);
   let report: BackfillReport;
   try {
-    report = await runBackfill({ config, writer, progress, clock, log, proxy: proxySettingsFromEnv(env), sinceMs: flags.sinceMs, requestsPerMinute: flags.requestsPerMinute, chunkSamples: flags.chunkSamples, signal: stop.signal });
+    report = await runBackfill({ config, writer, progress, clock, log, proxy: proxySettingsFromEnv(env), sinceMs: flags.sinceMs, requestsPerMinute: flags.requestsPerMinute, chunkSamples: flags.chunkSamples, labels: flags.labels, signal: stop.signal });
   } catch (error) {
     if (!(error instanceof HistoryRefusedError)) throw error;
     log.error({ err: error.message }, 'backfill: stopped');

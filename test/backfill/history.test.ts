@@ -154,7 +154,7 @@ describe('backfill of 30 simulated days into an OpenMetrics file, through promto
   beforeAll(async () => {
     const promtool = requireBinary('promtool');
     const output = join(dir, 'history.om');
-    fileRun = await backfill([`--output=${output}`]);
+    fileRun = await backfill([`--output=${output}`, '--label=job=monapi', '--label=instance=exporter:9866']);
     if (fileRun.status !== 0) throw new Error(`backfill exited with ${fileRun.status}: ${fileRun.stderr}\n${fileRun.stdout}`);
     const blocks = join(dir, 'blocks');
     const created = await run(promtool, ['tsdb', 'create-blocks-from', 'openmetrics', '--max-block-duration=720h', output, blocks], { timeoutMs: 120_000 });
@@ -169,6 +169,12 @@ describe('backfill of 30 simulated days into an OpenMetrics file, through promto
     expect(accountReport(fileRun)).toMatchObject({ hosts: allowedHosts(), hostsDone: allowedHosts() });
     expect(existsSync(join(dir, 'history.om.parts'))).toBe(false);
     expect(readFileSync(join(dir, 'history.om'), 'utf8').endsWith('# EOF\n')).toBe(true);
+  });
+
+  it('gives every series the labels of --label, as the scraping Prometheus gives the live ones', async () => {
+    expect(await prometheus.labelValues('job')).toEqual(['monapi']);
+    expect(await prometheus.labelValues('instance')).toEqual(['exporter:9866']);
+    expect((await prometheus.query('count({__name__=~"monapi_.+", job!="monapi"})')).length).toBe(0);
   });
 
   it('Prometheus answers query_range with the simulator\'s gauges and counter deltas, per interval class', async () => {
