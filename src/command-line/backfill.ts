@@ -8,7 +8,9 @@ import { HttpWriteSender } from '../remote-write/sender.js';
 import { parseDuration } from '../config/duration.js';
 import { systemClock, type Clock } from '../lib/clock.js';
 import { createLogger } from '../lib/logger.js';
-import { proxySettingsFromEnv } from '../upstream/http/transport.js';
+import { proxySettingsFromEnv, type ProxySettings } from '../upstream/http/transport.js';
+import type { RemoteWriteConfig } from '../config/types.js';
+import { endpointFromConfig } from '../remote-write/endpoint.js';
 import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel, DEFAULT_CONFIG_FILE } from './flags.js';
 import { stderr, stdout } from './output.js';
 import { configOrExplain } from './serve.js';
@@ -192,7 +194,7 @@ export async function backfillCommand(argv: readonly string[], env: NodeJS.Proce
   const config = configOrExplain(flags.configFile, SINGLE_SHARD);
   if (config === undefined) return 1;
   const log = createLogger({ level: flags.logLevel, format: flags.logFormat });
-  const writer = historyWriter(flags, clock, log);
+  const writer = historyWriter(flags, config.remoteWrite, proxySettingsFromEnv(env), clock, log);
   let progress: Progress;
   try {
     progress = Progress.open(flags.progressFile, writer.target, flags.untilMs ?? clock.now(), flags.untilMs !== undefined);
@@ -213,7 +215,7 @@ export async function backfillCommand(argv: readonly string[], env: NodeJS.Proce
   const keepAlive = setInterval(() => undefined, 60_000);
   let report: BackfillReport;
   try {
-    report = await runBackfill({ config, writer, progress, clock, log, proxy: proxySettingsFromEnv(env), sinceMs: flags.sinceMs, requestsPerMinute: flags.requestsPerMinute, chunkSamples: flags.chunkSamples, labels: flags.labels, signal: stop.signal });
+    report = await runBackfill({ config, writer, progress, clock, log, proxy: proxySettingsFromEnv(env), sinceMs: flags.sinceMs, requestsPerMinute: flags.requestsPerMinute, chunkSamples: flags.chunkSamples, labels: { ...config.remoteWrite?.externalLabels, ...flags.labels }, signal: stop.signal });
   } catch (error) {
     if (!(error instanceof HistoryRefusedError)) throw error;
     log.error({ err: error.message }, 'backfill: stopped');
@@ -231,11 +233,19 @@ export async function backfillCommand(argv: readonly string[], env: NodeJS.Proce
 /** Prometheus' own remote_write defaults where they fit a backfill: it may wait, never drop. */
 export const BACKFILL_QUEUE = { maxSamplesPerSend: 5_000, capacity: 50_000, batchSendDeadlineMs: 5_000, minBackoffMs: 30, maxBackoffMs: 5_000, timeoutMs: 30_000 } as const;
 
-function historyWriter(flags: BackfillFlags, clock: Clock, log: ReturnType<typeof createLogger>): HistoryWriter & { restore?: (sizes: Readonly<Record<string, number>>) => void } {
+/** With a `remote_write` section in the configuration, its authorization, headers and TLS settings are used. */
+function historyWriter(
+  flags: BackfillFlags,
+  section: RemoteWriteConfig | undefined,
+  proxy: ProxySettings,
+  clock: Clock,
+  log: ReturnType<typeof createLogger>,
+): HistoryWriter & { restore?: (sizes: Readonly<Record<string, number>>) => void } {
   if (flags.output.kind === 'file') return new OpenMetricsFileWriter(flags.output.path);
   const made: { writer?: RemoteWriteHistoryWriter } = {};
+  const endpoint = section === undefined ? { url: flags.output.url, timeoutMs: BACKFILL_QUEUE.timeoutMs, proxy } : endpointFromConfig(section, proxy, flags.output.url);
   const queue = new RemoteWriteQueue({
-    sender: new HttpWriteSender({ url: flags.output.url, timeoutMs: BACKFILL_QUEUE.timeoutMs }),
+    sender: new HttpWriteSender(endpoint),
     clock,
     ...BACKFILL_QUEUE,
     whenFull: 'wait',
