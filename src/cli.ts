@@ -8,8 +8,7 @@ import { serve } from './command-line/serve.js';
 /**
  * The exporter's command line: flags and environment, then the command: serving (no command
  * word), `probe` (src/command-line/probe.ts) or `backfill` (src/command-line/backfill.ts).
- * Exit codes: 0 clean, 1 invalid configuration,
- * 2 bad flags.
+ * Exit codes: 0 clean, 1 invalid configuration, 2 bad flags.
  */
 async function main(argv: readonly string[]): Promise<number> {
   if (argv[0] === 'probe') return probe(argv.slice(1));
