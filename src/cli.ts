@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { backfillCommand } from './command-line/backfill.js';
 import { FlagError, parseFlags } from './command-line/flags.js';
 import { stderr, stdout } from './command-line/output.js';
 import { probe } from './command-line/probe.js';
@@ -6,11 +7,12 @@ import { serve } from './command-line/serve.js';
 
 /**
  * The exporter's command line: flags and environment, then the command: serving (no command
- * word) or `probe` (src/command-line/probe.ts). Exit codes: 0 clean, 1 invalid configuration,
- * 2 bad flags.
+ * word), `probe` (src/command-line/probe.ts) or `backfill` (src/command-line/backfill.ts).
+ * Exit codes: 0 clean, 1 invalid configuration, 2 bad flags.
  */
 async function main(argv: readonly string[]): Promise<number> {
   if (argv[0] === 'probe') return probe(argv.slice(1));
+  if (argv[0] === 'backfill') return backfillCommand(argv.slice(1));
   let flags;
   try {
     flags = parseFlags(argv, process.env);

@@ -137,7 +137,7 @@ describe('parseConfig rejects bad configs with exact messages', () => {
     ['fields: a source without declared fields', `${ACCOUNT}    fields:\n      website_sumary:\n        uptime_24h: stats.day.uptime\n`, 'accounts[0].fields: unknown key "website_sumary" (did you mean "website_summary"?)'],
     ['fields: a field the source does not read', `${ACCOUNT}    fields:\n      website_summary:\n        uptime_1y: stats.year.uptime\n`, 'accounts[0].fields.website_summary: unknown key "uptime_1y" (did you mean "uptime_7d"?)'],
     ['fields: a path that is not keys joined by dots', `${ACCOUNT}    fields:\n      websites:\n        uptime_24h: stats..uptime\n`, 'accounts[0].fields.websites.uptime_24h: must be the keys to the field joined by dots, such as stats.last_day.uptime (got "stats..uptime")'],
-    ['unknown top-level key', `${ACCOUNT}scrape: {}\n`, 'scrape: unknown key "scrape" (allowed: exporter, accounts, releases)'.replace('scrape: ', '(root): ')],
+    ['unknown top-level key', `${ACCOUNT}scrape: {}\n`, 'scrape: unknown key "scrape" (allowed: exporter, accounts, releases, remote_write)'.replace('scrape: ', '(root): ')],
     [
       'duration in words',
       `${ACCOUNT}    cadence:\n      hosts: 5 minutes\n`,
@@ -380,8 +380,8 @@ describe('parseConfig rejects bad configs with exact messages', () => {
     ],
     ['YAML syntax error', `${ACCOUNT}    cadence: [1, 2\n    headroom: 0.2\n`, '(yaml): syntax error: Flow sequence in block collection must be sufficiently indented and end with a ]'],
     ['duplicate YAML key', `${ACCOUNT}    headroom: 0.2\n    headroom: 0.3\n`, '(yaml): syntax error: Map keys must be unique'],
-    ['a list at the top level', '- name: prod\n', '(root): must be a mapping with the keys exporter, accounts and releases (got a list)'],
-    ['a scalar at the top level', 'hello\n', '(root): must be a mapping with the keys exporter, accounts and releases (got "hello")'],
+    ['a list at the top level', '- name: prod\n', '(root): must be a mapping with the keys exporter, accounts, releases and remote_write (got a list)'],
+    ['a scalar at the top level', 'hello\n', '(root): must be a mapping with the keys exporter, accounts, releases and remote_write (got "hello")'],
     ['an empty file', '# nothing yet\n', '(root): the configuration is empty; it needs at least an accounts list'],
   ])('%s', (_name, yaml, expected) => {
     expect(issuesOf(yaml)).toEqual([expected]);

@@ -19,6 +19,7 @@ import {
   type RawConfig,
   type RawExporter,
   type RawReleases,
+  type RawRemoteWrite,
 } from './schema.js';
 import { rememberSecretsOf } from './referenced-secrets.js';
 import { Secret } from './secret.js';
@@ -32,6 +33,7 @@ import {
   type Config,
   type HttpConfig,
   type ReleasesConfig,
+  type RemoteWriteConfig,
   type SecretSource,
 } from './types.js';
 
@@ -124,7 +126,7 @@ function parseWith(specs: readonly SourceConfigSpec[], schema: ReturnType<typeof
   }
   if (typeof data !== 'object' || Array.isArray(data)) {
     throw new ConfigError(source, [
-      { path: '(root)', message: `must be a mapping with the keys exporter, accounts and releases (got ${describeValue(data)})`, ...locator.at([]) },
+      { path: '(root)', message: `must be a mapping with the keys exporter, accounts, releases and remote_write (got ${describeValue(data)})`, ...locator.at([]) },
     ]);
   }
 
@@ -264,6 +266,7 @@ class Checker {
     const accounts = raw.accounts.map((account, index) => this.account(account, raw.exporter, index));
     this.crossAccountRules(raw.accounts, accounts);
     const releases = raw.releases === undefined ? undefined : this.releases(raw.releases, raw.exporter);
+    const remoteWrite = raw.remote_write === undefined ? undefined : this.remoteWrite(raw.remote_write);
     if (this.issues.length > 0) return undefined;
     return {
       exporter: {
@@ -273,6 +276,70 @@ class Checker {
       },
       accounts: accounts.filter((account): account is AccountConfig => account !== undefined),
       releases,
+      ...(remoteWrite !== undefined && { remoteWrite }),
+    };
+  }
+
+  /** The remote_write section: one way of authenticating at most, its secrets and TLS files read. */
+  private remoteWrite(raw: RawRemoteWrite): RemoteWriteConfig | undefined {
+    const at = (...rest: (string | number)[]): Path => ['remote_write', ...rest];
+    if (raw.basic_auth !== undefined && raw.authorization !== undefined) this.report(at(), 'set only one of basic_auth and authorization, not both');
+    let authorization: Secret | undefined;
+    if (raw.basic_auth !== undefined) {
+      const { username, password_env, password_file } = raw.basic_auth;
+      const password = this.secret(at('basic_auth'), password_env, password_file, 'the remote write receiver', ['password_env', 'password_file']);
+      if (password !== undefined) authorization = new Secret(`Basic ${Buffer.from(`${username}:${password.secret.reveal()}`).toString('base64')}`);
+    } else if (raw.authorization !== undefined) {
+      const { type, credentials_env, credentials_file } = raw.authorization;
+      const credentials = this.secret(at('authorization'), credentials_env, credentials_file, 'the remote write receiver', ['credentials_env', 'credentials_file']);
+      if (credentials !== undefined) authorization = new Secret(`${type} ${credentials.secret.reveal()}`);
+    }
+    const tlsRaw = raw.tls_config;
+    const pem = (key: 'ca_file' | 'cert_file' | 'key_file', marker: string): string | undefined => {
+      const file = tlsRaw[key];
+      if (file === undefined) return undefined;
+      const path = resolvePath(this.baseDir, file);
+      try {
+        const text = key === 'key_file' ? this.readFile(path) : this.readPem(path);
+        if (!text.includes(marker)) this.report(at('tls_config', key), `${path} holds no PEM ${marker.replace(/-/g, '').trim().toLowerCase()}`);
+        return text;
+      } catch (error) {
+        const why = error instanceof InputFileError ? error.reason : describeFsError(error);
+        this.report(at('tls_config', key), `cannot read ${path}: ${why}`);
+        return undefined;
+      }
+    };
+    const ca = pem('ca_file', '-----BEGIN CERTIFICATE-----');
+    const cert = pem('cert_file', '-----BEGIN CERTIFICATE-----');
+    const key = pem('key_file', 'PRIVATE KEY-----');
+    if ((tlsRaw.cert_file === undefined) !== (tlsRaw.key_file === undefined)) this.report(at('tls_config'), 'set both cert_file and key_file (a client certificate and its key), or neither');
+    const queue = raw.queue_config;
+    if (queue.capacity < queue.max_samples_per_send) {
+      this.report(at('queue_config', 'capacity'), `must be at least max_samples_per_send (${queue.max_samples_per_send}): a request is taken from what the queue holds (got ${queue.capacity})`);
+    }
+    if (queue.max_backoff < queue.min_backoff) this.report(at('queue_config', 'max_backoff'), `must be at least min_backoff (${formatDuration(queue.min_backoff)}) (got ${formatDuration(queue.max_backoff)})`);
+    return {
+      url: raw.url,
+      pushIntervalMs: raw.push_interval,
+      remoteTimeoutMs: raw.remote_timeout,
+      headers: raw.headers,
+      externalLabels: raw.external_labels,
+      authorization,
+      tls: {
+        ...(ca !== undefined && { ca }),
+        ...(cert !== undefined && { cert }),
+        ...(key !== undefined && { key }),
+        ...(tlsRaw.server_name !== undefined && { serverName: tlsRaw.server_name }),
+        insecureSkipVerify: tlsRaw.insecure_skip_verify,
+      },
+      queue: {
+        capacity: queue.capacity,
+        maxSamplesPerSend: queue.max_samples_per_send,
+        batchSendDeadlineMs: queue.batch_send_deadline,
+        minBackoffMs: queue.min_backoff,
+        maxBackoffMs: queue.max_backoff,
+        retryOnHttp429: queue.retry_on_http_429,
+      },
     };
   }
 

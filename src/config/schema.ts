@@ -259,6 +259,52 @@ const RELEASES_KEYS = {
   http: httpSection(),
 };
 
+/** Prometheus' own remote_write queue defaults, where one exporter's few thousand series fit them. */
+export const REMOTE_WRITE_DEFAULTS = { pushInterval: '60s', remoteTimeout: '30s', capacity: 10_000, maxSamplesPerSend: 2_000, batchSendDeadline: '5s', minBackoff: '30ms', maxBackoff: '5s' } as const;
+const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
+const labelMap = z.record(
+  z.string().superRefine((name, ctx) => {
+    if (!LABEL_NAME.test(name) || name.startsWith('__')) ctx.addIssue({ code: 'custom', message: `must be a label name (letters, digits and _, not starting with __) (got ${describeValue(name)})` });
+  }),
+  z.string(),
+);
+
+/** The optional `remote_write:` section: push what the exporter polls, as Prometheus' own `remote_write` does. */
+const REMOTE_WRITE_KEYS = {
+  url: httpUrl(),
+  push_interval: duration(REMOTE_WRITE_DEFAULTS.pushInterval, SECOND, 10 * MINUTE, 'pushing faster sends the same values again; the data change once a minute at most'),
+  remote_timeout: duration(REMOTE_WRITE_DEFAULTS.remoteTimeout, SECOND, 10 * MINUTE, 'a shorter wait fails slow but healthy receivers'),
+  headers: z
+    .record(
+      z.string().superRefine((name, ctx) => {
+        if (!HTTP_TOKEN.test(name)) ctx.addIssue({ code: 'custom', message: `must be an HTTP header name such as X-Scope-OrgID (got ${describeValue(name)})` });
+        else if (/^(authorization|content-type|content-encoding|content-length|x-prometheus-remote-write-version|user-agent|host)$/i.test(name)) {
+          ctx.addIssue({ code: 'custom', message: `is set by the exporter (credentials go in basic_auth or authorization)` });
+        }
+      }),
+      z.string(),
+    )
+    .default({}),
+  external_labels: labelMap.default({}),
+  basic_auth: strictObject({ username: nonEmptyString, password_env: envVarName.optional(), password_file: nonEmptyString.optional() }).optional(),
+  authorization: strictObject({ type: z.string().regex(HTTP_TOKEN).default('Bearer'), credentials_env: envVarName.optional(), credentials_file: nonEmptyString.optional() }).optional(),
+  tls_config: section({
+    ca_file: nonEmptyString.optional(),
+    cert_file: nonEmptyString.optional(),
+    key_file: nonEmptyString.optional(),
+    server_name: nonEmptyString.optional(),
+    insecure_skip_verify: z.boolean().default(false),
+  }),
+  queue_config: section({
+    capacity: z.number().int().min(100).max(10_000_000).default(REMOTE_WRITE_DEFAULTS.capacity),
+    max_samples_per_send: z.number().int().min(1).max(1_000_000).default(REMOTE_WRITE_DEFAULTS.maxSamplesPerSend),
+    batch_send_deadline: duration(REMOTE_WRITE_DEFAULTS.batchSendDeadline, 100, 10 * MINUTE),
+    min_backoff: duration(REMOTE_WRITE_DEFAULTS.minBackoff, 1, MINUTE),
+    max_backoff: duration(REMOTE_WRITE_DEFAULTS.maxBackoff, 1, 10 * MINUTE),
+    retry_on_http_429: z.boolean().default(true),
+  }),
+};
+
 const EXPORTER_KEYS = {
   sample_timestamps: z.boolean().default(false),
   null_handling: z.enum(['skip', 'nan']).default('skip'),
@@ -319,6 +365,7 @@ export function buildConfigSchema(specs: readonly SourceConfigSpec[]) {
       .array(accountSchema, { error: (issue) => (issue.input === undefined ? 'is required: list at least one Monitoring API account' : undefined) })
       .min(1, 'must list at least one account'),
     releases: z.preprocess((value) => (value === null ? undefined : value), releasesSchema.optional()),
+    remote_write: z.preprocess((value) => (value === null ? undefined : value), strictObject(REMOTE_WRITE_KEYS).optional()),
   });
 }
 
@@ -331,10 +378,12 @@ export type RawAccount = Fixed<typeof ACCOUNT_KEYS> & {
 } & Readonly<Record<string, unknown>>;
 export type RawReleases = Fixed<typeof RELEASES_KEYS> & Readonly<Record<string, unknown>>;
 export type RawExporter = Fixed<typeof EXPORTER_KEYS> & Readonly<Record<string, unknown>>;
+export type RawRemoteWrite = Fixed<typeof REMOTE_WRITE_KEYS>;
 export interface RawConfig {
   readonly exporter: RawExporter;
   readonly accounts: readonly RawAccount[];
   readonly releases: RawReleases | undefined;
+  readonly remote_write: RawRemoteWrite | undefined;
 }
 
 /** A short, safe description of a value for messages; long strings are cut. */

@@ -7,6 +7,31 @@ export interface Config {
   readonly accounts: readonly AccountConfig[];
   /** Absent when the config has no `releases` section. */
   readonly releases: ReleasesConfig | undefined;
+  /** The optional `remote_write` section; absent in hand-built configs. */
+  readonly remoteWrite?: RemoteWriteConfig | undefined;
+}
+
+/** Where and how the exporter pushes what it polls (and the backfill its history), as Prometheus' `remote_write`. */
+export interface RemoteWriteConfig {
+  readonly url: string;
+  readonly pushIntervalMs: number;
+  readonly remoteTimeoutMs: number;
+  /** Extra request headers, such as Mimir's X-Scope-OrgID; never credentials. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** Added to every series pushed (a series' own label of the same name wins). */
+  readonly externalLabels: Readonly<Record<string, string>>;
+  /** The Authorization header's value: `Basic ...` or `<type> <credentials>`. */
+  readonly authorization: Secret | undefined;
+  /** The TLS files, read when the configuration was loaded (PEM). */
+  readonly tls: { readonly ca?: string; readonly cert?: string; readonly key?: string; readonly serverName?: string; readonly insecureSkipVerify: boolean };
+  readonly queue: {
+    readonly capacity: number;
+    readonly maxSamplesPerSend: number;
+    readonly batchSendDeadlineMs: number;
+    readonly minBackoffMs: number;
+    readonly maxBackoffMs: number;
+    readonly retryOnHttp429: boolean;
+  };
 }
 
 /** Fixed: dashboards, alerts and the docs depend on it. */

@@ -11,6 +11,7 @@ import { proxySettingsFromEnv } from '../upstream/http/transport.js';
 import { EXPORTER_VERSION } from '../version.js';
 import type { Lifecycle, ReloadResult } from '../server/lifecycle.js';
 import { Reloader } from './reload.js';
+import { LivePush } from './remote-write.js';
 import { createSelfMetrics } from './self-metrics.js';
 import { openStateFile } from './state.js';
 import { ExporterStatus } from './status.js';
@@ -100,7 +101,9 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
   const state = options.stateFile === undefined ? undefined : openStateFile(options.stateFile, clock, log, registry, () => units.saveState());
   const board = new TopicBoard();
   const proxy = proxySettingsFromEnv(options.env ?? process.env);
-  const units: UnitSet = new UnitSet({ exporter: options.config.exporter, clock, log, sink: state?.keeper.gate(store) ?? store, metrics, board, proxy, shard, lease: state?.keeper.lease }, registry, log);
+  const push = options.config.remoteWrite === undefined ? undefined : new LivePush({ config: options.config.remoteWrite, registry, clock, log, proxy });
+  const pushed = push?.tee(store) ?? store;
+  const units: UnitSet = new UnitSet({ exporter: options.config.exporter, clock, log, sink: state?.keeper.gate(pushed) ?? pushed, metrics, board, proxy, shard, lease: state?.keeper.lease }, registry, log);
   units.create(options.config, (name, baseUrl) => state?.restoredFor(name, baseUrl));
   const reloader = new Reloader(options.config, units, metrics.reload, clock, log, options.reloadConfig);
   const status = new ExporterStatus(units, store, shard, () => reloader.current);
@@ -116,6 +119,7 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
   }
   units.start();
   state?.keeper.start();
+  push?.start();
   logStart(log, server.url, options, units, shard, reloader.current.config);
 
   return {
@@ -143,6 +147,7 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
       await state?.keeper.stop();
       // In-flight scrapes may finish; a connection still open after 3 s is cut, so the whole stop stays within 5 s.
       await server.close(3_000);
+      await push?.stop();
       await store.close();
       await units.closeTransports();
     },

@@ -58,6 +58,8 @@ describe('values.schema.json', () => {
     ['an empty key', { apiKeys: { prod: '' } }, '/apiKeys/prod must NOT have fewer than 1 characters'],
     ['a flag without dashes in extraArgs', { extraArgs: ['log.level=debug'] }, '/extraArgs/0 must match pattern "^--"'],
     ['a misspelt ServiceMonitor limit', { serviceMonitor: { sampleLimt: 1000 } }, '/serviceMonitor must NOT have additional properties'],
+    ['a backfill window in words', { backfill: { since: '30 days' } }, '/backfill/since must match pattern'],
+    ['a backfill label name with a dash', { backfill: { labels: { 'k8s-cluster': 'x' } } }, '/backfill/labels must match pattern'],
     ['a negative sample limit', { serviceMonitor: { sampleLimit: -1 } }, '/serviceMonitor/sampleLimit must be >= 0'],
     ['target labels as a string', { serviceMonitor: { targetLabels: 'team' } }, '/serviceMonitor/targetLabels must be array'],
     ['a startup probe on /-/ready (it waits a full polling cycle)', { startupProbe: { enabled: true, httpGet: { path: '/-/ready', port: 'http-metrics' } } }, '/startupProbe/httpGet/path must be equal to one of the allowed values'],

@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -121,6 +121,14 @@ export interface PrometheusOptions {
   evaluationIntervalSeconds?: number;
   /** More entries of `scrape_configs`, as YAML list items indented by two spaces. */
   extraScrapeConfigs?: string;
+  /** Accept remote write at /api/v1/write (`--web.enable-remote-write-receiver`). */
+  remoteWriteReceiver?: boolean;
+  /** `storage.tsdb.out_of_order_time_window`, e.g. 40d: samples this much older than the newest are taken. */
+  outOfOrderWindow?: string;
+  /** `--storage.tsdb.retention.time` (Prometheus' default is 15d). */
+  retention?: string;
+  /** A folder of TSDB blocks (such as promtool's backfill output) copied into the data folder before the start. */
+  blocks?: string;
 }
 
 export async function startPrometheus(options: PrometheusOptions): Promise<RunningPrometheus> {
@@ -132,12 +140,13 @@ export async function startPrometheus(options: PrometheusOptions): Promise<Runni
   scrape_timeout: ${Math.max(1, Math.floor(options.scrapeIntervalSeconds * 0.9))}s
   evaluation_interval: ${options.evaluationIntervalSeconds ?? options.scrapeIntervalSeconds}s
 rule_files: [${(options.ruleFiles ?? []).map((f) => JSON.stringify(f)).join(', ')}]
-scrape_configs:
-  - job_name: ${options.jobName ?? 'monapi'}
+${options.outOfOrderWindow === undefined ? '' : `storage:\n  tsdb:\n    out_of_order_time_window: ${options.outOfOrderWindow}\n`}scrape_configs:
+${options.targets.length === 0 ? '' : `  - job_name: ${options.jobName ?? 'monapi'}
     metrics_path: ${options.metricsPath ?? '/metrics'}
     static_configs:
-${options.targets.map(staticConfig).join('')}${options.extraScrapeConfigs ?? ''}`;
+${options.targets.map(staticConfig).join('')}`}${options.extraScrapeConfigs ?? ''}`;
   writeFileSync(join(dir, 'prometheus.yml'), config);
+  if (options.blocks !== undefined) cpSync(options.blocks, join(dir, 'data'), { recursive: true });
   const child: ChildProcess = spawn(
     binary,
     [
@@ -145,6 +154,8 @@ ${options.targets.map(staticConfig).join('')}${options.extraScrapeConfigs ?? ''}
       `--storage.tsdb.path=${join(dir, 'data')}`,
       `--web.listen-address=127.0.0.1:${port}`,
       '--log.level=warn',
+      ...(options.remoteWriteReceiver === true ? ['--web.enable-remote-write-receiver'] : []),
+      ...(options.retention === undefined ? [] : [`--storage.tsdb.retention.time=${options.retention}`]),
     ],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );

@@ -67,12 +67,7 @@ function createSeriesPoller(ctx: SourceContext<MonitoringApi, SeriesSettings>) {
   const account = ctx.unit.name;
   let naming: SeriesNaming | undefined;
   // Built on first use: the other sources' family names are known only once all exist.
-  const namingOf = (): SeriesNaming =>
-    (naming ??= new SeriesNaming({
-      overrides: effectiveOverrides(ctx.settings),
-      reservedFamilyNames: ctx.reservedFamilyNames(),
-      reservedPrefixes: SELF_METRIC_PREFIXES,
-    }));
+  const namingOf = (): SeriesNaming => (naming ??= seriesNaming(ctx.settings, ctx.reservedFamilyNames()));
   let hosts: GraceMap<string, HostEntry> | undefined;
   const hostsOf = () => (hosts ??= new GraceMap(ctx.unit.counterGraceMs));
   const reported = new Set<string>();
@@ -238,6 +233,11 @@ function seriesPersistence(hostsOf: () => GraceMap<string, HostEntry>, account: 
       restoredHosts(restored.map((r) => r.uuid));
     },
   };
+}
+
+/** How the series of an account are named: the poller's, and the backfill's, which must name history as live. */
+export function seriesNaming(settings: SeriesSettings, reservedFamilyNames: Iterable<string>): SeriesNaming {
+  return new SeriesNaming({ overrides: effectiveOverrides(settings), reservedFamilyNames, reservedPrefixes: SELF_METRIC_PREFIXES });
 }
 
 /** Config overrides may set only some keys; kind and unit default to the catalogue's. */
