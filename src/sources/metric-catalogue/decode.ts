@@ -49,8 +49,11 @@ export const decodeMetricNames: JsonDecoder<MetricNames> = (raw, context, option
   let seen = 0;
   let found: FoundField | undefined;
   let firstObject: Readonly<Record<string, unknown>> | undefined;
-  // The path is built only for a name that is dropped: a catalogue is hundreds of names a host.
-  const add = (item: unknown, component: string | undefined, path: () => string) => {
+  let lastGroup: string | undefined;
+  let lastSet: Set<string> | undefined;
+  // The path is built only for a name that is dropped (a catalogue is hundreds of names a
+  // host), from one builder a list and the name's index.
+  const add = (item: unknown, component: string | undefined, pathOf: (index: number) => string, index: number) => {
     seen++;
     let name = item;
     let where = '(the name itself)';
@@ -60,35 +63,43 @@ export const decodeMetricNames: JsonDecoder<MetricNames> = (raw, context, option
     }
     const problem = nameProblem(name);
     if (problem) {
-      dropped.push({ path: path(), ...problem });
+      dropped.push({ path: pathOf(index), ...problem });
       return;
     }
     const text = (name as string).trim();
     found ??= { path: where, sample: text, configured: namePath !== undefined && isRecord(item) };
-    const dot = text.indexOf('.');
-    const group = component ?? (dot < 0 ? text : text.slice(0, dot));
-    let set = groups.get(group);
+    let group = component;
+    if (group === undefined) {
+      const dot = text.indexOf('.');
+      group = dot < 0 ? text : text.slice(0, dot);
+    }
+    let set = group === lastGroup ? lastSet : groups.get(group);
     if (!set) groups.set(group, (set = new Set()));
+    lastGroup = group;
+    lastSet = set;
     set.add(text);
   };
 
   if (Array.isArray(body.value)) {
+    const itemPath = (index: number) => `${body.key}[${index}]`;
     body.value.forEach((item, index) => {
-      const path = () => `${body.key}[${index}]`;
-      if (!isRecord(item)) return add(item, undefined, path);
+      if (!isRecord(item)) return add(item, undefined, itemPath, index);
       const listKey = GROUP_LIST_KEYS.find((key) => Array.isArray(item[key]));
       if (listKey !== undefined) {
         const component = firstString(item, COMPONENT_KEYS);
-        (item[listKey] as unknown[]).forEach((name, i) => add(name, component, () => `${path()}.${listKey}[${i}]`));
+        const list = item[listKey] as unknown[];
+        const listPath = (i: number) => `${itemPath(index)}.${listKey}[${i}]`;
+        for (let i = 0; i < list.length; i++) add(list[i], component, listPath, i);
         return;
       }
-      add(item, firstString(item, ['component', 'group']), path);
+      add(item, firstString(item, ['component', 'group']), itemPath, index);
     });
   } else {
     for (const [component, group] of Object.entries(body.value)) {
       const names = namesIn(group);
       if (names === undefined) continue;
-      names.list.forEach((name, i) => add(name, component, () => `${body.key ? `${body.key}.` : ''}${component}${names.key}[${i}]`));
+      const listPath = (i: number) => `${body.key ? `${body.key}.` : ''}${component}${names.key}[${i}]`;
+      for (let i = 0; i < names.list.length; i++) add(names.list[i], component, listPath, i);
     }
   }
   const report: FieldReport = {

@@ -100,6 +100,8 @@ export const decodeSeries: JsonDecoder<SeriesResponse> = (raw, context, options)
   const series: Record<string, SeriesPoint[]> = {};
   const dropped: DroppedItem[] = [];
   let kept = 0;
+  let inexact: Set<string> | undefined;
+  let replacementsAfterFirst: number | undefined;
   const all = located.map;
   for (const name in all) {
     if (!Object.hasOwn(all, name)) continue;
@@ -109,8 +111,14 @@ export const decodeSeries: JsonDecoder<SeriesResponse> = (raw, context, options)
       continue;
     }
     const good = points.readAll(list, dropped, located.path, name);
+    if (!points.lastExact) (inexact ??= new Set()).add(name);
+    replacementsAfterFirst ??= points.times.replacements;
     series[name] = good;
     kept += good.length;
+  }
+  // A text replaced after the first list was read may differ from what an earlier list holds: no timeline then.
+  if (replacementsAfterFirst !== undefined && points.times.replacements === replacementsAfterFirst) {
+    TIMELINES.set(series, { generation: points.times.generation, inexact });
   }
   const fields = withPoints(envelope, points.report());
   // Points, none with a time: the point's time is the missing field, said as one.
@@ -253,7 +261,9 @@ type PointProblem = Omit<DroppedItem, 'path'>;
 
 /** Reads the points of one body: the documented ones as they are, the others through the declared point fields. */
 class PointReader {
-  private readonly times = PLAIN_TIMES;
+  readonly times = PLAIN_TIMES;
+  /** Whether the list `readAll` last read is documented points that took their positions' texts. */
+  lastExact = false;
   private readonly facts: PointFacts = { points: 0, time: undefined, value: undefined };
   /** A path the operator named for a point field turns the documented-form shortcut off. */
   private readonly plainAllowed: boolean;
@@ -268,6 +278,7 @@ class PointReader {
   /** The usable points of one metric; a bad one is put in `dropped` under its path. */
   readAll(points: readonly unknown[], dropped: DroppedItem[], seriesPath: string, name: string): SeriesPoint[] {
     this.facts.points += points.length;
+    this.lastExact = false;
     // The parsed list itself while every point is plain; a copy from the first one that is not.
     let good: SeriesPoint[] | undefined;
     for (let index = 0; index < points.length; index++) {
@@ -284,7 +295,7 @@ class PointReader {
     if (good === undefined) {
       good = points as SeriesPoint[];
       // Every point took its position's text, so the list's times are the positions' texts now.
-      if (this.plainAllowed) TIMELINES.set(good, this.times.generation);
+      this.lastExact = this.plainAllowed;
       const first = good[0];
       if (first !== undefined && this.facts.time === undefined) {
         this.facts.time = { path: 'timestamp', sample: first.timestamp, configured: false };
@@ -376,6 +387,8 @@ class PlainTimes {
   private readonly seen: string[] = [];
   /** Bumped whenever a position takes a new text: equal generations and lengths mean equal timelines. */
   generation = 0;
+  /** Bumped when a position's text is replaced (not when a position is added). */
+  replacements = 0;
 
   isPlain(point: unknown, index: number): boolean {
     if (typeof point !== 'object' || point === null) return false;
@@ -391,6 +404,7 @@ class PlainTimes {
     }
     if (!PLAIN_RFC3339.test(timestamp)) return false;
     if (index <= this.seen.length) {
+      if (index < this.seen.length) this.replacements += 1;
       this.seen[index] = timestamp;
       this.generation += 1;
     }
@@ -401,14 +415,21 @@ class PlainTimes {
 const PLAIN_TIMES = new PlainTimes();
 
 /**
- * The timeline of a list of documented points, for the mapper: two lists with the same
- * generation and length carry the same timestamp objects, so their parsed times can be shared
- * without comparing a point. A side table, not a field, so the decoded value stays the
- * document's shape.
+ * The timeline of a decoded series map, for the mapper: its lists of documented points (all
+ * but the `inexact` ones) hold the positions' texts of one generation, so lists of the same
+ * generation and length carry the same timestamp objects and can share their parsed times
+ * without comparing a point. A side table keyed by the map, one entry a response, so the
+ * decoded value stays the document's shape.
  */
-const TIMELINES = new WeakMap<readonly SeriesPoint[], number>();
+export interface Timeline {
+  readonly generation: number;
+  /** Lists that are not documented points taken as they came. */
+  readonly inexact: ReadonlySet<string> | undefined;
+}
 
-/** The timeline generation of a decoded list of points, when its times are shared (see TIMELINES). */
-export function timelineOf(points: readonly SeriesPoint[]): number | undefined {
-  return TIMELINES.get(points);
+const TIMELINES = new WeakMap<Readonly<Record<string, readonly SeriesPoint[]>>, Timeline>();
+
+/** The timeline of a decoded `series` map, when its lists share one (see TIMELINES). */
+export function timelineOf(series: Readonly<Record<string, readonly SeriesPoint[]>>): Timeline | undefined {
+  return TIMELINES.get(series);
 }

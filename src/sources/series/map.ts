@@ -1,6 +1,6 @@
 import type { FamilySamples, Labels } from '../../exposition/model.js';
 import type { LatestValue } from './decode-latest.js';
-import { timelineOf, type SeriesPoint, type SeriesResponse } from './decode.js';
+import { timelineOf, type SeriesPoint, type SeriesResponse, type Timeline } from './decode.js';
 import { counterSpec, FamilyCollector, labelKey } from '../shared/families.js';
 import { globMatcher } from '../../lib/glob.js';
 import { carryAbsent } from '../shared/grace.js';
@@ -175,10 +175,9 @@ class TimeAxis {
   private lastTexts: readonly SeriesPoint[] = [];
   private lastTimes: readonly number[] = [];
 
-  series(name: string, points: readonly SeriesPoint[], intervalMs: number): NamedSeries {
-    const generation = timelineOf(points);
-    if (generation !== undefined) {
-      const times = sharedTimes(generation, points, (text) => this.timeOf(text, name));
+  series(name: string, points: readonly SeriesPoint[], intervalMs: number, timeline: Timeline | undefined): NamedSeries {
+    if (timeline !== undefined && timeline.inexact?.has(name) !== true) {
+      const times = sharedTimes(timeline.generation, points, (text) => this.timeOf(text, name));
       if (times !== undefined) return { intervalMs, points, times };
     }
     if (this.sameTimes(points)) return { intervalMs, points, times: this.lastTimes };
@@ -248,9 +247,10 @@ function indexBatches(input: SeriesBatch | SeriesResponse | readonly (SeriesBatc
       throw new Error(`series batch: interval must be a positive number of seconds, got ${batch.intervalSeconds}`);
     }
     const intervalMs = batch.intervalSeconds * 1000;
+    const timeline = timelineOf(batch.points);
     for (const name in batch.points) {
       if (!Object.hasOwn(batch.points, name)) continue;
-      byName.set(name, axis.series(name, batch.points[name] as readonly SeriesPoint[], intervalMs));
+      byName.set(name, axis.series(name, batch.points[name] as readonly SeriesPoint[], intervalMs, timeline));
     }
   }
   return byName;
