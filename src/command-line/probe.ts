@@ -155,7 +155,7 @@ function sourceLines(source: SourceProbe): string[] {
     lines.push(`    ${answer.target}${list === undefined ? '' : `: a list of ${list.length} at ${list.path}`}`);
   }
   if (source.fields.length === 0 && source.answers.length === 0 && health?.reason !== 'pending') {
-    lines.push('    (declares no fields: read by fixed names)');
+    lines.push(source.declaresFields ? '    (asked nothing this pass: none of its targets needed a request)' : '    (declares no fields: read by fixed names)');
   }
   const width = Math.max(0, ...source.fields.map((f) => f.field.length));
   for (const field of source.fields) {

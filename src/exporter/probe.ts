@@ -6,6 +6,7 @@ import type { FieldState } from '../scheduler/field-health.js';
 import type { SourceHealth } from '../scheduler/source-health.js';
 import { TopicBoard } from '../scheduler/topics.js';
 import { selectForShard, type ShardAssignment } from '../sharding/index.js';
+import { SOURCES } from '../sources/index.js';
 import type { FieldReport } from '../upstream/fields/resolve.js';
 import { proxySettingsFromEnv } from '../upstream/http/transport.js';
 import { createSelfMetrics } from './self-metrics.js';
@@ -29,8 +30,10 @@ export interface SourceProbe {
   /** Up or failing, with the reason and the last error; `pending` when it never ran (no target). */
   readonly health: SourceHealth | undefined;
   readonly answers: readonly ProbeAnswer[];
-  /** Its declared fields: found (where, in what unit, a sample) or missing; empty when it declares none. */
+  /** Its declared fields: found (where, in what unit, a sample) or missing; empty when it declares none or asked nothing. */
   readonly fields: readonly FieldState[];
+  /** Whether the source declares the fields it reads (all but those read by fixed names). */
+  readonly declaresFields: boolean;
   /** The field paths the configuration names for it (`fields:`). */
   readonly configuredPaths: Readonly<Record<string, string>>;
 }
@@ -114,6 +117,7 @@ export async function probeAccounts(config: Config, options: ProbeOptions): Prom
           health: h,
           answers: answers.get(key(unit.name, h.source)) ?? [],
           fields: fields.filter((f) => f.source === h.source),
+          declaresFields: SOURCES.some((definition) => definition.name === h.source && definition.fields !== undefined),
           configuredPaths: config?.sources[h.source]?.fieldPaths ?? {},
         })),
       };

@@ -45,6 +45,12 @@ describe('probeAccounts against the simulator', () => {
     // One target per source: the first website's checks only.
     expect(probe.sources.find((s) => s.source === 'checks')?.answers).toHaveLength(1);
     expect(renderProbes([probe])).toContain('Every declared field was found.');
+    // A source that declares its fields but had nothing to ask is not described as reading fixed names.
+    expect(probe.sources.find((s) => s.source === 'host_details')).toMatchObject({ declaresFields: true, answers: [] });
+    expect(probe.sources.find((s) => s.source === 'api_description')?.declaresFields).toBe(false);
+    const text = renderProbes([probe]);
+    expect(text).toMatch(/^ {2}host_details: ok\n {4}\(asked nothing this pass: none of its targets needed a request\)$/m);
+    expect(text).toMatch(/^ {2}api_description: ok\n {4}\(declares no fields: read by fixed names\)$/m);
   });
 
   it('reports a field at a configured path that is not there, and guesses the path from the answer', async () => {
