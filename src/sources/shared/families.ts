@@ -57,7 +57,16 @@ const labelKeys = new WeakMap<Labels, string>();
 export function labelKey(labels: Labels): string {
   let key = labelKeys.get(labels);
   if (key === undefined) {
-    key = JSON.stringify(Object.keys(labels).sort().map((k) => [k, labels[k]]));
+    const names = Object.keys(labels);
+    for (let i = 1; i < names.length; i++) {
+      if ((names[i - 1] as string) > (names[i] as string)) {
+        names.sort();
+        break;
+      }
+    }
+    // A label name holds no '=' or quote and a JSON string ends where it ends: no two sets share a key.
+    key = '';
+    for (const name of names) key += `${name}=${JSON.stringify(labels[name])},`;
     labelKeys.set(labels, key);
   }
   return key;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { CounterEntry, CounterTable } from './counter-table.js';
+import { labelKey } from './families.js';
 
 /**
  * Pieces of the sources' state codecs: the per-source state worth keeping across a restart
@@ -33,7 +34,8 @@ export function encodeCounterTable(table: CounterTable): z.input<typeof counterT
   return [...table].map(([key, entry]) => ({ key, labels: { ...entry.labels }, value: entry.value, held: entry.held }));
 }
 
+/** The key is made again from the labels: a state file written by another version may key them otherwise. */
 export function decodeCounterTable(rows: z.output<typeof counterTableSchema>): CounterTable {
-  return new Map(rows.map((row): [string, CounterEntry] => [row.key, { labels: row.labels, value: row.value, held: row.held }]));
+  return new Map(rows.map((row): [string, CounterEntry] => [labelKey(row.labels), { labels: row.labels, value: row.value, held: row.held }]));
 }
 
