@@ -4,6 +4,7 @@ import { labelKey } from '../sources/shared/families.js';
 import { HostLabels, mapSeries, type SeriesHostState } from '../sources/series/map.js';
 import type { SeriesNaming } from '../sources/series/naming.js';
 import type { Sample } from '../remote-write/protocol.js';
+import type { CounterEnds } from './join.js';
 import type { HistoryStep } from './timeline.js';
 
 /**
@@ -27,6 +28,8 @@ export interface ReplayOptions {
   readonly ingestDelayMs: number;
   readonly lateDataHorizonMs: number;
   readonly nullHandling: NullHandling;
+  /** Counters whose live counterpart started earlier than the host's history ends: no sample after their start. */
+  readonly counterEnds?: CounterEnds | undefined;
 }
 
 /** One series of history: the sample name (`__name__`), its labels, its family, its samples oldest first. */
@@ -87,26 +90,28 @@ export function replayHistory(steps: readonly HistoryStep[], state: SeriesHostSt
       sampleTimestamps: true,
     });
     current = result.state;
-    collect(result.families, step, into);
+    collect(result.families, step, into, options.counterEnds);
   }
   return current;
 }
 
-function collect(families: readonly FamilySamples[], step: HistoryStep, into: HistoryBuffer): void {
+function collect(families: readonly FamilySamples[], step: HistoryStep, into: HistoryBuffer, counterEnds: CounterEnds | undefined): void {
   const end = step.t + step.intervalMs;
+  const counted = (name: string, labels: Labels, timestampMs: number) => timestampMs <= (counterEnds?.get(labels)?.get(name) ?? Infinity);
   for (const family of families) {
     const { spec } = family;
     if (spec.type === 'summary') {
       for (const sample of family.samples as readonly SummarySample[]) {
         for (const [quantile, value] of sample.quantiles) into.add(spec, spec.name, { ...sample.labels, quantile: String(quantile) }, value, step.t);
-        into.add(spec, `${spec.name}_sum`, sample.labels, sample.sum, end);
-        into.add(spec, `${spec.name}_count`, sample.labels, sample.count, end);
+        if (counted(`${spec.name}_sum`, sample.labels, end)) into.add(spec, `${spec.name}_sum`, sample.labels, sample.sum, end);
+        if (counted(`${spec.name}_count`, sample.labels, end)) into.add(spec, `${spec.name}_count`, sample.labels, sample.count, end);
       }
       continue;
     }
     if (spec.type === 'histogram') continue;
     for (const sample of family.samples as readonly ScalarSample[]) {
-      into.add(spec, spec.name, sample.labels, sample.value, sample.timestampMs ?? (spec.type === 'counter' ? end : step.t));
+      const timestampMs = sample.timestampMs ?? (spec.type === 'counter' ? end : step.t);
+      if (spec.type !== 'counter' || counted(spec.name, sample.labels, timestampMs)) into.add(spec, spec.name, sample.labels, sample.value, timestampMs);
     }
   }
 }
