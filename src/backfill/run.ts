@@ -200,6 +200,13 @@ async function backfillHost(context: AccountContext, uuid: string, options: Back
   const answers = [];
   for (const window of windows) answers.push((await fetchSeries(client, uuid, names, window.since, 'bulk')).value);
   const steps = assembleHistory(answers, fromMs, untilMs);
+  const lastEndMs = steps.length === 0 ? undefined : (steps.at(-1) as HistoryStep).t + (steps.at(-1) as HistoryStep).intervalMs;
+  if (live !== undefined && lastEndMs !== undefined && lastEndMs < untilMs) {
+    context.log.warn(
+      { host_uuid: uuid, minutes: (untilMs - lastEndMs) / 60_000 },
+      'backfill: the history next to the live start comes in buckets coarser than a minute that do not end there: the minutes between are left out (never counted twice); run the backfill within 4 hours of the exporter\'s start for a join exact to the minute',
+    );
+  }
 
   const labels = new HostLabels(account.name, uuid);
   const replay = {
