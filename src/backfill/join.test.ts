@@ -68,4 +68,15 @@ describe('history ending where each live counter began', () => {
     expect(last('monapi_nginx_http_request_duration_seconds_sum')?.timestampMs).toBe(T0 + 8 * MIN);
     expect(last('monapi_system_load1')).toEqual({ timestampMs: T0 + 7 * MIN, value: 7 });
   });
+
+  it('puts history\'s last counter sample 1 ms before the live start when the live exporter stamps its samples: its 0 has that time', () => {
+    const labels = new HostLabels('acme', 'h1');
+    const start = liveStartOf(hostState([['nginx.http.request.count', counter(T0 + 5 * MIN)]]));
+    if (!start) throw new Error('no start');
+    const options = { account: 'acme', hostUuid: 'h1', labels, naming, ingestDelayMs: 3 * MIN, lateDataHorizonMs: 120 * MIN, nullHandling: 'skip' as const, counterEnds: counterEnds(start, naming, labels), liveSampleTimestamps: true };
+    const buffer = new HistoryBuffer();
+    replayHistory(Array.from({ length: 8 }, (_, i) => step(T0 + i * MIN, { 'nginx.http.request.count': 10 })), EMPTY_SERIES_STATE, options, buffer);
+    const samples = buffer.take().find((s) => s.name === 'monapi_nginx_http_requests_total')?.samples.slice(-2);
+    expect(samples).toEqual([{ timestampMs: T0 + 4 * MIN, value: 30 }, { timestampMs: T0 + 5 * MIN - 1, value: 40 }]);
+  });
 });

@@ -218,6 +218,7 @@ async function backfillHost(context: AccountContext, uuid: string, options: Back
     lateDataHorizonMs: settings.lateDataHorizonMs,
     nullHandling: options.config.exporter.nullHandling,
     counterEnds: live === undefined ? undefined : counterEnds(live, naming, labels),
+    liveSampleTimestamps: options.config.exporter.sampleTimestamps,
   };
   const buffer = new HistoryBuffer();
   const chunkSamples = options.chunkSamples ?? 100_000;

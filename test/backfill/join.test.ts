@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pino from 'pino';
@@ -35,12 +35,23 @@ const LEADS = [1, 2, 3, 5, 10, 30];
 
 let sim: RunningSimulator;
 let simAccount: SimAccount;
-let prometheus: RunningPrometheus;
-let exporter: RunningExporter | undefined;
 let dir: string;
-let stateFile: string;
-let backfillRun: RunResult;
-let backfillStartedMs: number;
+
+/** One live exporter, its Prometheus and the backfill joined to it; both variants run side by side. */
+interface Variant {
+  readonly name: string;
+  readonly sampleTimestamps: boolean;
+  stateFile: string;
+  prometheus?: RunningPrometheus;
+  exporter?: RunningExporter | undefined;
+  backfillRun?: RunResult;
+  backfillStartedMs: number;
+}
+
+const VARIANTS: Variant[] = [
+  { name: 'scraped at scrape time (the default)', sampleTimestamps: false, stateFile: '', backfillStartedMs: 0 },
+  { name: 'with sample_timestamps: true', sampleTimestamps: true, stateFile: '', backfillStartedMs: 0 },
+];
 
 interface SavedCounter {
   readonly total: number;
@@ -48,8 +59,8 @@ interface SavedCounter {
   readonly countingSinceMs?: number | null;
 }
 
-/** The live counters in the exporter's state file, by host uuid and counter key. */
-function savedCounters(): Map<string, Map<string, SavedCounter>> {
+/** The live counters in an exporter's state file, by host uuid and counter key. */
+function savedCounters(stateFile: string): Map<string, Map<string, SavedCounter>> {
   const hosts = new Map<string, Map<string, SavedCounter>>();
   let json: { accounts?: Record<string, { sources?: { series?: { uuid: string; state: { counters: [string, SavedCounter][] } }[] } }> };
   try {
@@ -67,44 +78,40 @@ function savedOf(hosts: Map<string, Map<string, SavedCounter>>, counter: DeltaCo
   return host?.get(counter.metric) ?? host?.get(counter.metric.replace(/\.count$/, ''));
 }
 
-beforeAll(async () => {
-  sim = await startSimulator({ monitoringPort: 0, releasesPort: 0, marketplacePort: 0, hosts: 3, websites: 1, seed: 'backfill-join', rateLimitPerMinute: 600, burst: 100 });
-  const account = sim.world.accountByKey(sim.keys.pro);
-  if (!account) throw new Error('the simulator has no Pro account');
-  simAccount = account;
-  dir = mkdtempSync(join(tmpdir(), 'monapi-join-'));
-  stateFile = join(dir, 'state.json');
-  const configText = `accounts:\n  - name: ${ACCOUNT}\n    base_url: ${sim.monitoringBaseUrl}\n    api_key_env: JOIN_TEST_KEY\n    rate_limit:\n      requests_per_minute: 600\n      burst: 100\n`;
-  const configFile = join(dir, 'config.yaml');
+async function liveThenBackfill(variant: Variant): Promise<void> {
+  const folder = join(dir, variant.sampleTimestamps ? 'stamped' : 'plain');
+  mkdirSync(folder);
+  variant.stateFile = join(folder, 'state.json');
+  const configText = `exporter:\n  sample_timestamps: ${variant.sampleTimestamps}\naccounts:\n  - name: ${ACCOUNT}\n    base_url: ${sim.monitoringBaseUrl}\n    api_key_env: JOIN_TEST_KEY\n    rate_limit:\n      requests_per_minute: 600\n      burst: 100\n`;
+  const configFile = join(folder, 'config.yaml');
   writeFileSync(configFile, configText);
-
-  exporter = await startExporter({
+  const exporter = await startExporter({
     config: parseConfig(configText, { env: { JOIN_TEST_KEY: sim.keys.pro } }),
     listenAddress: '127.0.0.1:0',
     telemetryPath: '/metrics',
     log: pino({ level: 'silent' }),
     processMetrics: false,
-    stateFile,
+    stateFile: variant.stateFile,
   });
+  variant.exporter = exporter;
   const instance = new URL(exporter.url).host;
-  prometheus = await startPrometheus({ targets: [instance], scrapeIntervalSeconds: 1, remoteWriteReceiver: true, outOfOrderWindow: '2h' });
+  variant.prometheus = await startPrometheus({ targets: [instance], scrapeIntervalSeconds: 1, remoteWriteReceiver: true, outOfOrderWindow: '2h' });
 
   // Live: until every counter has been polled again after its first sight (its cursor past its start), then a few scrapes more.
   const counters = deltaCountersOf(ACCOUNT, simAccount, Date.now());
   const deadline = Date.now() + 80_000;
   for (;;) {
-    const saved = savedCounters();
-    const states = counters.map((c) => savedOf(saved, c));
+    const states = counters.map((c) => savedOf(savedCounters(variant.stateFile), c));
     if (states.every((s) => s !== undefined && s.countingSinceMs != null && s.coveredUntilMs > s.countingSinceMs)) break;
-    if (Date.now() > deadline) throw new Error(`the live counters were not polled twice in time: ${JSON.stringify(states)}`);
+    if (Date.now() > deadline) throw new Error(`${variant.name}: the live counters were not polled twice in time: ${JSON.stringify(states)}`);
     await new Promise((r) => setTimeout(r, 500));
   }
   await new Promise((r) => setTimeout(r, 8_000));
   await exporter.stop();
-  exporter = undefined;
+  variant.exporter = undefined;
 
-  backfillStartedMs = Date.now();
-  backfillRun = await run(
+  variant.backfillStartedMs = Date.now();
+  const result = await run(
     process.execPath,
     [
       '--import',
@@ -112,9 +119,9 @@ beforeAll(async () => {
       'src/cli.ts',
       'backfill',
       `--config.file=${configFile}`,
-      `--remote-write.url=${prometheus.url}/api/v1/write`,
-      `--progress.file=${join(dir, 'progress.json')}`,
-      `--state.file=${stateFile}`,
+      `--remote-write.url=${variant.prometheus.url}/api/v1/write`,
+      `--progress.file=${join(folder, 'progress.json')}`,
+      `--state.file=${variant.stateFile}`,
       '--since=1h',
       '--label=job=monapi',
       `--label=instance=${instance}`,
@@ -122,26 +129,39 @@ beforeAll(async () => {
     ],
     { cwd: REPO, timeoutMs: 60_000, env: { ...process.env, JOIN_TEST_KEY: sim.keys.pro } },
   );
-  if (backfillRun.status !== 0) throw new Error(`backfill exited with ${backfillRun.status}: ${backfillRun.stderr}\n${backfillRun.stdout}`);
+  variant.backfillRun = result;
+  if (result.status !== 0) throw new Error(`${variant.name}: backfill exited with ${result.status}: ${result.stderr}\n${result.stdout}`);
+}
+
+beforeAll(async () => {
+  sim = await startSimulator({ monitoringPort: 0, releasesPort: 0, marketplacePort: 0, hosts: 3, websites: 1, seed: 'backfill-join', rateLimitPerMinute: 1200, burst: 200 });
+  const account = sim.world.accountByKey(sim.keys.pro);
+  if (!account) throw new Error('the simulator has no Pro account');
+  simAccount = account;
+  dir = mkdtempSync(join(tmpdir(), 'monapi-join-'));
+  await Promise.all(VARIANTS.map(liveThenBackfill));
 }, 120_000);
 
 afterAll(async () => {
-  await exporter?.stop();
-  await prometheus?.stop();
+  for (const variant of VARIANTS) {
+    await variant.exporter?.stop();
+    await variant.prometheus?.stop();
+  }
   await sim?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 const close = (a: number, b: number) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
 
-describe('the join of backfilled history and live data', () => {
+describe.each(VARIANTS)('the join of backfilled history and live data, live $name', (variant) => {
   it('says that history ends where the live counters began, read from the state file', () => {
-    expect(backfillRun.stdout).toContain('backfill: history ends where the live counters began counting');
-    expect(backfillRun.stdout).not.toContain('no --state.file');
+    expect(variant.backfillRun?.stdout).toContain('backfill: history ends where the live counters began counting');
+    expect(variant.backfillRun?.stdout).not.toContain('no --state.file');
   });
 
   it('increase() across the join equals the simulator\'s sum of every minute in the window: no gap, nothing counted twice', async () => {
-    const saved = savedCounters();
+    const prometheus = variant.prometheus as RunningPrometheus;
+    const saved = savedCounters(variant.stateFile);
     const counters = deltaCountersOf(ACCOUNT, simAccount, Date.now());
     expect(counters.length, 'the simulated hosts report delta counters').toBeGreaterThan(3);
     const mismatches: { series: string; leadMinutes: number; got: number | undefined; want: number }[] = [];
@@ -153,7 +173,9 @@ describe('the join of backfilled history and live data', () => {
       const live = savedOf(saved, counter);
       if (live?.countingSinceMs == null) throw new Error(`${counter.series}: no live start in the state file`);
       const joinMs = live.countingSinceMs;
-      wantJoins.push({ series: counter.series, lastHistoryS: joinMs / 1000, firstLiveValue: 0 });
+      // With sample timestamps the live 0 has the join's time, and history's last sample is 1 ms before it.
+      const lastHistoryMs = variant.sampleTimestamps ? joinMs - 1 : joinMs;
+      wantJoins.push({ series: counter.series, lastHistoryS: lastHistoryMs / 1000, firstLiveValue: 0 });
       // The live part: what the last live sample holds, as the state file's last save has it.
       const [raw] = await prometheus.rangeSamples(`${counter.series}[2h]`);
       const samples = raw?.values ?? [];
@@ -161,12 +183,12 @@ describe('the join of backfilled history and live data', () => {
       expect(lastValue, `${counter.series}: the last live sample is the live counter's final total`).toBe(live.total);
       const endMs = Math.round(lastS * 1000);
       // History's last sample is at the join itself; the first live one after it is the live counter's 0.
-      const history = samples.filter(([t]) => t * 1000 <= joinMs);
+      const history = samples.filter(([t]) => Math.round(t * 1000) <= lastHistoryMs);
       joins.push({ series: counter.series, lastHistoryS: history.at(-1)?.[0], firstLiveValue: samples[history.length]?.[1] });
 
       // Clean minutes only: each live minute read on time by a poll, each history minute there when the backfill read it.
       const detail = sim.truth({ key: simAccount.key, hostUuid: counter.hostUuid, metric: counter.metric, fromMs: joinMs - 30 * MINUTE_MS, toMs: live.coveredUntilMs, detail: true });
-      const late = (detail.minutes ?? []).some((m) => m.arrivesAtMs !== null && m.arrivesAtMs > (m.minuteMs >= joinMs ? live.coveredUntilMs + INGEST_DELAY_MS : backfillStartedMs));
+      const late = (detail.minutes ?? []).some((m) => m.arrivesAtMs !== null && m.arrivesAtMs > (m.minuteMs >= joinMs ? live.coveredUntilMs + INGEST_DELAY_MS : variant.backfillStartedMs));
       if (late) continue;
       const atJoin = sim.truth({ key: simAccount.key, hostUuid: counter.hostUuid, metric: counter.metric, fromMs: joinMs - MINUTE_MS, toMs: joinMs + MINUTE_MS });
       if (atJoin.sum > 0) joinMinutesWithCounts += 1;
