@@ -23,7 +23,9 @@ import { deltaCountersOf, type DeltaCounter } from '../support/truth-run.js';
  *
  * The windows start on a history sample and end on a live one, so Prometheus extrapolates
  * nothing and the comparison is exact. Ending history one minute later counts a minute twice,
- * one minute earlier leaves one out: both fail here.
+ * one minute earlier leaves one out: both fail here. Two live exporters run side by side, one
+ * scraped at scrape time (the default) and one with `sample_timestamps: true`, whose first
+ * counter sample has the join's own time (history's last goes 1 ms before it).
  */
 
 const REPO = resolve(import.meta.dirname, '../..');
