@@ -197,7 +197,10 @@ describe.each(VARIANTS)('the join of backfilled history and live data, live $nam
       for (const lead of LEADS) {
         const fromMs = joinMs - lead * MINUTE_MS;
         // Evaluated at the last live sample, reaching back to a history sample: nothing to extrapolate.
-        const [answer] = await prometheus.queryRange(`increase(${counter.series}[${endMs - fromMs}ms])`, (endMs + 0.5) / 1000, (endMs + 0.5) / 1000, 1);
+        // Prometheus rounds the time to the millisecond, so it must be that millisecond exactly (a
+        // time rounded up would leave the history sample at the window's start out).
+        const at = Number((endMs / 1000).toFixed(3));
+        const [answer] = await prometheus.queryRange(`increase(${counter.series}[${endMs - fromMs}ms])`, at, at, 1);
         const got = answer?.values[0]?.[1];
         const want = sim.truth({ key: simAccount.key, hostUuid: counter.hostUuid, metric: counter.metric, fromMs, toMs: live.coveredUntilMs }).sum;
         compared += 1;
