@@ -4,6 +4,7 @@ import { labelKey } from '../sources/shared/families.js';
 import { HostLabels, mapSeries, type SeriesHostState } from '../sources/series/map.js';
 import type { SeriesNaming } from '../sources/series/naming.js';
 import type { Sample } from '../remote-write/protocol.js';
+import type { CounterEnds } from './join.js';
 import type { HistoryStep } from './timeline.js';
 
 /**
@@ -27,6 +28,14 @@ export interface ReplayOptions {
   readonly ingestDelayMs: number;
   readonly lateDataHorizonMs: number;
   readonly nullHandling: NullHandling;
+  /** Counters whose live counterpart started earlier than the host's history ends: no sample after their start. */
+  readonly counterEnds?: CounterEnds | undefined;
+  /**
+   * The live exporter stamps its samples (`sample_timestamps`), so its counter's first sample,
+   * the 0, has the time history ends at: history's last sample there goes 1 ms before it, or
+   * Prometheus keeps only the one it got first and loses the last history minute at the join.
+   */
+  readonly liveSampleTimestamps?: boolean | undefined;
 }
 
 /** One series of history: the sample name (`__name__`), its labels, its family, its samples oldest first. */
@@ -87,26 +96,37 @@ export function replayHistory(steps: readonly HistoryStep[], state: SeriesHostSt
       sampleTimestamps: true,
     });
     current = result.state;
-    collect(result.families, step, into);
+    collect(result.families, step, into, options.counterEnds, options.liveSampleTimestamps === true);
   }
   return current;
 }
 
-function collect(families: readonly FamilySamples[], step: HistoryStep, into: HistoryBuffer): void {
+function collect(families: readonly FamilySamples[], step: HistoryStep, into: HistoryBuffer, counterEnds: CounterEnds | undefined, beforeLiveStart: boolean): void {
   const end = step.t + step.intervalMs;
+  /** The time to stamp a counter sample with, or undefined when it is past where the live counter began. */
+  const counted = (name: string, labels: Labels, timestampMs: number): number | undefined => {
+    const endMs = counterEnds?.get(labels)?.get(name);
+    if (endMs === undefined) return timestampMs;
+    if (timestampMs > endMs) return undefined;
+    return beforeLiveStart && timestampMs === endMs ? timestampMs - 1 : timestampMs;
+  };
   for (const family of families) {
     const { spec } = family;
     if (spec.type === 'summary') {
       for (const sample of family.samples as readonly SummarySample[]) {
         for (const [quantile, value] of sample.quantiles) into.add(spec, spec.name, { ...sample.labels, quantile: String(quantile) }, value, step.t);
-        into.add(spec, `${spec.name}_sum`, sample.labels, sample.sum, end);
-        into.add(spec, `${spec.name}_count`, sample.labels, sample.count, end);
+        const sumAt = counted(`${spec.name}_sum`, sample.labels, end);
+        if (sumAt !== undefined) into.add(spec, `${spec.name}_sum`, sample.labels, sample.sum, sumAt);
+        const countAt = counted(`${spec.name}_count`, sample.labels, end);
+        if (countAt !== undefined) into.add(spec, `${spec.name}_count`, sample.labels, sample.count, countAt);
       }
       continue;
     }
     if (spec.type === 'histogram') continue;
     for (const sample of family.samples as readonly ScalarSample[]) {
-      into.add(spec, spec.name, sample.labels, sample.value, sample.timestampMs ?? (spec.type === 'counter' ? end : step.t));
+      const timestampMs = sample.timestampMs ?? (spec.type === 'counter' ? end : step.t);
+      const at = spec.type === 'counter' ? counted(spec.name, sample.labels, timestampMs) : timestampMs;
+      if (at !== undefined) into.add(spec, spec.name, sample.labels, sample.value, at);
     }
   }
 }

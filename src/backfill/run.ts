@@ -14,6 +14,7 @@ import { EMPTY_SERIES_STATE, HostLabels, selectMetricNames, type SeriesHostState
 import type { SeriesSettings } from '../sources/series/settings.js';
 import { UndiciTransport, type ProxySettings } from '../upstream/http/transport.js';
 import { MonitoringClient } from '../upstream/monitoring/client.js';
+import { counterEnds, type LiveStart } from './join.js';
 import type { Progress } from './progress.js';
 import { HistoryBuffer, replayHistory, type HistorySeries } from './replay.js';
 import { assembleHistory, historyWindows, type HistoryStep } from './timeline.js';
@@ -41,8 +42,11 @@ export interface BackfillOptions {
   readonly sinceMs?: number | undefined;
   /** Requests per minute per account; default: the account's rate limit times its headroom (at least 1). */
   readonly requestsPerMinute?: number | undefined;
-  /** Where a host's history must end: where the live exporter began counting it, when known. */
-  readonly boundaryOf?: ((account: string, uuid: string) => Promise<number | undefined>) | undefined;
+  /**
+   * Where a host's history must end: where the live exporter began counting it (its
+   * counters, each), when known; otherwise the progress file's end of history.
+   */
+  readonly boundaryOf?: ((account: string, uuid: string) => Promise<LiveStart | undefined>) | undefined;
   /** A chunk is written once it holds this many samples. */
   readonly chunkSamples?: number | undefined;
   /** Labels added to every series, such as the `job` and `instance` a scraping Prometheus gives the live ones. */
@@ -96,6 +100,7 @@ interface AccountContext {
   readonly naming: ReturnType<typeof seriesNaming>;
   readonly spanMs: number;
   readonly report: AccountReport;
+  readonly log: Logger;
 }
 
 async function backfillAccount(account: AccountConfig, options: BackfillOptions): Promise<AccountReport> {
@@ -126,7 +131,7 @@ async function backfillAccount(account: AccountConfig, options: BackfillOptions)
   try {
     const spanMs = options.sinceMs ?? (await retentionMs(client));
     const settings = series.settings as SeriesSettings;
-    const context: AccountContext = { account, client, settings, naming: seriesNaming(settings, RESERVED_FAMILIES), spanMs, report };
+    const context: AccountContext = { account, client, settings, naming: seriesNaming(settings, RESERVED_FAMILIES), spanMs, report, log };
     const hosts = await hostsToBackfill(client, account);
     report.hosts = hosts.length;
     for (const uuid of hosts) {
@@ -180,7 +185,11 @@ async function backfillHost(context: AccountContext, uuid: string, options: Back
   const { value: catalogue } = await client.get(METRIC_CATALOGUE_ENDPOINT, { uuid }, {}, 'bulk');
   const names = naming.fetchable(selectMetricNames(catalogue.metrics, settings.metrics));
   const now = options.clock.now();
-  const untilMs = Math.min(saved?.untilMs ?? (await options.boundaryOf?.(account.name, uuid)) ?? options.progress.untilMs, now - settings.ingestDelayMs);
+  const live = await options.boundaryOf?.(account.name, uuid);
+  if (options.boundaryOf !== undefined && live === undefined && saved === undefined) {
+    context.log.warn({ host_uuid: uuid, untilMs: options.progress.untilMs }, 'backfill: the live exporter has not counted this host (not in its state file): its history ends at the default end, the join with live data is not exact');
+  }
+  const untilMs = Math.min(saved?.untilMs ?? live?.untilMs ?? options.progress.untilMs, now - settings.ingestDelayMs);
   const fromMs = saved?.coveredUntilMs ?? -Infinity;
   let state: SeriesHostState = saved?.state ?? EMPTY_SERIES_STATE;
   if (names.length === 0 || fromMs >= untilMs) {
@@ -191,8 +200,26 @@ async function backfillHost(context: AccountContext, uuid: string, options: Back
   const answers = [];
   for (const window of windows) answers.push((await fetchSeries(client, uuid, names, window.since, 'bulk')).value);
   const steps = assembleHistory(answers, fromMs, untilMs);
+  const lastEndMs = steps.length === 0 ? undefined : (steps.at(-1) as HistoryStep).t + (steps.at(-1) as HistoryStep).intervalMs;
+  if (live !== undefined && lastEndMs !== undefined && lastEndMs < untilMs) {
+    context.log.warn(
+      { host_uuid: uuid, minutes: (untilMs - lastEndMs) / 60_000 },
+      'backfill: the history next to the live start comes in buckets coarser than a minute that do not end there: the minutes between are left out (never counted twice); run the backfill within 4 hours of the exporter\'s start for a join exact to the minute',
+    );
+  }
 
-  const replay = { account: account.name, hostUuid: uuid, labels: new HostLabels(account.name, uuid), naming, ingestDelayMs: settings.ingestDelayMs, lateDataHorizonMs: settings.lateDataHorizonMs, nullHandling: options.config.exporter.nullHandling };
+  const labels = new HostLabels(account.name, uuid);
+  const replay = {
+    account: account.name,
+    hostUuid: uuid,
+    labels,
+    naming,
+    ingestDelayMs: settings.ingestDelayMs,
+    lateDataHorizonMs: settings.lateDataHorizonMs,
+    nullHandling: options.config.exporter.nullHandling,
+    counterEnds: live === undefined ? undefined : counterEnds(live, naming, labels),
+    liveSampleTimestamps: options.config.exporter.sampleTimestamps,
+  };
   const buffer = new HistoryBuffer();
   const chunkSamples = options.chunkSamples ?? 100_000;
   let covered = fromMs;

@@ -25,6 +25,12 @@ describe('backfill flags', () => {
     expect(problem(['--remote-write.url=ftp://x/'])).toMatch(/^--remote-write.url /);
   });
 
+  it('reads where the live counters began from the exporter\'s state file, given as a flag or as the exporter\'s own variable', () => {
+    expect(parse(['--output=h.om', '--state.file=/var/lib/monapi/state.json']).stateFile).toBe('/var/lib/monapi/state.json');
+    expect(parse(['--output=h.om'], { MONAPI_STATE_FILE: '/data/state.json' }).stateFile).toBe('/data/state.json');
+    expect(parse(['--output=h.om']).stateFile).toBeUndefined();
+  });
+
   it('adds labels given as name=value, refusing the ones the exporter sets', () => {
     expect(parse(['--output=h.om', '--label=job=monapi', '--label', 'instance=exporter:9866']).labels).toEqual({ job: 'monapi', instance: 'exporter:9866' });
     expect(parse(['--output=h.om']).labels).toEqual({});

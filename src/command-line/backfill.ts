@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { liveStartsFrom, type LiveStart } from '../backfill/join.js';
 import { Progress, ProgressError } from '../backfill/progress.js';
 import { runBackfill, type BackfillReport } from '../backfill/run.js';
 import { HistoryRefusedError, OpenMetricsFileWriter, RemoteWriteHistoryWriter, type HistoryWriter } from '../backfill/writers.js';
@@ -15,6 +16,8 @@ import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel, DEFAULT_CONFIG_
 import { stderr, stdout } from './output.js';
 import { configOrExplain } from './serve.js';
 import { SINGLE_SHARD } from '../sharding/index.js';
+import { readStateFile } from '../state/state-file.js';
+import type { Config } from '../config/types.js';
 
 /**
  * `monapi-exporter backfill`: the upstream's history of every host into an OpenMetrics file
@@ -34,6 +37,11 @@ const BACKFILL_FLAGS: Readonly<Record<string, BackfillFlagSpec>> = {
   'config.file': { type: 'string', env: 'MONAPI_CONFIG_FILE', help: `YAML configuration file, the exporter's own (default ${JSON.stringify(DEFAULT_CONFIG_FILE)}).` },
   since: { type: 'string', env: 'MONAPI_BACKFILL_SINCE', help: "How far back, such as 30d or 4w. Default: the plan's retention, as /account states it." },
   until: { type: 'string', env: 'MONAPI_BACKFILL_UNTIL', help: 'Where history ends, an RFC 3339 time. Default: when the first run started (kept in the progress file).' },
+  'state.file': {
+    type: 'string',
+    env: 'MONAPI_STATE_FILE',
+    help: "The running exporter's --state.file, read only: each host's history then ends exactly where its live counters began counting, so nothing is counted twice or left out at the join (hosts it does not name end at --until).",
+  },
   output: { type: 'string', env: 'MONAPI_BACKFILL_OUTPUT', help: 'Write an OpenMetrics file with timestamps here, for promtool tsdb create-blocks-from openmetrics.' },
   'remote-write.url': {
     type: 'string',
@@ -72,6 +80,7 @@ export interface BackfillFlags {
   readonly configFile: string;
   readonly sinceMs: number | undefined;
   readonly untilMs: number | undefined;
+  readonly stateFile: string | undefined;
   readonly output: { readonly kind: 'file'; readonly path: string } | { readonly kind: 'remote_write'; readonly url: string };
   readonly progressFile: string;
   readonly requestsPerMinute: number | undefined;
@@ -167,6 +176,7 @@ export function parseBackfillFlags(argv: readonly string[], env: NodeJS.ProcessE
     configFile: pick('config.file')?.value ?? DEFAULT_CONFIG_FILE,
     sinceMs: since === undefined ? undefined : parseSince(since.value, since.from),
     untilMs,
+    stateFile: pick('state.file')?.value,
     output,
     progressFile: pick('progress.file')?.value ?? (output.kind === 'file' ? `${output.path}.progress.json` : 'monapi-backfill.progress.json'),
     requestsPerMinute: rate === undefined ? undefined : Number(rate.value),
@@ -194,6 +204,13 @@ export async function backfillCommand(argv: readonly string[], env: NodeJS.Proce
   const config = configOrExplain(flags.configFile, SINGLE_SHARD);
   if (config === undefined) return 1;
   const log = createLogger({ level: flags.logLevel, format: flags.logFormat });
+  let boundaryOf: ((account: string, uuid: string) => Promise<LiveStart | undefined>) | undefined;
+  try {
+    boundaryOf = liveBoundaries(flags, config, log);
+  } catch (error) {
+    stderr(`monapi-exporter backfill: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
   const writer = historyWriter(flags, config.remoteWrite, proxySettingsFromEnv(env), clock, log);
   let progress: Progress;
   try {
@@ -215,7 +232,7 @@ export async function backfillCommand(argv: readonly string[], env: NodeJS.Proce
   const keepAlive = setInterval(() => undefined, 60_000);
   let report: BackfillReport;
   try {
-    report = await runBackfill({ config, writer, progress, clock, log, proxy: proxySettingsFromEnv(env), sinceMs: flags.sinceMs, requestsPerMinute: flags.requestsPerMinute, chunkSamples: flags.chunkSamples, labels: { ...config.remoteWrite?.externalLabels, ...flags.labels }, signal: stop.signal });
+    report = await runBackfill({ config, writer, progress, clock, log, proxy: proxySettingsFromEnv(env), sinceMs: flags.sinceMs, boundaryOf, requestsPerMinute: flags.requestsPerMinute, chunkSamples: flags.chunkSamples, labels: { ...config.remoteWrite?.externalLabels, ...flags.labels }, signal: stop.signal });
   } catch (error) {
     if (!(error instanceof HistoryRefusedError)) throw error;
     log.error({ err: error.message }, 'backfill: stopped');
@@ -228,6 +245,24 @@ export async function backfillCommand(argv: readonly string[], env: NodeJS.Proce
   }
   logReport(log, report);
   return report.complete ? 0 : 1;
+}
+
+/**
+ * Where each host's history ends, from the live exporter's state file: where its counters
+ * began counting. Without one, every host ends at --until (or the first run's start), which
+ * the output says: the join with live counters is then only as good as that time.
+ */
+function liveBoundaries(flags: BackfillFlags, config: Config, log: ReturnType<typeof createLogger>): ((account: string, uuid: string) => Promise<LiveStart | undefined>) | undefined {
+  if (flags.stateFile === undefined) {
+    log.warn(
+      'backfill: no --state.file: history ends at --until (default: when the first run started) for every host, not where the live counters began counting; the join with live data may count a few minutes twice or leave a gap (docs/backfill.md, "Joining live data")',
+    );
+    return undefined;
+  }
+  const { starts, problems } = liveStartsFrom(readStateFile(flags.stateFile), config.accounts);
+  for (const problem of problems) log.warn({ stateFile: flags.stateFile, problem }, 'backfill: the state file does not say where some live counters began; those hosts end at --until');
+  log.info({ stateFile: flags.stateFile, hosts: [...starts.values()].reduce((n, hosts) => n + hosts.size, 0) }, 'backfill: history ends where the live counters began counting');
+  return (account, uuid) => Promise.resolve(starts.get(account)?.get(uuid));
 }
 
 /** Prometheus' own remote_write defaults where they fit a backfill: it may wait, never drop. */

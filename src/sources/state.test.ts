@@ -14,11 +14,20 @@ describe('state codecs', () => {
   it('series: totals, cursors and a 120-bit hole bitmap survive', () => {
     const state: SeriesHostState = {
       counters: new Map([
-        ['nginx.http.request.count', { total: 12345, sum: 0, coveredUntilMs: 1_795_348_800_000, intervalMs: 60_000, holes: (1n << 119n) | 5n, lastSeenMs: 1_795_348_900_000 }],
+        ['nginx.http.request.count', { total: 12345, sum: 0, coveredUntilMs: 1_795_348_800_000, countingSinceMs: 1_795_340_000_000, intervalMs: 60_000, holes: (1n << 119n) | 5n, lastSeenMs: 1_795_348_900_000 }],
+        ['system.disk.io', { total: 7, sum: 0, coveredUntilMs: 1_795_348_800_000, countingSinceMs: -Infinity, intervalMs: 60_000, holes: 0n, lastSeenMs: 1_795_348_900_000 }],
       ]),
       missing: { null: 3, window_gap: 1, partial_overlap: 0, invalid: 2 },
     };
     expect(decodeSeriesHost(viaJson(encodeSeriesHost(state)))).toEqual(state);
+  });
+
+  it('series: a state file written before counters kept where they began counting still loads, that start not known', () => {
+    const older = {
+      counters: [['nginx.http.request.count', { total: 5, sum: 0, coveredUntilMs: 1_795_348_800_000, intervalMs: 60_000, holes: '0', lastSeenMs: 1_795_348_900_000 }]],
+      missing: { null: 0, window_gap: 0, partial_overlap: 0, invalid: 0 },
+    };
+    expect(decodeSeriesHost(older).counters.get('nginx.http.request.count')).toMatchObject({ total: 5, coveredUntilMs: 1_795_348_800_000, countingSinceMs: -Infinity });
   });
 
   it('checks: a first poll that found nothing (cursor at -Infinity) and a counting one survive', () => {

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadStateFile, STATE_FORMAT, writeStateFile } from './state-file.js';
+import { loadStateFile, readStateFile, STATE_FORMAT, writeStateFile } from './state-file.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'monapi-state-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -17,6 +17,18 @@ describe('the state file', () => {
     expect(bytes).toBe(readFileSync(path).length);
     expect(readdirSync(dir).filter((f) => f.includes('.tmp-'))).toEqual([]);
     expect(loadStateFile(path, NOW)).toEqual({ kind: 'loaded', snapshot });
+  });
+
+  it('is read by another process (the backfill) without changing anything: a bad one is an error naming why, left where it is with its temporaries', async () => {
+    const path = join(dir, 'read-only.json');
+    await writeStateFile(path, snapshot);
+    writeFileSync(`${path}.tmp-12345`, 'a save under way');
+    expect(readStateFile(path)).toEqual(snapshot);
+    writeFileSync(path, '{"format":"other"}');
+    expect(() => readStateFile(path)).toThrow(/read-only.json: not a monapi-exporter-state file of version 1/);
+    expect(() => readStateFile(join(dir, 'absent.json'))).toThrow(/absent.json: .*not found/);
+    expect(readFileSync(path, 'utf8')).toBe('{"format":"other"}');
+    expect(existsSync(`${path}.tmp-12345`)).toBe(true);
   });
 
   it('is simply absent on a first start', () => {

@@ -79,6 +79,32 @@ export function loadStateFile(path: string, nowMs: number): StateLoad {
 }
 
 /**
+ * Reads another process's state file (the backfill reads the live exporter's) and changes
+ * nothing: no temporaries removed, nothing set aside, since the file is not ours. Throws an
+ * error naming what is wrong.
+ */
+export function readStateFile(path: string): StateSnapshot {
+  let text: string;
+  try {
+    text = readBoundedFile(path, STATE_FILE_MAX_BYTES, 'state file');
+  } catch (error) {
+    throw new Error(error instanceof InputFileError ? `state file ${path}: ${error.reason}` : String(error));
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new Error(`state file ${path}: not JSON`);
+  }
+  const parsed = snapshotSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(`state file ${path}: not a ${STATE_FORMAT} file of version ${STATE_VERSION} (${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'unreadable'})`);
+  }
+  return { savedAtMs: parsed.data.savedAtMs, accounts: parsed.data.accounts };
+}
+
+/**
  * Removes `<file>.tmp-<digits>` beside the state file: at start no save of this process is
  * under way, and a temporary file of another process's save is one it never finished (two
  * exporters sharing a state file is a mistake of its own). Returns what was removed.

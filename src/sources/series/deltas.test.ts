@@ -158,6 +158,15 @@ describe('advanceDelta', () => {
     expect([filled?.total, filled?.sum, filled?.holes]).toEqual([4, 1.2, 0n]);
   });
 
+  it('keeps where it began counting, its first cursor, through later polls: the point the backfill ends history at', () => {
+    const { state } = run([
+      { nowMs: T0, startMs: T0 - 10 * MIN, values: [1, 1, 1, 1, 1, 1, 1, 1, null, null] },
+      { nowMs: T0 + 5 * MIN, startMs: T0 - 10 * MIN, values: [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, null, null] },
+    ]);
+    // First sight at T0: due up to T0-2m, so the counter holds every minute from T0-2m on and none before.
+    expect(state).toMatchObject({ countingSinceMs: T0 - 2 * MIN, coveredUntilMs: T0 + 3 * MIN, total: 5 });
+  });
+
   it('keeps one bigint of holes behind the cursor, not an object per point', () => {
     const nulls = Array<null>(120).fill(null);
     const { state, tally } = run([

@@ -29,6 +29,12 @@ export interface DeltaState {
   /** Timers only: running sum of mean × count; 0 otherwise. */
   readonly sum: number;
   readonly coveredUntilMs: number;
+  /**
+   * The first cursor: the counter holds every minute from here on (it was 0 here). The
+   * backfill ends this counter's history exactly here. -Infinity: not known (restored from a
+   * state file written before it was kept).
+   */
+  readonly countingSinceMs: number;
   /** Interval of the points the cursor and the holes are on. */
   readonly intervalMs: number;
   /** Bit k: the point ending at `coveredUntilMs - k × intervalMs` was null when due and may still arrive. */
@@ -92,7 +98,7 @@ export function advanceDelta(
     const anchor = points[0];
     if (!anchor) return undefined;
     const coveredUntilMs = anchor.t + Math.floor((clock.dueUntilMs - anchor.t) / intervalMs) * intervalMs;
-    return { total: 0, sum: 0, coveredUntilMs, intervalMs, holes: 0n, lastSeenMs: clock.nowMs };
+    return { total: 0, sum: 0, coveredUntilMs, countingSinceMs: coveredUntilMs, intervalMs, holes: 0n, lastSeenMs: clock.nowMs };
   }
   let { total, sum, holes } = previous;
   let covered = previous.coveredUntilMs;
@@ -154,5 +160,5 @@ export function advanceDelta(
       holes &= mask;
     }
   }
-  return { total, sum, coveredUntilMs: covered, intervalMs, holes, lastSeenMs: clock.nowMs };
+  return { total, sum, coveredUntilMs: covered, countingSinceMs: previous.countingSinceMs, intervalMs, holes, lastSeenMs: clock.nowMs };
 }

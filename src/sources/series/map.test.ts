@@ -373,7 +373,7 @@ describe('late data over random arrivals (property)', () => {
 });
 
 describe('requiredWindow', () => {
-  const counter = (ageMs: number, holes = 0n) => ({ total: 0, sum: 0, coveredUntilMs: T0 - ageMs, intervalMs: MIN, holes, lastSeenMs: T0 });
+  const counter = (ageMs: number, holes = 0n) => ({ total: 0, sum: 0, coveredUntilMs: T0 - ageMs, countingSinceMs: T0 - ageMs, intervalMs: MIN, holes, lastSeenMs: T0 });
   const counters = (entries: [string, ReturnType<typeof counter>][]) => ({ ...EMPTY_SERIES_STATE, counters: new Map(entries) });
   it.each([
     { name: 'no counters: the minimum (staleness 10 min)', state: counters([]), delay: 2 * MIN, want: '10m' },

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { count, parse, time } from '../shared/state-codec.js';
+import { count, finiteOrNull, orMinusInfinity, parse, time } from '../shared/state-codec.js';
 import type { DeltaState } from './deltas.js';
 import type { SeriesHostState } from './map.js';
 
@@ -11,6 +11,8 @@ const deltaSchema = z.object({
   total: count,
   sum: count,
   coveredUntilMs: time,
+  /** Where the counter began counting; absent (files written before it was kept) or null: not known. */
+  countingSinceMs: time.nullable().optional(),
   intervalMs: z.number().finite().positive(),
   /** The hole bitmap as hex: JSON has no bigint. */
   holes: z.string().regex(HOLES),
@@ -25,7 +27,7 @@ export type SeriesHostJson = z.input<typeof seriesHostSchema>;
 
 export function encodeSeriesHost(state: SeriesHostState): SeriesHostJson {
   return {
-    counters: [...state.counters].map(([name, d]) => [name, { ...d, holes: d.holes.toString(16) }]),
+    counters: [...state.counters].map(([name, d]) => [name, { ...d, countingSinceMs: finiteOrNull(d.countingSinceMs), holes: d.holes.toString(16) }]),
     missing: { ...state.missing },
   };
 }
@@ -33,7 +35,7 @@ export function encodeSeriesHost(state: SeriesHostState): SeriesHostJson {
 export function decodeSeriesHost(json: unknown): SeriesHostState {
   const parsed = parse(seriesHostSchema, json, 'series host state');
   return {
-    counters: new Map(parsed.counters.map(([name, d]): [string, DeltaState] => [name, { ...d, holes: BigInt(`0x${d.holes}`) }])),
+    counters: new Map(parsed.counters.map(([name, d]): [string, DeltaState] => [name, { ...d, countingSinceMs: orMinusInfinity(d.countingSinceMs ?? null), holes: BigInt(`0x${d.holes}`) }])),
     missing: parsed.missing,
   };
 }
