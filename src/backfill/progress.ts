@@ -1,7 +1,6 @@
-import { closeSync, fsyncSync, openSync, readFileSync } from 'node:fs';
-import { open, rename, unlink } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { writeFileAtomically } from '../lib/atomic-file.js';
 import { decodeSeriesHost, encodeSeriesHost, seriesHostSchema } from '../sources/series/state.js';
 import type { SeriesHostState } from '../sources/series/map.js';
 
@@ -120,30 +119,7 @@ export class Progress {
 
   async save(): Promise<void> {
     const body = JSON.stringify({ format: PROGRESS_FORMAT, version: PROGRESS_VERSION, target: this.target, untilMs: this.untilMs, accounts: this.accounts, parts: this.parts });
-    const temporary = `${this.path}.tmp-${process.pid}`;
-    const handle = await open(temporary, 'w', 0o600);
-    try {
-      await handle.writeFile(body, 'utf8');
-      await handle.sync();
-    } catch (error) {
-      await handle.close();
-      await unlink(temporary).catch(() => undefined);
-      throw error;
-    }
-    await handle.close();
-    await rename(temporary, this.path);
-    syncFolder(dirname(this.path));
+    await writeFileAtomically(this.path, body);
   }
 }
 
-function syncFolder(folder: string): void {
-  let fd: number | undefined;
-  try {
-    fd = openSync(folder, 'r');
-    fsyncSync(fd);
-  } catch {
-    // A file system that cannot fsync a folder: the rename is still atomic, only less durable.
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
-}

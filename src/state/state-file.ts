@@ -1,8 +1,8 @@
-import { closeSync, fsyncSync, lstatSync, openSync, readdirSync, renameSync, unlinkSync } from 'node:fs';
-import { open, rename, unlink } from 'node:fs/promises';
+import { lstatSync, readdirSync, renameSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
 import { InputFileError, readBoundedFile } from '../config/input.js';
+import { writeFileAtomically } from '../lib/atomic-file.js';
 
 /**
  * The state file (`--state.file`): per account, the persistent state of its sources, as one
@@ -153,31 +153,7 @@ function setAside(path: string, nowMs: number, reason: string): StateLoad {
 /** Writes the snapshot atomically (temporary file, fsync, rename, fsync of the folder). */
 export async function writeStateFile(path: string, snapshot: StateSnapshot): Promise<number> {
   const body = JSON.stringify({ format: STATE_FORMAT, version: STATE_VERSION, savedAtMs: snapshot.savedAtMs, accounts: snapshot.accounts });
-  const temporary = `${path}.tmp-${process.pid}`;
-  const handle = await open(temporary, 'w', 0o600);
-  try {
-    await handle.writeFile(body, 'utf8');
-    await handle.sync();
-  } catch (error) {
-    await handle.close();
-    await unlink(temporary).catch(() => undefined);
-    throw error;
-  }
-  await handle.close();
-  await rename(temporary, path);
-  syncFolder(dirname(path));
+  await writeFileAtomically(path, body);
   return Buffer.byteLength(body);
 }
 
-/** Makes the rename itself durable; a file system that cannot fsync a folder is left as it is. */
-function syncFolder(folder: string): void {
-  let fd: number | undefined;
-  try {
-    fd = openSync(folder, 'r');
-    fsyncSync(fd);
-  } catch {
-    // e.g. EISDIR/EINVAL on some file systems: the rename is still atomic, only less durable.
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
-}
