@@ -232,17 +232,20 @@ ${options.targets.map(staticConfig).join('')}`}${options.extraScrapeConfigs ?? '
         await new Promise((r) => setTimeout(r, 500));
       }
     },
-    async stop() {
-      child.kill('SIGTERM');
-      await new Promise<void>((resolve) => {
-        if (child.exitCode !== null) resolve();
-        else child.once('exit', () => resolve());
-        setTimeout(() => {
-          child.kill('SIGKILL');
-          resolve();
-        }, 5000).unref();
-      });
-      rmSync(dir, { recursive: true, force: true });
-    },
+    stop: () => stopServer(child, dir),
   };
+}
+
+/** SIGTERM, SIGKILL after 5 s, then the server's folder removed: how a test server is stopped. */
+export async function stopServer(child: ChildProcess, dir: string): Promise<void> {
+  child.kill('SIGTERM');
+  await new Promise<void>((resolve) => {
+    if (child.exitCode !== null) resolve();
+    else child.once('exit', () => resolve());
+    setTimeout(() => {
+      child.kill('SIGKILL');
+      resolve();
+    }, 5000).unref();
+  });
+  rmSync(dir, { recursive: true, force: true });
 }

@@ -1,9 +1,9 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort } from './prometheus.js';
+import { freePort, stopServer } from './prometheus.js';
 
 /**
  * VictoriaMetrics single-node, built from the Go module proxy by scripts/victoria-metrics into a
@@ -101,17 +101,6 @@ export async function startVictoriaMetrics(): Promise<RunningVictoriaMetrics> {
       if (body.status !== 'success' || !body.data) throw new Error(`victoria-metrics ${promql}: ${body.error ?? response.status}`);
       return body.data.result.map((r) => ({ metric: r.metric, values: r.values.map(([t, v]): [number, number] => [t, Number(v)]) }));
     },
-    async stop() {
-      child.kill('SIGTERM');
-      await new Promise<void>((resolve) => {
-        if (child.exitCode !== null) resolve();
-        else child.once('exit', () => resolve());
-        setTimeout(() => {
-          child.kill('SIGKILL');
-          resolve();
-        }, 5000).unref();
-      });
-      rmSync(dir, { recursive: true, force: true });
-    },
+    stop: () => stopServer(child, dir),
   };
 }
