@@ -71,7 +71,7 @@ interface Running {
  * Everything one unit (an account, or the release lookups) needs: its sources' pollers,
  * their jobs on one scheduler, and the figures that explain its freshness. Per-target jobs
  * follow the topics: whenever a topic of the unit changes (a host list arrives, a catalogue
- * changes), every target source's targets are read again; a target that appears gets a job,
+ * changes), the targets of every source that reads it are read again; a target that appears gets a job,
  * one that goes away loses it and its series are retracted.
  */
 export class UnitRuntime<Api = unknown> implements SchedulingView {
@@ -87,6 +87,10 @@ export class UnitRuntime<Api = unknown> implements SchedulingView {
   /** The sources whose jobs' first runs the unit waits for before it is ready. */
   private readonly holdsReadiness: ReadonlySet<string>;
   private reconcileQueued = false;
+  /** The target sources whose topics changed since the last reconcile. */
+  private readonly dirtySources = new Set<string>();
+  /** Per target source, its jobs and the target each was made for: a target seen again as the same object keeps its job. */
+  private readonly targetJobs = new Map<string, Map<string, unknown>>();
   private stopped = false;
   /** From the latest 403 plan_required; shown in /status, logged once per distinct URL. */
   private upgradeUrl: string | undefined;
@@ -109,10 +113,17 @@ export class UnitRuntime<Api = unknown> implements SchedulingView {
       onOutcome: (outcome) => this.recordOutcome(outcome),
     });
     this.holdsReadiness = new Set(options.sources.filter((d) => d.holdsReadiness ?? true).map((d) => d.name));
-    const ownReads = new Set(options.sources.flatMap((d) => (d.reads ?? []).map((t) => t.name)));
-    const everyUnit = new Set(options.sources.flatMap((d) => (d.readsEveryUnit ?? []).map((t) => t.name)));
+    // Which sources follow which topic: a catalogue poll (one per host) must not re-read every source's targets.
+    const readersOf = (topics: (d: SourceDefinition<Api, unknown>) => readonly { readonly name: string }[] | undefined) => {
+      const readers = new Map<string, string[]>();
+      for (const definition of options.sources) for (const topic of topics(definition) ?? []) readers.set(topic.name, [...(readers.get(topic.name) ?? []), definition.name]);
+      return readers;
+    };
+    const ownReaders = readersOf((d) => d.reads);
+    const everyUnitReaders = readersOf((d) => d.readsEveryUnit);
     this.unsubscribe = options.board.onChange((unit, topic) => {
-      if ((unit === this.account && ownReads.has(topic)) || everyUnit.has(topic)) this.queueReconcile();
+      const readers = [...(unit === this.account ? (ownReaders.get(topic) ?? []) : []), ...(everyUnitReaders.get(topic) ?? [])];
+      if (readers.length > 0) this.queueReconcile(readers);
     });
     const contextOf = (definition: SourceDefinition<Api, unknown>, fields: FieldHealth | undefined): SourceContext<Api, unknown> => {
       const config = options.sourceConfig[definition.name];
@@ -176,7 +187,7 @@ export class UnitRuntime<Api = unknown> implements SchedulingView {
         run: (signal) => poller.poll(signal),
       });
     }
-    this.reconcile();
+    this.reconcile(this.running.map((r) => r.definition.name));
     options.metrics.track(this);
   }
 
@@ -358,21 +369,25 @@ export class UnitRuntime<Api = unknown> implements SchedulingView {
     this.planChanged();
   }
 
-  private queueReconcile(): void {
-    if (this.reconcileQueued || this.stopped) return;
+  private queueReconcile(sources: readonly string[]): void {
+    if (this.stopped) return;
+    for (const source of sources) this.dirtySources.add(source);
+    if (this.reconcileQueued) return;
     this.reconcileQueued = true;
     // Providers set several topics in one poll: the jobs follow once, after it.
     queueMicrotask(() => {
       this.reconcileQueued = false;
-      if (!this.stopped) this.reconcile();
+      const dirty = [...this.dirtySources];
+      this.dirtySources.clear();
+      if (!this.stopped) this.reconcile(dirty);
     });
   }
 
-  /** Makes every target source's jobs match its targets. */
-  private reconcile(): void {
+  /** Makes the jobs of these target sources match their targets. */
+  private reconcile(sources: readonly string[]): void {
     this.scheduler.batch(() => {
       for (const { definition, poller } of this.running) {
-        if (poller.scope === 'target') this.reconcileTargets(definition, poller);
+        if (poller.scope === 'target' && sources.includes(definition.name)) this.reconcileTargets(definition, poller);
       }
     });
   }
@@ -409,15 +424,20 @@ export class UnitRuntime<Api = unknown> implements SchedulingView {
       if (poller.ready?.(target) ?? true) wanted.set(`${name}/${key}`, target);
     }
     const prefix = `${name}/`;
-    for (const job of this.scheduler.jobs()) {
-      if (job.id.startsWith(prefix) && !wanted.has(job.id)) {
+    let jobs = this.targetJobs.get(name);
+    if (jobs === undefined) this.targetJobs.set(name, (jobs = new Map()));
+    for (const id of jobs.keys()) {
+      if (!wanted.has(id)) {
         // Gone, filtered out, or nothing left to fetch (an empty metric catalogue): its
         // series leave /metrics now. A run still in flight is aborted and publishes nothing.
-        this.removeJob(job.id);
-        poller.forget(job.id.slice(prefix.length));
+        jobs.delete(id);
+        this.removeJob(id);
+        poller.forget(id.slice(prefix.length));
       }
     }
     for (const [id, target] of wanted) {
+      if (jobs.get(id) === target && this.scheduler.has(id)) continue;
+      jobs.set(id, target);
       // Upsert refreshes the target object (online state, hostname) without moving the due time.
       this.upsertJob({
         id,

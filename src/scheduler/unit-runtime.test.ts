@@ -1,0 +1,121 @@
+import pino from 'pino';
+import { Registry } from 'prom-client';
+import { describe, expect, it } from 'vitest';
+import { createRequestBudget } from '../budget/index.js';
+import { parseConfig } from '../exporter/config.js';
+import type { MetricSink } from '../exposition/model.js';
+import { FakeClock, flushMicrotasks } from '../lib/clock.js';
+import { every, topic, type SourceDefinition, type Topic } from '../sources/source.js';
+import { createSchedulerMetrics } from './metrics.js';
+import { TopicBoard } from './topics.js';
+import { UnitRuntime } from './unit-runtime.js';
+
+/**
+ * Per-target jobs follow the topics their sources read, and only those: at 8,000 hosts a
+ * catalogue poll (one per host, each providing the metric names) re-reading every source's
+ * targets held the event loop for a second at a time.
+ */
+
+const NAMES = topic<ReadonlyMap<string, number>>('names-provider', 'names', new Map());
+const SITES = topic<ReadonlyMap<string, { readonly url: string }>>('sites-provider', 'sites', new Map());
+
+const sink: MetricSink = { publish() {}, retract() {}, groups: () => [] };
+
+/** A target source over one topic's map, counting how often its targets are read and what it polls and forgets. */
+function countingSource(name: string, reads: Topic<ReadonlyMap<string, unknown>>) {
+  const seen = { targetReads: 0, polled: [] as string[], forgotten: [] as string[] };
+  let board: { read: <T>(t: Topic<T>) => T } | undefined;
+  const definition: SourceDefinition<unknown, unknown> = {
+    name,
+    section: 'account',
+    priority: 'normal',
+    families: [],
+    reads: [reads],
+    create: (ctx) => {
+      board = ctx;
+      return {
+        scope: 'target',
+        targets: () => {
+          seen.targetReads++;
+          return board?.read(reads) ?? new Map();
+        },
+        cadence: () => every(60_000),
+        requestsPerRun: () => 1,
+        poll: (target) => {
+          seen.polled.push(JSON.stringify(target));
+          return Promise.resolve();
+        },
+        forget: (key) => seen.forgotten.push(key),
+      };
+    },
+  };
+  return { definition, seen };
+}
+
+function unitWith(sources: SourceDefinition<unknown, unknown>[]) {
+  const clock = new FakeClock(Date.UTC(2026, 10, 26, 12));
+  const board = new TopicBoard();
+  const config = parseConfig('accounts:\n  - {name: prod, base_url: http://mon.invalid/api/v2, api_key_env: K}\n', { env: { K: 'k' } });
+  const runtime = new UnitRuntime({
+    unit: { name: 'prod', baseUrl: 'http://mon.invalid/api/v2', counterGraceMs: 0, shard: { ordinal: 0, total: 1 } },
+    sources,
+    sourceConfig: Object.fromEntries(sources.map((s) => [s.name, { enabled: true, cadenceMs: {}, settings: undefined, fieldPaths: {} }])),
+    exporter: config.exporter,
+    upstream: undefined,
+    budget: createRequestBudget({ name: 'prod', ratePerMinute: 6000, burst: 100, initialTokens: 100, headroom: 0, concurrency: 4, maxRetries: 0, clock }),
+    sink,
+    clock,
+    log: pino({ level: 'silent' }),
+    metrics: createSchedulerMetrics(new Registry(), clock),
+    board,
+    concurrency: 4,
+    reportsUp: false,
+    reservedFamilyNames: [],
+  });
+  return { runtime, board, clock };
+}
+
+describe('per-target jobs', () => {
+  it('follow a topic change in the sources that read that topic only', async () => {
+    const byName = countingSource('by-name', NAMES as Topic<ReadonlyMap<string, unknown>>);
+    const bySite = countingSource('by-site', SITES as Topic<ReadonlyMap<string, unknown>>);
+    const { runtime, board } = unitWith([byName.definition, bySite.definition]);
+    runtime.start();
+    board.provide('prod', SITES, new Map([['a', { url: 'https://a.example' }]]));
+    await flushMicrotasks();
+    const namesRead = byName.seen.targetReads;
+    const sitesRead = bySite.seen.targetReads;
+    for (let i = 1; i <= 50; i++) board.provide('prod', NAMES, new Map([['h1', i]]));
+    await flushMicrotasks();
+    // Fifty provides in one turn: the reader of NAMES reads its targets once more, the other not at all.
+    expect(byName.seen.targetReads).toBe(namesRead + 1);
+    expect(bySite.seen.targetReads).toBe(sitesRead);
+    // Another unit's change is not this unit's.
+    board.provide('other', SITES, new Map([['b', { url: 'https://b.example' }]]));
+    await flushMicrotasks();
+    expect(bySite.seen.targetReads).toBe(sitesRead);
+    expect(bySite.seen.polled).toEqual([JSON.stringify({ url: 'https://a.example' })]);
+    await runtime.stop();
+  });
+
+  it('keep a job whose target comes back as the same object, take a new object, and drop a target that left', async () => {
+    const bySite = countingSource('by-site', SITES as Topic<ReadonlyMap<string, unknown>>);
+    const { runtime, board, clock } = unitWith([bySite.definition]);
+    runtime.start();
+    const a = { url: 'https://a.example' };
+    board.provide('prod', SITES, new Map([['a', a], ['b', { url: 'https://b.example' }]]));
+    await flushMicrotasks();
+    expect(bySite.seen.polled.sort()).toEqual([JSON.stringify(a), JSON.stringify({ url: 'https://b.example' })]);
+    // a is the same object; b is new and renamed; c is gone from nothing; the next runs poll what is current.
+    board.provide('prod', SITES, new Map([['a', a], ['b', { url: 'https://b2.example' }]]));
+    await flushMicrotasks();
+    board.provide('prod', SITES, new Map([['b', { url: 'https://b3.example' }]]));
+    await flushMicrotasks();
+    expect(bySite.seen.forgotten).toEqual(['a']);
+    bySite.seen.polled.length = 0;
+    await clock.advanceAsync(60_000);
+    await flushMicrotasks();
+    expect(bySite.seen.polled).toEqual([JSON.stringify({ url: 'https://b3.example' })]);
+    await runtime.stop();
+  });
+});
