@@ -77,8 +77,8 @@ function unitWith(sources: SourceDefinition<unknown, unknown>[]) {
 
 describe('per-target jobs', () => {
   it('follow a topic change in the sources that read that topic only', async () => {
-    const byName = countingSource('by-name', NAMES as Topic<ReadonlyMap<string, unknown>>);
-    const bySite = countingSource('by-site', SITES as Topic<ReadonlyMap<string, unknown>>);
+    const byName = countingSource('by-name', NAMES);
+    const bySite = countingSource('by-site', SITES);
     const { runtime, board } = unitWith([byName.definition, bySite.definition]);
     runtime.start();
     board.provide('prod', SITES, new Map([['a', { url: 'https://a.example' }]]));
@@ -99,7 +99,7 @@ describe('per-target jobs', () => {
   });
 
   it('keep a job whose target comes back as the same object, take a new object, and drop a target that left', async () => {
-    const bySite = countingSource('by-site', SITES as Topic<ReadonlyMap<string, unknown>>);
+    const bySite = countingSource('by-site', SITES);
     const { runtime, board, clock } = unitWith([bySite.definition]);
     runtime.start();
     const a = { url: 'https://a.example' };

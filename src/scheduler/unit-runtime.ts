@@ -425,7 +425,7 @@ export class UnitRuntime<Api = unknown> implements SchedulingView {
     }
     const prefix = `${name}/`;
     let jobs = this.targetJobs.get(name);
-    if (jobs === undefined) this.targetJobs.set(name, (jobs = new Map()));
+    if (jobs === undefined) this.targetJobs.set(name, (jobs = new Map<string, unknown>()));
     for (const id of jobs.keys()) {
       if (!wanted.has(id)) {
         // Gone, filtered out, or nothing left to fetch (an empty metric catalogue): its
