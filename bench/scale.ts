@@ -153,6 +153,12 @@ function parseOptions(argv: readonly string[]): Options | 'help' {
   };
 }
 
+/** The longest stalls and GC pauses of a window, to look up in a --profile run. */
+function stallsText(stats: ExporterStats): string {
+  const stalls = stats.stalls.map((s) => `${s.ms.toFixed(0)} ms ending at ${s.endedAtUs} µs`).join(', ');
+  return `stalls over 50 ms: ${stalls || 'none'}; GC pauses ${stats.gc.count}, ${stats.gc.totalMs.toFixed(0)} ms in all, longest ${stats.gc.maxMs.toFixed(1)} ms (${stats.gc.maxKind || '-'})`;
+}
+
 function log(message: string): void {
   process.stderr.write(`[scale ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
 }
@@ -433,6 +439,7 @@ async function runStep(targetSeries: number, accountsOverride: number | undefine
     const memoryStats = await exporter.stats('gc');
     if (options.heapSnapshot && profileDir) await exporter.request({ type: 'heap-snapshot', path: join(profileDir, `exporter-${targetSeries}.heapsnapshot`) });
     log(`polling: loop p99 ${polling.loop.p99Ms.toFixed(1)} ms, max ${polling.loop.maxMs.toFixed(1)} ms; heap ${(memoryStats.memory.heapUsed / 1e6).toFixed(0)} MB, rss ${(memoryStats.memory.rss / 1e6).toFixed(0)} MB`);
+    log(`polling: ${stallsText(polling)}`);
 
     const metricsUrl = `${exporter.url}/metrics`;
     const bodies = {
@@ -460,6 +467,7 @@ async function runStep(targetSeries: number, accountsOverride: number | undefine
         await exporter.reset();
         const exporterRun = await runWrk({ ...wrk, url: metricsUrl, headers: variant.headers });
         const scraped = await exporter.stats();
+        log(`${variant.label}, round ${round + 1}: ${stallsText(scraped)}`);
         underLoad ??= scraped;
         loops.push(scraped.loop);
         cpuSeconds += scraped.cpuSeconds;

@@ -7,7 +7,7 @@
  *   node --expose-gc --import tsx bench/scale/exporter-process.ts <config.yaml> <log file>
  */
 import { createWriteStream } from 'node:fs';
-import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import { writeHeapSnapshot } from 'node:v8';
 import pino from 'pino';
 import { loadConfig } from '../../src/exporter/config.js';
@@ -68,6 +68,37 @@ store.onSnapshot((snapshot: ExpositionSnapshot) => {
   waiting = still;
 });
 
+/**
+ * Stalls, to find what caused them in a profile: a 10 ms interval that fires late by more
+ * than 50 ms records when the stall ended, on the clock --cpu-prof stamps its samples with.
+ */
+const STALL_TICK_MS = 10;
+let stalls: { endedAtUs: number; ms: number }[] = [];
+let lastTick = performance.now();
+setInterval(() => {
+  const now = performance.now();
+  const late = now - lastTick - STALL_TICK_MS;
+  lastTick = now;
+  if (late > 50) {
+    stalls.push({ endedAtUs: Number(process.hrtime.bigint() / 1000n), ms: late });
+    if (stalls.length > 200) stalls = stalls.sort((a, b) => b.ms - a.ms).slice(0, 20);
+  }
+}, STALL_TICK_MS).unref();
+
+const GC_KINDS: Record<number, string> = { 1: 'scavenge', 2: 'mark-compact', 4: 'incremental', 8: 'weak callbacks', 16: 'minor mark-sweep' };
+let gcPauses = { count: 0, totalMs: 0, maxMs: 0, maxKind: '' };
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    gcPauses.count++;
+    gcPauses.totalMs += entry.duration;
+    if (entry.duration > gcPauses.maxMs) {
+      const kind = ((entry as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind) ?? 0;
+      gcPauses.maxMs = entry.duration;
+      gcPauses.maxKind = GC_KINDS[kind] ?? String(kind);
+    }
+  }
+}).observe({ entryTypes: ['gc'] });
+
 let cpuAtReset = process.cpuUsage();
 let wallAtReset = performance.now();
 
@@ -99,6 +130,8 @@ async function stats(): Promise<ExporterStats> {
       meanMs: rebuilds.count > 0 ? (rebuilds.seconds * 1000) / rebuilds.count : NaN,
       meanCompressedBytes: rebuilds.count > 0 ? rebuilds.compressedBytes / rebuilds.count : NaN,
     },
+    stalls: [...stalls].sort((a, b) => b.ms - a.ms).slice(0, 5),
+    gc: { ...gcPauses },
   };
 }
 
@@ -108,6 +141,8 @@ process.on('message', (message: ExporterRequest) => {
       loop.reset();
       visibleDelaysMs = [];
       rebuilds = { count: 0, seconds: 0, compressedBytes: 0 };
+      stalls = [];
+      gcPauses = { count: 0, totalMs: 0, maxMs: 0, maxKind: '' };
       cpuAtReset = process.cpuUsage();
       wallAtReset = performance.now();
       send({ type: 'reset' });

@@ -1,4 +1,5 @@
 import { EnvHttpProxyAgent, errors as undiciErrors, type Dispatcher } from 'undici';
+import { responseTurns } from '../../lib/turns.js';
 
 /**
  * The narrow door between the upstream clients and the network. A client hands over a URL,
@@ -176,7 +177,10 @@ export class UndiciTransport implements Transport {
         }
         chunks.push(buffer);
       }
-      return { status, headers: flattenHeaders(response.headers), body: Buffer.concat(chunks, received) };
+      const complete = { status, headers: flattenHeaders(response.headers), body: Buffer.concat(chunks, received) };
+      // What the caller does with it (decode, map, publish) waits for its own turn of the loop.
+      await responseTurns.next();
+      return complete;
     } catch (error) {
       if (response && !response.body.destroyed) discard(response.body);
       if (deadline.signal.aborted && !signal.aborted && !(error instanceof TransportFailure)) {
