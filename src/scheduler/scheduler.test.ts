@@ -86,6 +86,48 @@ describe('Scheduler', () => {
     s.stop();
   });
 
+  it('ranks a job by the priority of its latest upsert, and an expedited job by its new due time', async () => {
+    const clock = new FakeClock();
+    const runs: string[] = [];
+    const gate = gatedRunner();
+    const s = new Scheduler({ clock, maxConcurrentJobs: 1 });
+    s.upsert(job('blocker', 60_000, runs, { run: gate.run }), clock.now() - 10_000);
+    s.upsert(job('a', 60_000, runs, { priority: 'bulk', run: gate.run }), clock.now() - 5_000);
+    s.upsert(job('b', 60_000, runs, { priority: 'bulk', run: gate.run }), clock.now() - 4_000);
+    s.upsert(job('c', 60_000, runs, { priority: 'bulk', run: gate.run }), clock.now() + 30_000);
+    s.start();
+    await flushMicrotasks();
+    // While the blocker runs: b becomes high priority, c is due now after all.
+    s.upsert(job('b', 60_000, runs, { priority: 'high', run: gate.run }));
+    s.expedite('c');
+    s.remove('a');
+    s.upsert(job('a', 60_000, runs, { priority: 'bulk', run: gate.run }), clock.now() - 1_000);
+    for (let i = 0; i < 4; i++) {
+      gate.releaseOne();
+      await flushMicrotasks();
+    }
+    expect(runs).toEqual(['blocker', 'b', 'a', 'c']);
+    s.stop();
+  });
+
+  it('starts thousands of jobs by priority, then due time, then age', async () => {
+    const clock = new FakeClock();
+    const runs: string[] = [];
+    const s = new Scheduler({ clock, maxConcurrentJobs: 4 });
+    const priorities: Priority[] = ['bulk', 'normal', 'high'];
+    s.batch(() => {
+      for (let i = 0; i < 3_000; i++) s.upsert(job(`j/${i}`, 60_000, runs, { priority: priorities[i % 3] }), clock.now() - ((i * 7919) % 5000));
+    });
+    s.start();
+    for (let i = 0; i < 1_000 && runs.length < 3_000; i++) await flushMicrotasks();
+    const rank = (id: string) => ({ high: 0, normal: 1, bulk: 2 })[priorities[Number(id.slice(2)) % 3] ?? 'bulk'];
+    const due = (id: string) => -((Number(id.slice(2)) * 7919) % 5000);
+    const expected = [...runs].sort((x, y) => rank(x) - rank(y) || due(x) - due(y) || Number(x.slice(2)) - Number(y.slice(2)));
+    expect(runs).toHaveLength(3_000);
+    expect(runs).toEqual(expected);
+    s.stop();
+  });
+
   it('never runs more jobs at once than allowed, and never the same job twice at once', async () => {
     const clock = new FakeClock();
     const runs: string[] = [];

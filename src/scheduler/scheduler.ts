@@ -1,3 +1,4 @@
+import TinyQueue from 'tinyqueue';
 import type { Priority } from '../budget/types.js';
 import type { Clock, TimerHandle } from '../lib/clock.js';
 
@@ -40,7 +41,20 @@ interface Entry {
   removed: boolean;
   /** Aborts the current run when the job is removed or the scheduler stops. */
   abort: AbortController | undefined;
+  /** Creation order: of two jobs due at once, the older goes first. */
+  readonly seq: number;
+  /** Bumped on every change of its place in the queues; a queued place of an older version is stale. */
+  version: number;
 }
+
+/** A waiting entry's place in its priority's queue, as of one version of it. */
+interface Place {
+  readonly entry: Entry;
+  readonly dueMs: number;
+  readonly version: number;
+}
+
+const byDueThenAge = (a: Place, b: Place): number => a.dueMs - b.dueMs || a.entry.seq - b.entry.seq;
 
 const PRIORITY_RANK: Record<Priority, number> = { high: 0, normal: 1, bulk: 2 };
 /** Node's timers overflow past this (and would fire at once): a job due later is looked at again then. */
@@ -55,6 +69,13 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  */
 export class Scheduler {
   private readonly entries = new Map<string, Entry>();
+  /**
+   * The waiting entries by priority, earliest due first. Places are never removed in place:
+   * a change queues a new one and the old is skipped when it comes up (a host list of
+   * thousands would otherwise cost a scan of every job each time a job finishes).
+   */
+  private readonly waiting: TinyQueue<Place>[] = [new TinyQueue([], byDueThenAge), new TinyQueue([], byDueThenAge), new TinyQueue([], byDueThenAge)];
+  private nextSeq = 0;
   private running = 0;
   private timer: TimerHandle | undefined;
   private timerDueMs = Infinity;
@@ -69,14 +90,19 @@ export class Scheduler {
   upsert(job: Job, dueMs = this.options.clock.now()): void {
     const existing = this.entries.get(job.id);
     if (existing) {
+      const priorityChanged = existing.job.priority !== job.priority;
       existing.job = job;
       if (existing.removed) {
         // Back while its aborted run is still finishing: due again as soon as that ends.
         existing.removed = false;
         existing.dueMs = Math.min(existing.dueMs, dueMs);
+      } else if (priorityChanged) {
+        this.enqueue(existing);
       }
     } else {
-      this.entries.set(job.id, { job, dueMs, running: false, removed: false, abort: undefined });
+      const entry: Entry = { job, dueMs, running: false, removed: false, abort: undefined, seq: this.nextSeq++, version: 0 };
+      this.entries.set(job.id, entry);
+      this.enqueue(entry);
     }
     this.kick();
   }
@@ -119,8 +145,9 @@ export class Scheduler {
   /** Moves a job's next run to now (e.g. a new host's catalogue is needed before its series). */
   expedite(id: string): void {
     const entry = this.entries.get(id);
-    if (entry && !entry.running) {
+    if (entry && !entry.running && !entry.removed) {
       entry.dueMs = Math.min(entry.dueMs, this.options.clock.now());
+      this.enqueue(entry);
       this.kick();
     }
   }
@@ -171,22 +198,34 @@ export class Scheduler {
     this.armTimer(now);
   }
 
-  private pickDue(now: number): Entry | undefined {
-    let best: Entry | undefined;
-    for (const entry of this.entries.values()) {
-      if (entry.running || entry.removed || entry.dueMs > now) continue;
-      if (
-        !best ||
-        PRIORITY_RANK[entry.job.priority] < PRIORITY_RANK[best.job.priority] ||
-        (PRIORITY_RANK[entry.job.priority] === PRIORITY_RANK[best.job.priority] && entry.dueMs < best.dueMs)
-      ) {
-        best = entry;
-      }
+  /** Queues the entry's current place (it is waiting: not running, not removed). */
+  private enqueue(entry: Entry): void {
+    entry.version++;
+    this.waiting[PRIORITY_RANK[entry.job.priority]]?.push({ entry, dueMs: entry.dueMs, version: entry.version });
+  }
+
+  /** The earliest waiting place of a priority, stale places dropped on the way. */
+  private head(queue: TinyQueue<Place>): Place | undefined {
+    for (;;) {
+      const place = queue.peek();
+      if (place === undefined) return undefined;
+      const { entry } = place;
+      if (place.version === entry.version && !entry.running && !entry.removed && this.entries.get(entry.job.id) === entry) return place;
+      queue.pop();
     }
-    return best;
+  }
+
+  /** The due job of the highest priority that has waited longest. */
+  private pickDue(now: number): Entry | undefined {
+    for (const queue of this.waiting) {
+      const place = this.head(queue);
+      if (place !== undefined && place.dueMs <= now) return place.entry;
+    }
+    return undefined;
   }
 
   private launch(entry: Entry, now: number): void {
+    entry.version++;
     entry.running = true;
     this.running++;
     const abort = new AbortController();
@@ -205,6 +244,7 @@ export class Scheduler {
         // drift by its own duration; an overdue job is simply due again at once. A job that
         // was removed and re-added during its run keeps the earlier due time upsert gave it.
         entry.dueMs = abort.signal.aborted ? Math.min(entry.dueMs, finishedMs) : (entry.job.nextDueMs?.(startedMs) ?? startedMs + Math.max(1, entry.job.cadenceMs()));
+        this.enqueue(entry);
         if (!this.stopped && !abort.signal.aborted) this.options.onOutcome?.({ job: entry.job, startedMs, finishedMs, error });
       }
       if (this.running === 0) this.idleWaiters.splice(0).forEach((resolve) => resolve());
@@ -222,10 +262,9 @@ export class Scheduler {
 
   private armTimer(now: number): void {
     let nextDue = Infinity;
+    // With a slot free, kick has started every due job: what waits is due later.
     if (this.running < this.options.maxConcurrentJobs) {
-      for (const entry of this.entries.values()) {
-        if (!entry.running && !entry.removed && entry.dueMs > now) nextDue = Math.min(nextDue, entry.dueMs);
-      }
+      for (const queue of this.waiting) nextDue = Math.min(nextDue, this.head(queue)?.dueMs ?? Infinity);
     }
     if (nextDue === this.timerDueMs) return;
     if (this.timer) this.options.clock.clearTimeout(this.timer);
