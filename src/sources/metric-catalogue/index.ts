@@ -1,7 +1,7 @@
 import { MINUTE } from '../../config/schema.js';
 import { endpoint } from '../../upstream/monitoring/client.js';
 import { POLLED_HOSTS } from '../hosts/topics.js';
-import { metricNameSelector } from '../series/map.js';
+import { metricNameSelector, sortedUnique } from '../series/map.js';
 import { seriesSource } from '../series/index.js';
 import { every, groupName, type MonitoringSource } from '../source.js';
 import { decodeMetricNames, METRIC_CATALOGUE_FIELDS } from './decode.js';
@@ -37,10 +37,10 @@ export const metricCatalogueSource: MonitoringSource = {
       async poll(host: { readonly uuid: string }, signal) {
         const { value } = await ctx.upstream.get(METRIC_CATALOGUE_ENDPOINT, { uuid: host.uuid });
         if (signal.aborted) return;
-        const selected = select(value.metrics);
+        const picked = select.picked(value.metrics);
         const before = names.get(host.uuid);
-        if (before !== undefined && sameNames(before, selected)) return;
-        names.set(host.uuid, lists.share(selected, () => names.values()));
+        if (before !== undefined && lists.holdsExactly(before, picked)) return;
+        names.set(host.uuid, lists.share(sortedUnique(picked), () => names.values()));
         ctx.provide(METRIC_NAMES, names);
       },
       forget(uuid) {
@@ -50,9 +50,3 @@ export const metricCatalogueSource: MonitoringSource = {
     };
   },
 };
-
-function sameNames(a: readonly string[], b: readonly string[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}

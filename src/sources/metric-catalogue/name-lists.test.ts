@@ -29,4 +29,18 @@ describe('SharedNameLists', () => {
     expect(lists.size).toBeLessThanOrEqual(16);
     expect(lists.share(['kept'], () => [kept])).toBe(kept);
   });
+
+  it.each([
+    ['the same names in another order, some repeated', ['c', 'a', 'b', 'a'], true],
+    ['the same names', ['a', 'b', 'c'], true],
+    ['one name fewer', ['a', 'b'], false],
+    ['one name fewer, another repeated to the same length', ['a', 'b', 'b'], false],
+    ['one name more', ['a', 'b', 'c', 'd'], false],
+    ['one name replaced', ['a', 'b', 'x'], false],
+    ['nothing', [], false],
+  ])('tells whether names are exactly a shared list without sorting them: %s', (_case, names, expected) => {
+    const lists = new SharedNameLists();
+    const list = lists.share(['a', 'b', 'c'], () => []);
+    expect(lists.holdsExactly(list, names)).toBe(expected);
+  });
 });

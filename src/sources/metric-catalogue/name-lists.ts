@@ -9,6 +9,8 @@
 export class SharedNameLists {
   private readonly lists = new Map<string, readonly string[]>();
   private readonly names = new Map<string, string>();
+  /** Each list's names to their places, made when a list is first compared. */
+  private readonly positions = new WeakMap<readonly string[], ReadonlyMap<string, number>>();
 
   /** The shared copy of `names`; `inUse` are the lists hosts hold now (all from this table). */
   share(names: readonly string[], inUse: () => Iterable<readonly string[]>): readonly string[] {
@@ -19,6 +21,26 @@ export class SharedNameLists {
     const list = Object.freeze(names.map((name) => this.name(name)));
     this.lists.set(key, list);
     return list;
+  }
+
+  /**
+   * Whether `names` (any order, repeats allowed) are exactly the names of `list`, one of this
+   * table's lists: a catalogue that did not change is told in one pass, without sorting it.
+   */
+  holdsExactly(list: readonly string[], names: readonly string[]): boolean {
+    let positions = this.positions.get(list);
+    if (positions === undefined) this.positions.set(list, (positions = new Map(list.map((name, index) => [name, index]))));
+    const seen = new Uint8Array(list.length);
+    let distinct = 0;
+    for (const name of names) {
+      const at = positions.get(name);
+      if (at === undefined) return false;
+      if (seen[at] === 0) {
+        seen[at] = 1;
+        distinct++;
+      }
+    }
+    return distinct === list.length;
   }
 
   get size(): number {
