@@ -31,5 +31,5 @@ export function parseJsonBody(body: Buffer, context: RequestContext, contentType
 
 /** Parses and decodes in one step. */
 export function decodeBody<T>(decoder: JsonDecoder<T>, body: Buffer, context: RequestContext, contentType?: string, options?: DecodeOptions): Decoded<T> {
-  return decoder(parseJsonBody(body, context, contentType), context, options);
+  return decoder(decoder.fromBytes?.(body) ?? parseJsonBody(body, context, contentType), context, options);
 }

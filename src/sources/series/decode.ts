@@ -5,6 +5,7 @@ import { keyWords } from '../../upstream/fields/words.js';
 import { FieldsMissingError, InvalidResponseError, type RequestContext } from '../../upstream/http/errors.js';
 import { refuseWhenNothingUsable, type DroppedItem, type JsonDecoder } from '../../upstream/tolerant/body.js';
 import { describe, isRecord, number, PLAIN_RFC3339, timestamp } from '../../upstream/tolerant/values.js';
+import { scanSeriesBody } from './scan.js';
 
 /**
  * `/hosts/{uuid}/metrics/series` (shown in the document): `{host_uuid, since, interval,
@@ -90,7 +91,7 @@ interface Envelope {
   readonly notes: readonly { readonly field: string; readonly issue: string }[];
 }
 
-export const decodeSeries: JsonDecoder<SeriesResponse> = (raw, context, options) => {
+const decodeSeriesValue: JsonDecoder<SeriesResponse> = (raw, context, options) => {
   if (!isRecord(raw)) throw new InvalidResponseError(context, `series response: expected an object, got ${describe(raw)}`, ['(root): not an object']);
   const fieldPaths = options?.fieldPaths ?? {};
   const envelope = documentedEnvelope(raw, fieldPaths) ?? foundEnvelope(raw, context, fieldPaths);
@@ -131,6 +132,9 @@ export const decodeSeries: JsonDecoder<SeriesResponse> = (raw, context, options)
     fields,
   };
 };
+
+/** A documented body is read from its bytes (see scan.ts): most of a poll's bytes are series points. */
+export const decodeSeries: JsonDecoder<SeriesResponse> = Object.assign(decodeSeriesValue, { fromBytes: scanSeriesBody });
 
 /** The envelope through the declared fields, wherever it sits; refuses a body without a usable interval or series map. */
 function foundEnvelope(raw: Readonly<Record<string, unknown>>, context: RequestContext, fieldPaths: Readonly<Record<string, string>>): Envelope {

@@ -27,7 +27,14 @@ export interface DecodeOptions {
 }
 
 /** A decoder turns parsed JSON into a typed value, or throws InvalidResponseError. */
-export type JsonDecoder<T> = (raw: unknown, context: RequestContext, options?: DecodeOptions) => Decoded<T>;
+export interface JsonDecoder<T> {
+  (raw: unknown, context: RequestContext, options?: DecodeOptions): Decoded<T>;
+  /**
+   * Reads a body in the endpoint's documented form straight from its bytes, giving what
+   * `JSON.parse` gives, only sooner; undefined for any other body, which `JSON.parse` then reads.
+   */
+  readonly fromBytes?: (body: Buffer) => unknown;
+}
 
 /** Keys under which a wrapped body or list commonly sits (`{"data": [...]}`, `{"result": {...}}`). */
 const WRAPPERS = ['data', 'result', 'response', 'payload'] as const;

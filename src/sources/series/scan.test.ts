@@ -1,0 +1,127 @@
+import fc from 'fast-check';
+import { isDeepStrictEqual } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { decodeBody } from '../../upstream/decode.js';
+import type { RequestContext } from '../../upstream/http/errors.js';
+import { decodeSeries } from './decode.js';
+import { scanSeriesBody } from './scan.js';
+
+/**
+ * The byte scanner of documented series bodies stands in for JSON.parse: for every body it
+ * reads it must give exactly what JSON.parse gives (-0, every double, every name), and it
+ * must hand every other body back (undefined) rather than read it differently.
+ */
+
+const scan = (text: string) => scanSeriesBody(Buffer.from(text, 'utf8'));
+const T0 = '2026-11-26T10:00:00Z';
+const T1 = '2026-11-26T10:01:00Z';
+const documented = (value: string) => `{"interval":60,"series":{"a":[{"timestamp":"${T0}","value":${value}}]}}`;
+
+describe('scanning a documented series body', () => {
+  it.each([
+    ['the documented body', `{"host_uuid":"h1","since":"${T0}","interval":60,"series":{"system.cpu.user":[{"timestamp":"${T0}","value":33.62},{"timestamp":"${T1}","value":null}]}}`],
+    ['keys in another order, points with value first', `{"series":{"a":[{"value":1,"timestamp":"${T0}"}]},"interval":60,"since":"${T0}"}`],
+    ['white space everywhere', ` \n{ "interval" : 60 ,\r\n\t"series" : { "a" : [ { "timestamp" : "${T0}" , "value" : -0.5 } , { "timestamp":"${T1}","value":null } ] } }\n `],
+    ['no series at all', '{"interval":60,"series":{}}'],
+    ['an empty list', '{"interval":60,"series":{"a":[]}}'],
+    ['names with unicode and punctuation', `{"interval":60,"series":{"dísk.ß.€/🙂":[{"timestamp":"${T0}","value":1}],"123":[]}}`],
+    ['a name given twice (the last wins)', `{"interval":60,"series":{"a":[{"timestamp":"${T0}","value":1}],"a":[]}}`],
+    ['a series given twice (the last wins)', `{"interval":60,"series":{"a":[]},"series":{"b":[]}}`],
+    ['an interval with a fraction', '{"interval":60.5,"series":{}}'],
+  ])('gives what JSON.parse gives: %s', (_case, text) => {
+    const scanned = scan(text);
+    expect(scanned).toBeDefined();
+    expect(isDeepStrictEqual(scanned, JSON.parse(text))).toBe(true);
+  });
+
+  it.each(['0', '-0', '-0.0', '1', '-1', '0.1', '0.30000000000000004', '33.62', '1e3', '1E-7', '-2.5e+10', '123456789012345678', '9007199254740993', '0.000001', '1.7976931348623157e308', '5e-324', '1e400', '100', '10.000', '0.0000000000000000000000001'])(
+    'reads the number %s exactly as JSON.parse does',
+    (number) => {
+      const value = scan(documented(number))?.series?.a?.[0]?.value;
+      expect(Object.is(value, (JSON.parse(documented(number)) as { series: { a: [{ value: number }] } }).series.a[0].value)).toBe(true);
+    },
+  );
+
+  it.each([
+    ['another key in the envelope', `{"interval":60,"series":{},"paging":null}`],
+    ['another key in a point', `{"interval":60,"series":{"a":[{"timestamp":"${T0}","value":1,"unit":"%"}]}}`],
+    ['a point without a value', `{"interval":60,"series":{"a":[{"timestamp":"${T0}"}]}}`],
+    ['a point with its time twice', `{"interval":60,"series":{"a":[{"timestamp":"${T0}","timestamp":"${T1}","value":1}]}}`],
+    ['a value as a string', `{"interval":60,"series":{"a":[{"timestamp":"${T0}","value":"1.5"}]}}`],
+    ['a point as a pair', `{"interval":60,"series":{"a":[["${T0}",1]]}}`],
+    ['an escape in a name', `{"interval":60,"series":{"a\\"b":[]}}`],
+    ['an escape in a time', `{"interval":60,"series":{"a":[{"timestamp":"2026-11-26T10:00:00\\u005a","value":1}]}}`],
+    ['a time that is not ASCII', `{"interval":60,"series":{"a":[{"timestamp":"2026-11-26T10:00:00Ž","value":1}]}}`],
+    ['an interval as a string', '{"interval":"60s","series":{}}'],
+    ['a null interval', '{"interval":null,"series":{}}'],
+    ['a host as null', '{"host_uuid":null,"interval":60,"series":{}}'],
+    ['a name __proto__', '{"interval":60,"series":{"__proto__":[]}}'],
+    ['a number with a leading zero', documented('01')],
+    ['a number ending in a dot', documented('1.')],
+    ['a number starting with a dot', documented('.5')],
+    ['a number with a plus', documented('+1')],
+    ['NaN', documented('NaN')],
+    ['true', documented('true')],
+    ['a trailing comma', `{"interval":60,"series":{"a":[{"timestamp":"${T0}","value":1},]}}`],
+    ['text after the body', '{"interval":60,"series":{}} x'],
+    ['a cut body', `{"interval":60,"series":{"a":[{"timestamp":"${T0}","val`],
+    ['an empty body', ''],
+    ['a list', '[]'],
+    ['an empty object', '{}'],
+  ])('hands back a body in any other form: %s', (_case, text) => {
+    expect(scan(text)).toBeUndefined();
+  });
+
+  const name = fc.string({ unit: 'grapheme', maxLength: 12 });
+  const time = fc.date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2099-12-31T23:59:59Z'), noInvalidDate: true }).map((d) => d.toISOString().replace('.000Z', 'Z'));
+  const value = fc.oneof(fc.constant(null), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.integer({ min: -1e6, max: 1e6 }));
+  const body = fc.record(
+    {
+      host_uuid: fc.string({ maxLength: 40 }),
+      since: time,
+      interval: fc.integer({ min: 1, max: 3600 }),
+      series: fc.dictionary(name, fc.array(fc.record({ timestamp: time, value }), { maxLength: 6 }), { maxKeys: 5 }),
+    },
+    { requiredKeys: [] },
+  );
+
+  it('gives what JSON.parse gives for any documented body, and hands back only bodies with escapes', () => {
+    fc.assert(
+      fc.property(body, fc.constantFrom(undefined, 0, 1, 2, '\t'), (value, space) => {
+        const text = JSON.stringify(value, null, space);
+        const scanned = scan(text);
+        if (scanned === undefined) {
+          // Only an escape (a quote, backslash or control character in a string), an empty
+          // body or a __proto__ name sends a documented body to JSON.parse.
+          expect(/\\|^\{\}$/.test(text) || Object.hasOwn(value.series ?? {}, '__proto__')).toBe(true);
+          return;
+        }
+        expect(isDeepStrictEqual(scanned, JSON.parse(text))).toBe(true);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('reads any double back exactly, in any JSON spelling of it', () => {
+    fc.assert(
+      fc.property(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.integer({ min: -30, max: 30 }), (number, shift) => {
+        for (const spelling of [JSON.stringify(number), number.toExponential(), number.toPrecision(17), number.toExponential(Math.abs(shift) % 21)]) {
+          if (!/^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/.test(spelling)) continue;
+          const scanned = scan(documented(spelling))?.series?.a?.[0]?.value;
+          const parsed = (JSON.parse(documented(spelling)) as { series: { a: [{ value: number }] } }).series.a[0].value;
+          expect(Object.is(scanned, parsed)).toBe(true);
+        }
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('gives the series decoder the same answer, report and all, as JSON.parse would', () => {
+    const context: RequestContext = { api: 'monitoring', endpoint: '/hosts/{uuid}/metrics/series' };
+    const text = `{"host_uuid":"h1","since":"${T0}","interval":60,"series":{"system.cpu.user":[{"timestamp":"${T0}","value":33.62},{"timestamp":"${T1}","value":null}],"system.load.1":[{"timestamp":"${T0}","value":0.5}]}}`;
+    const fromBytes = decodeBody(decodeSeries, Buffer.from(text), context);
+    const fromParse = decodeSeries(JSON.parse(text), context);
+    expect(scan(text)).toBeDefined();
+    expect(fromBytes).toEqual(fromParse);
+  });
+});

@@ -1,0 +1,280 @@
+/**
+ * A series body in exactly the documented form, read from its bytes instead of through
+ * `JSON.parse`: `{"host_uuid": "...", "since": "...", "interval": 60, "series": {"<name>":
+ * [{"timestamp": "...", "value": 1.5 | null}, ...]}}`, keys in any order, any JSON white space.
+ * A series body is almost all points, and every host's body of one poll repeats the same
+ * timestamps at the same positions: the text of a timestamp that matches the bytes seen at
+ * its position before is that same string, not a new one, and no point makes more than its
+ * own small object. The value is what `JSON.parse` gives for such a body (a property test
+ * holds them equal); anything else (another key, an escape in a string, a nested value, a
+ * number beyond the exact fast path is still read exactly) returns undefined, and the body
+ * goes through `JSON.parse` and the tolerant decoder as any other.
+ */
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COLON = 0x3a;
+const COMMA = 0x2c;
+const OPEN_OBJECT = 0x7b;
+const CLOSE_OBJECT = 0x7d;
+const OPEN_LIST = 0x5b;
+const CLOSE_LIST = 0x5d;
+const MINUS = 0x2d;
+const PLUS = 0x2b;
+const DOT = 0x2e;
+const ZERO = 0x30;
+const NINE = 0x39;
+
+/** Key names as bytes, to compare without making strings. */
+const KEYS = {
+  host_uuid: Buffer.from('host_uuid'),
+  since: Buffer.from('since'),
+  interval: Buffer.from('interval'),
+  series: Buffer.from('series'),
+  timestamp: Buffer.from('timestamp'),
+  value: Buffer.from('value'),
+};
+
+/** Exact powers of ten: a decimal of at most 15 digits divided by one of them is correctly rounded. */
+const POWERS_OF_TEN = Array.from({ length: 23 }, (_, n) => 10 ** n);
+
+class NotDocumented extends Error {}
+const NOT_DOCUMENTED = new NotDocumented();
+
+/** The timestamp texts seen at each position, with their bytes, shared by every body read. */
+class PositionTexts {
+  private readonly bytes: Buffer[] = [];
+  private readonly texts: string[] = [];
+
+  text(body: Buffer, start: number, end: number, position: number): string {
+    const known = this.bytes[position];
+    const length = end - start;
+    if (known !== undefined && known.length === length) {
+      let same = true;
+      for (let i = 0; i < length; i++) {
+        if (known[i] !== body[start + i]) {
+          same = false;
+          break;
+        }
+      }
+      if (same) return this.texts[position] as string;
+    }
+    for (let i = start; i < end; i++) if ((body[i] as number) >= 0x80) throw NOT_DOCUMENTED;
+    const text = body.toString('latin1', start, end);
+    if (position <= this.texts.length) {
+      this.bytes[position] = Buffer.from(body.subarray(start, end));
+      this.texts[position] = text;
+    }
+    return text;
+  }
+}
+
+const TIMES = new PositionTexts();
+
+export interface ScannedPoint {
+  timestamp: string;
+  value: number | null;
+}
+
+export interface ScannedSeriesBody {
+  host_uuid?: string;
+  since?: string;
+  interval?: number;
+  series?: Record<string, ScannedPoint[]>;
+}
+
+class Scanner {
+  at = 0;
+  constructor(private readonly body: Buffer) {}
+
+  space(): number {
+    const body = this.body;
+    let at = this.at;
+    for (;;) {
+      const c = body[at];
+      if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) at++;
+      else {
+        this.at = at;
+        if (c === undefined) throw NOT_DOCUMENTED;
+        return c;
+      }
+    }
+  }
+
+  expect(c: number): void {
+    if (this.space() !== c) throw NOT_DOCUMENTED;
+    this.at++;
+  }
+
+  /** The bytes of a string without escapes: [start, end) of its content; the cursor after its closing quote. */
+  stringBounds(): number {
+    if (this.space() !== QUOTE) throw NOT_DOCUMENTED;
+    const body = this.body;
+    const start = ++this.at;
+    let at = start;
+    for (;;) {
+      const c = body[at];
+      if (c === QUOTE) break;
+      if (c === undefined || c === BACKSLASH || c < 0x20) throw NOT_DOCUMENTED;
+      at++;
+    }
+    this.at = at + 1;
+    return start;
+  }
+
+  string(): string {
+    const start = this.stringBounds();
+    return this.body.toString('utf8', start, this.at - 1);
+  }
+
+  /** Whether the string before the cursor's last string end, from `start`, is `key`. */
+  keyIs(start: number, end: number, key: Buffer): boolean {
+    const length = end - start;
+    if (length !== key.length) return false;
+    for (let i = 0; i < length; i++) if (this.body[start + i] !== key[i]) return false;
+    return true;
+  }
+
+  /** A JSON number, or null. */
+  numberOrNull(): number | null {
+    const body = this.body;
+    let c = this.space();
+    if (c === 0x6e) {
+      if (body[this.at + 1] !== 0x75 || body[this.at + 2] !== 0x6c || body[this.at + 3] !== 0x6c) throw NOT_DOCUMENTED;
+      this.at += 4;
+      return null;
+    }
+    const start = this.at;
+    let at = start;
+    const negative = c === MINUS;
+    if (negative) c = body[++at] as number;
+    if (c === undefined || c < ZERO || c > NINE) throw NOT_DOCUMENTED;
+    let mantissa = 0;
+    let digits = 0;
+    let scale = 0;
+    if (c === ZERO) {
+      at++;
+    } else {
+      while (c >= ZERO && c <= NINE) {
+        mantissa = mantissa * 10 + (c - ZERO);
+        digits++;
+        c = body[++at] as number;
+      }
+    }
+    c = body[at] as number;
+    if (c === DOT) {
+      c = body[++at] as number;
+      if (!(c >= ZERO && c <= NINE)) throw NOT_DOCUMENTED;
+      while (c >= ZERO && c <= NINE) {
+        mantissa = mantissa * 10 + (c - ZERO);
+        if (mantissa !== 0) digits++;
+        scale++;
+        c = body[++at] as number;
+      }
+    }
+    let exact = digits <= 15 && scale <= 22;
+    if (c === 0x65 || c === 0x45) {
+      exact = false;
+      c = body[++at] as number;
+      if (c === PLUS || c === MINUS) c = body[++at] as number;
+      if (!(c >= ZERO && c <= NINE)) throw NOT_DOCUMENTED;
+      while (c >= ZERO && c <= NINE) c = body[++at] as number;
+    }
+    this.at = at;
+    if (exact) {
+      const magnitude = mantissa / (POWERS_OF_TEN[scale] as number);
+      return negative ? -magnitude : magnitude;
+    }
+    return Number(body.toString('latin1', start, at));
+  }
+
+  /** `,` (true) or the closing byte (false) after an item. */
+  more(close: number): boolean {
+    const c = this.space();
+    this.at++;
+    if (c === COMMA) return true;
+    if (c === close) return false;
+    throw NOT_DOCUMENTED;
+  }
+
+  points(): ScannedPoint[] {
+    this.expect(OPEN_LIST);
+    const points: ScannedPoint[] = [];
+    if (this.space() === CLOSE_LIST) {
+      this.at++;
+      return points;
+    }
+    do {
+      this.expect(OPEN_OBJECT);
+      let timestamp: string | undefined;
+      let value: number | null | undefined;
+      do {
+        const key = this.stringBounds();
+        const keyEnd = this.at - 1;
+        this.expect(COLON);
+        if (timestamp === undefined && this.keyIs(key, keyEnd, KEYS.timestamp)) {
+          const start = this.stringBounds();
+          timestamp = TIMES.text(this.body, start, this.at - 1, points.length);
+        } else if (value === undefined && this.keyIs(key, keyEnd, KEYS.value)) {
+          value = this.numberOrNull();
+        } else {
+          throw NOT_DOCUMENTED;
+        }
+      } while (this.more(CLOSE_OBJECT));
+      if (timestamp === undefined || value === undefined) throw NOT_DOCUMENTED;
+      points.push({ timestamp, value });
+    } while (this.more(CLOSE_LIST));
+    return points;
+  }
+
+  seriesMap(): Record<string, ScannedPoint[]> {
+    this.expect(OPEN_OBJECT);
+    const series: Record<string, ScannedPoint[]> = {};
+    if (this.space() === CLOSE_OBJECT) {
+      this.at++;
+      return series;
+    }
+    do {
+      const name = this.string();
+      // An own key of this name would need defineProperty; JSON.parse reads such bodies.
+      if (name === '__proto__') throw NOT_DOCUMENTED;
+      this.expect(COLON);
+      series[name] = this.points();
+    } while (this.more(CLOSE_OBJECT));
+    return series;
+  }
+
+  envelope(): ScannedSeriesBody {
+    this.expect(OPEN_OBJECT);
+    const body: ScannedSeriesBody = {};
+    if (this.space() === CLOSE_OBJECT) throw NOT_DOCUMENTED;
+    do {
+      const key = this.stringBounds();
+      const keyEnd = this.at - 1;
+      this.expect(COLON);
+      if (this.keyIs(key, keyEnd, KEYS.series)) body.series = this.seriesMap();
+      else if (this.keyIs(key, keyEnd, KEYS.interval)) {
+        const interval = this.numberOrNull();
+        if (interval === null) throw NOT_DOCUMENTED;
+        body.interval = interval;
+      } else if (this.keyIs(key, keyEnd, KEYS.since)) body.since = this.string();
+      else if (this.keyIs(key, keyEnd, KEYS.host_uuid)) body.host_uuid = this.string();
+      else throw NOT_DOCUMENTED;
+    } while (this.more(CLOSE_OBJECT));
+    for (let at = this.at; at < this.body.length; at++) {
+      const c = this.body[at];
+      if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) throw NOT_DOCUMENTED;
+    }
+    return body;
+  }
+}
+
+/** The body as `JSON.parse` would give it, when it is a documented series body; else undefined. */
+export function scanSeriesBody(body: Buffer): ScannedSeriesBody | undefined {
+  try {
+    return new Scanner(body).envelope();
+  } catch (error) {
+    if (error === NOT_DOCUMENTED) return undefined;
+    throw error;
+  }
+}
