@@ -85,41 +85,18 @@ function plainText(res: ServerResponse, status: number, body: string, headers: R
 /** Answers requests for the telemetry path (any method; only GET and HEAD are served). */
 /**
  * Writes a body's buffers as they are, never copied: a slow scraper holds references to the
- * snapshot it started with, not a copy of it. Corked, they leave in as few writes as possible,
- * but in batches of at most IOV_MAX pieces and a few MB, the next batch when the socket has
- * taken the last: at 1M series a body is tens of thousands of pieces, and one write of them
- * all held the event loop for up to 90 ms.
+ * snapshot it started with, not a copy of it. Corked, they leave in as few writes as possible.
  * A scraper gone meanwhile (its connection closed while the body was made) gets nothing:
  * every write to a destroyed response makes an error, and a body has thousands of chunks.
  */
-export function sendBody(res: Pick<ServerResponse, 'destroyed' | 'cork' | 'write' | 'end' | 'uncork' | 'once'>, chunks: readonly Buffer[]): boolean {
+export function sendBody(res: Pick<ServerResponse, 'destroyed' | 'cork' | 'write' | 'end' | 'uncork'>, chunks: readonly Buffer[]): boolean {
   if (res.destroyed) return false;
-  let next = 0;
-  const writeBatch = (): void => {
-    if (res.destroyed) return;
-    res.cork();
-    let bytes = 0;
-    let roomLeft = true;
-    const last = Math.min(chunks.length, next + SEND_BATCH_PIECES);
-    while (next < last && bytes < SEND_BATCH_BYTES) {
-      const chunk = chunks[next++] as Buffer;
-      bytes += chunk.length;
-      roomLeft = res.write(chunk);
-    }
-    if (next >= chunks.length) res.end();
-    res.uncork();
-    if (next < chunks.length) {
-      if (roomLeft) setImmediate(writeBatch);
-      else res.once('drain', writeBatch);
-    }
-  };
-  writeBatch();
+  res.cork();
+  for (const chunk of chunks) res.write(chunk);
+  res.end();
+  res.uncork();
   return true;
 }
-
-/** Pieces per write: Linux's IOV_MAX, what one writev takes. */
-export const SEND_BATCH_PIECES = 1024;
-const SEND_BATCH_BYTES = 4 * 1024 * 1024;
 
 export function telemetryHandler(options: TelemetryOptions): (req: IncomingMessage, res: ServerResponse) => void {
   const { store, log, maxConcurrentScrapes } = options;
