@@ -246,7 +246,7 @@ describe('MetricStore conflicts, duplicates and invalid families', () => {
 
 describe('MetricStore rebuild scheduling', () => {
   it('rebuilds once after the debounce, not before', async () => {
-    const { store, clock } = newStore({ debounceMs: 200 });
+    const { store, clock } = newStore({ debounceMs: 200, maxDelayMs: 1000 });
     store.publish('a', [gauge(cpu, { a: 1 })]);
     clock.advance(100);
     store.publish('b', [gauge(cpu, { b: 1 })]);
@@ -269,6 +269,19 @@ describe('MetricStore rebuild scheduling', () => {
     await store.whenIdle();
     expect(store.generation).toBe(1);
     expect(text(store)).toContain('demo_cpu_ratio{host="a"} 900');
+  });
+
+  it('by default starts a rebuild at most 250 ms after the first change, however often changes come', async () => {
+    const { store, clock } = newStore();
+    for (let t = 0; t < 240; t += 40) {
+      store.publish('a', [gauge(cpu, { a: t })]);
+      clock.advance(40);
+    }
+    await store.whenIdle();
+    expect(store.generation).toBe(0);
+    clock.advance(10);
+    await store.whenIdle();
+    expect(store.generation).toBe(1);
   });
 
   it('flush rebuilds at once and cancels the pending timer; without changes it does nothing', async () => {
