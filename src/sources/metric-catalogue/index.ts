@@ -37,7 +37,7 @@ export const metricCatalogueSource: MonitoringSource = {
       async poll(host: { readonly uuid: string }, signal) {
         const { value } = await ctx.upstream.get(METRIC_CATALOGUE_ENDPOINT, { uuid: host.uuid });
         if (signal.aborted) return;
-        const picked = select.picked(value.metrics);
+        const picked = select(value.metrics);
         const before = names.get(host.uuid);
         if (before !== undefined && lists.holdsExactly(before, picked)) return;
         names.set(host.uuid, lists.share(sortedUnique(picked), () => names.values()));

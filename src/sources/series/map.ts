@@ -468,16 +468,16 @@ export interface MetricNameFilters {
  * without duplicates. Exclusion wins over inclusion.
  */
 export function selectMetricNames(catalogue: Readonly<Record<string, readonly string[]>>, filters: MetricNameFilters): string[] {
-  return metricNameSelector(filters)(catalogue);
+  return sortedUnique(metricNameSelector(filters)(catalogue));
 }
 
 /**
- * `selectMetricNames` with the filters compiled once and each name's verdict remembered: every
- * host's catalogue is selected on every catalogue poll, and hosts share their names.
- * `picked` is the same selection unsorted and possibly with repeats, for a caller that can
- * tell an unchanged catalogue without sorting it (sorting is most of the cost).
+ * The names `selectMetricNames` selects, in catalogue order and possibly repeated, with the
+ * filters compiled once and each name's verdict remembered: every host's catalogue is selected
+ * on every catalogue poll, and hosts share their names. Unsorted, so a caller can tell an
+ * unchanged catalogue without sorting it (sorting is most of the cost).
  */
-export function metricNameSelector(filters: MetricNameFilters): MetricNameSelector {
+export function metricNameSelector(filters: MetricNameFilters): (catalogue: Readonly<Record<string, readonly string[]>>) => string[] {
   const include = globMatcher(filters.include);
   const exclude = globMatcher(filters.exclude);
   const verdicts = new Map<string, boolean>();
@@ -490,17 +490,12 @@ export function metricNameSelector(filters: MetricNameFilters): MetricNameSelect
     }
     return verdict;
   };
-  const picked = (catalogue: Readonly<Record<string, readonly string[]>>): string[] => {
+  return (catalogue) => {
     const names: string[] = [];
     for (const group of Object.values(catalogue)) for (const name of group) if (selected(name)) names.push(name);
     return names;
   };
-  return Object.assign((catalogue: Readonly<Record<string, readonly string[]>>) => sortedUnique(picked(catalogue)), { picked });
 }
-
-export type MetricNameSelector = ((catalogue: Readonly<Record<string, readonly string[]>>) => string[]) & {
-  readonly picked: (catalogue: Readonly<Record<string, readonly string[]>>) => string[];
-};
 
 /** Sorted, without repeats; a list already so (one pass to tell) is returned as it is. */
 export function sortedUnique(names: string[]): string[] {
