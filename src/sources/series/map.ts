@@ -7,6 +7,7 @@ import { carryAbsent } from '../shared/grace.js';
 import { parseTimestampMs, toBaseUnit } from '../shared/units.js';
 import { advanceDelta, MISSING_REASONS, oldestOpenMs, type DeltaPoint, type DeltaState, type DeltaTally, type MissingReason } from './deltas.js';
 import type { SeriesCollision, SeriesMetric, SeriesNaming } from './naming.js';
+import { DeltaTableBuilder } from './delta-table.js';
 
 export { MISSING_REASONS, type MissingReason } from './deltas.js';
 
@@ -65,17 +66,28 @@ export const DEFAULT_COUNTER_GRACE_MS = 3_600_000;
 export class HostLabels {
   readonly host: Labels;
   private readonly memo = new Map<string, Labels>();
-  /** The same, by the metric's (shared, immutable) labels object: one lookup a series and poll. */
-  private readonly byObject = new WeakMap<Labels, Labels>();
+  /**
+   * The same, by the metric's (shared, immutable) labels object: one lookup a series and poll.
+   * A Map, not a WeakMap: a million weak entries (one per series) made every full garbage
+   * collection trace them as ephemerons in its final pause. Keys of a replaced naming (after a
+   * reload) are dropped when it outgrows the distinct label sets.
+   */
+  private readonly byObject = new Map<Labels, Labels>();
 
   constructor(account: string, hostUuid: string) {
     this.host = { account, host_uuid: hostUuid };
+  }
+
+  /** Metrics' label objects remembered: bounded whatever the number of namings seen. */
+  get remembered(): number {
+    return this.byObject.size;
   }
 
   of(metric: SeriesMetric): Labels {
     const known = this.byObject.get(metric.labels);
     if (known) return known;
     const labels = this.build(metric);
+    if (this.byObject.size >= 4 * this.memo.size + 1024) this.byObject.clear();
     this.byObject.set(metric.labels, labels);
     return labels;
   }
@@ -343,7 +355,7 @@ export function mapSeries(
   };
   const nanAfterMs = opts.nullHandling === 'nan' ? clock.dueUntilMs : undefined;
   const tally: DeltaTally = { missing: { ...previous.missing }, late: 0 };
-  const counters = new Map<string, DeltaState>();
+  const counters = new DeltaTableBuilder(previous.counters);
   const timers = new Map<string, TimerParts>();
   const c = new FamilyCollector();
   const gauge = (series: NamedSeries, metric: SeriesMetric) => newestGauge(series, metric, opts.nowMs, stalenessMs, nanAfterMs);
@@ -385,7 +397,7 @@ export function mapSeries(
   }
 
   carryAbsent(previous.counters, counters, (s) => s.lastSeenMs, opts.nowMs, opts.counterGraceMs ?? DEFAULT_COUNTER_GRACE_MS);
-  return { state: { counters, missing: tally.missing }, families: c.toFamilies(), collisions, latePoints: tally.late };
+  return { state: { counters: counters.finish(), missing: tally.missing }, families: c.toFamilies(), collisions, latePoints: tally.late };
 }
 
 export const MAX_WINDOW_MINUTES = 240;

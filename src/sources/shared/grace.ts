@@ -78,13 +78,14 @@ export class GraceMap<K, V> {
  */
 export function carryAbsent<K, V>(
   previous: ReadonlyMap<K, V>,
-  next: Map<K, V>,
+  next: { has(key: K): boolean; set(key: K, value: V): unknown },
   lastSeenMs: (value: V) => number,
   nowMs: number,
   graceMs: number,
 ): void {
-  for (const [key, value] of previous) {
+  for (const key of previous.keys()) {
     if (next.has(key)) continue;
+    const value = previous.get(key) as V;
     if (nowMs - lastSeenMs(value) <= graceMs) next.set(key, value);
   }
 }
