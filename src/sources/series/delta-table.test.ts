@@ -78,6 +78,16 @@ describe('DeltaTable', () => {
     expect(['a', 'b', 'n', 'x'].map((key) => builder.has(key))).toEqual([false, true, true, false]);
   });
 
+  it('shares one row index between hosts with the same counters in the same order', () => {
+    const hostA = DeltaTable.from([['x.count', state(1)], ['y.count', state(2)]]);
+    const hostB = DeltaTable.from([['x.count', state(7)], ['y.count', state(8)]]);
+    const reordered = DeltaTable.from([['y.count', state(8)], ['x.count', state(7)]]);
+    expect(hostB.sharesRowsWith(hostA)).toBe(true);
+    expect(reordered.sharesRowsWith(hostA)).toBe(false);
+    expect(hostB.get('x.count')?.total).toBe(7);
+    expect(hostA.get('x.count')?.total).toBe(1);
+  });
+
   it('starts from a plain map (a state restored from the file)', () => {
     const restored = new Map([['a', state(1)], ['b', state(2, { holes: 7n })]]);
     const builder = new DeltaTableBuilder(restored);

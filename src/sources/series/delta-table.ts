@@ -122,24 +122,45 @@ export class DeltaTableBuilder {
     if (this.added.size === 0 && this.writtenCount === this.previousRows.size) {
       return new DeltaTable(this.previousRows, this.values, this.holes);
     }
-    const rows = new Map<string, number>();
+    const keys: string[] = [];
     const values = new Float64Array((this.writtenCount + this.added.size) * WIDTH);
     const holes = new Map<number, bigint>();
     for (const [key, from] of this.previousRows) {
       if (this.written[from] === 0) continue;
-      const to = rows.size;
-      rows.set(key, to);
+      const to = keys.length;
+      keys.push(key);
       values.set(this.values.subarray(from * WIDTH, from * WIDTH + WIDTH), to * WIDTH);
       const open = this.holes.get(from);
       if (open !== undefined) holes.set(to, open);
     }
     for (const [key, state] of this.added) {
-      const to = rows.size;
-      rows.set(key, to);
+      const to = keys.length;
+      keys.push(key);
       write(values, holes, to, state);
     }
-    return new DeltaTable(rows, values, holes);
+    return new DeltaTable(sharedRowsOf(keys), values, holes);
   }
+}
+
+/**
+ * Row indexes by their keys, shared by every host whose counters are the same names in the
+ * same order (the hosts of one role report the same catalogue): one index for them all
+ * instead of one a host. An entry goes when no table holds its index any more.
+ */
+const sharedRows = new Map<string, WeakRef<ReadonlyMap<string, number>>>();
+const forgetRows = new FinalizationRegistry<string>((id) => {
+  if (sharedRows.get(id)?.deref() === undefined) sharedRows.delete(id);
+});
+
+export function sharedRowsOf(keys: readonly string[]): ReadonlyMap<string, number> {
+  const id = JSON.stringify(keys);
+  const known = sharedRows.get(id)?.deref();
+  if (known !== undefined) return known;
+  const rows = new Map<string, number>();
+  for (const key of keys) rows.set(key, rows.size);
+  sharedRows.set(id, new WeakRef(rows));
+  forgetRows.register(rows, id);
+  return rows;
 }
 
 function write(values: Float64Array, holes: Map<number, bigint>, row: number, state: DeltaState): void {
