@@ -13,7 +13,7 @@ const SIMULATOR_MESSAGE = 'simulator/ is written from the API documents alone: i
 const PRODUCT_MESSAGE = 'The exporter does not ship or lean on the test world: do not import simulator/, scripts/, test/ or bench/ from src/.';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'coverage/', 'helm/', 'grafana-dashboards/'] },
+  { ignores: ['dist/', 'node_modules/', 'coverage/', 'helm/', 'grafana-dashboards/', '.tmp/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

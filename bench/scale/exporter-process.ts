@@ -4,7 +4,9 @@
  * resolution, memory, CPU, and how long each publish takes to reach a snapshot). Started by
  * bench/scale.ts with `--expose-gc`; not meant to be run by hand.
  *
- *   node --expose-gc --import tsx bench/scale/exporter-process.ts <config.yaml> <log file>
+ *   node --expose-gc .tmp/bench-builds/<run>/bench/scale/exporter-process.js <config.yaml> <log file>
+ *
+ * (compiled by tsc -p tsconfig.bench.json, as the image's dist/ is, before each run)
  */
 import { createWriteStream } from 'node:fs';
 import { monitorEventLoopDelay, performance, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
