@@ -93,6 +93,8 @@ describe('DeltaTable', () => {
     const builder = new DeltaTableBuilder(restored);
     builder.set('a', state(3));
     builder.set('b', state(4, { holes: 6n }));
-    expect(asEntries(builder.finish())).toEqual([['a', state(3)], ['b', state(4, { holes: 6n })]]);
+    const next = builder.finish();
+    expect(asEntries(next)).toEqual([['a', state(3)], ['b', state(4, { holes: 6n })]]);
+    expect(next.sharesRowsWith(DeltaTable.from([['a', state(0)], ['b', state(0)]])), 'the row index of every host with these counters').toBe(true);
   });
 });

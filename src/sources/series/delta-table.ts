@@ -93,7 +93,7 @@ export class DeltaTableBuilder {
   private readonly added = new Map<string, DeltaState>();
 
   constructor(previous: ReadonlyMap<string, DeltaState>) {
-    this.previousRows = previous instanceof DeltaTable ? previous.rows : indexOf(previous);
+    this.previousRows = previous instanceof DeltaTable ? previous.rows : sharedRowsOf([...previous.keys()]);
     this.values = new Float64Array(this.previousRows.size * WIDTH);
     this.written = new Uint8Array(this.previousRows.size);
   }
@@ -152,7 +152,7 @@ const forgetRows = new FinalizationRegistry<string>((id) => {
   if (sharedRows.get(id)?.deref() === undefined) sharedRows.delete(id);
 });
 
-export function sharedRowsOf(keys: readonly string[]): ReadonlyMap<string, number> {
+function sharedRowsOf(keys: readonly string[]): ReadonlyMap<string, number> {
   const id = JSON.stringify(keys);
   const known = sharedRows.get(id)?.deref();
   if (known !== undefined) return known;
@@ -173,10 +173,4 @@ function write(values: Float64Array, holes: Map<number, bigint>, row: number, st
   values[at + 5] = state.lastSeenMs;
   if (state.holes === 0n) holes.delete(row);
   else holes.set(row, state.holes);
-}
-
-function indexOf(map: ReadonlyMap<string, DeltaState>): ReadonlyMap<string, number> {
-  const rows = new Map<string, number>();
-  for (const key of map.keys()) rows.set(key, rows.size);
-  return rows;
 }
