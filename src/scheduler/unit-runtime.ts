@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { RequestBudget } from '../budget/request-budget.js';
+import type { Priority } from '../budget/types.js';
 import type { SourceConfig } from '../config/source-spec.js';
 import type { ExporterConfig } from '../config/types.js';
 import type { MetricSink } from '../exposition/model.js';
@@ -439,15 +440,7 @@ export class UnitRuntime<Api = unknown> implements SchedulingView {
       if (jobs.get(id) === target && this.scheduler.has(id)) continue;
       jobs.set(id, target);
       // Upsert refreshes the target object (online state, hostname) without moving the due time.
-      this.upsertJob({
-        id,
-        source: name,
-        priority: definition.priority,
-        cadenceMs: () => poller.cadence(target).everyMs,
-        nextDueMs: (startedMs) => nextDue(poller.cadence(target), startedMs),
-        requestsPerRun: () => poller.requestsPerRun(target),
-        run: (signal) => poller.poll(target, signal),
-      });
+      this.upsertJob(new TargetJob(id, name, definition.priority, poller, target));
     }
   }
 
@@ -540,6 +533,37 @@ export class UnitRuntime<Api = unknown> implements SchedulingView {
     }
     const log = kind === 'internal' ? this.options.log.error.bind(this.options.log) : this.options.log.warn.bind(this.options.log);
     log({ source: job.source, target: entry.target, kind, err: { message: entry.message } }, 'polling job failed');
+  }
+}
+
+/**
+ * A per-target source's job for one target. A class, not an object of four closures: at a
+ * million series 26,000 jobs made 130,000 closures and contexts that every full collection
+ * traced.
+ */
+class TargetJob implements Job {
+  constructor(
+    readonly id: string,
+    readonly source: string,
+    readonly priority: Priority,
+    private readonly poller: TargetPoller<unknown>,
+    private readonly target: unknown,
+  ) {}
+
+  cadenceMs(): number {
+    return this.poller.cadence(this.target).everyMs;
+  }
+
+  nextDueMs(startedMs: number): number {
+    return nextDue(this.poller.cadence(this.target), startedMs);
+  }
+
+  requestsPerRun(): number {
+    return this.poller.requestsPerRun(this.target);
+  }
+
+  run(signal: AbortSignal): Promise<void> {
+    return this.poller.poll(this.target, signal);
   }
 }
 
