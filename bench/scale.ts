@@ -43,8 +43,9 @@ const TEXT_ACCEPT = 'text/plain;version=0.0.4;q=1,*/*;q=0.1';
 const SERIES_PER_HOST_ESTIMATE = 117;
 const PACE = { perMinute: 120, burst: 30 };
 /** The default series cadence of the exporter (docs/configuration.md). */
-const BENCH_BUILDS = '.tmp/bench-builds';
 const SERIES_CADENCE_MS = 60_000;
+/** Where each run compiles the exporter (inside the repository, so that the build finds node_modules). */
+const BENCH_BUILDS = '.tmp/bench-builds';
 /** The simulator's own limit: its two keys are shared by every account of the step. */
 const SIMULATOR_LIMIT = 1_000_000_000;
 /** Replayed polling cycles whose median is the decode + map figure. */
@@ -595,7 +596,7 @@ async function main(): Promise<void> {
   log(`decode + map ${decode.decodeMapMs.toFixed(1)} ms vs JSON.parse ${decode.jsonParseMs.toFixed(1)} ms for ${(decode.bytes / 1e6).toFixed(2)} MB`);
 
   log('building the exporter as the image runs it (tsc -p tsconfig.bench.json)');
-  // Inside the repository, so that the build finds node_modules; one per run, so that runs side by side do not share it.
+  // One per run, so that runs side by side do not share it.
   const buildDir = join(REPO_ROOT, BENCH_BUILDS, basename(runDir));
   cleanups.add(() => Promise.resolve(rmSync(buildDir, { recursive: true, force: true })));
   const exporterScript = ExporterProcess.build(buildDir);
