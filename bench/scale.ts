@@ -83,6 +83,8 @@ interface Options {
   readonly out: string;
   readonly profile: boolean;
   readonly heapSnapshot: boolean;
+  /** Sample allocations over the polling window: all of them, or those that outlived the young generation. */
+  readonly allocations: 'all' | 'old' | undefined;
   readonly tiny: boolean;
   /** Extra Node options for the exporter's process, e.g. to try garbage-collector settings. */
   readonly exporterNodeOptions: string[];
@@ -102,8 +104,16 @@ const HELP = `Usage: npm run bench -- [flags]
   --tiny                     the CI version: one step of about 1,500 series, 2 s windows
   --profile                  run the exporter with --cpu-prof (profiles in DIR/profiles)
   --heap-snapshot            write a heap snapshot of the exporter per step (DIR/profiles)
+  --allocations all|old      sample the exporter's allocations over the polling window: all of them
+                             (collected ones included), or those that outlived the young generation
+                             (DIR/profiles/*.heapprofile; read with bench/scale/allocations.ts)
   --exporter-node-options S  extra Node options for the exporter, e.g. "--max-semi-space-size=64"
 `;
+
+function allocationsKind(text: string | undefined): Options['allocations'] {
+  if (text === undefined || text === 'all' || text === 'old') return text;
+  throw new Error(`--allocations must be all or old, got ${JSON.stringify(text)}`);
+}
 
 function parseOptions(argv: readonly string[]): Options | 'help' {
   const { values } = parseArgs({
@@ -122,6 +132,7 @@ function parseOptions(argv: readonly string[]): Options | 'help' {
       tiny: { type: 'boolean' },
       profile: { type: 'boolean' },
       'heap-snapshot': { type: 'boolean' },
+      allocations: { type: 'string' },
       'exporter-node-options': { type: 'string' },
       help: { type: 'boolean' },
     },
@@ -152,6 +163,7 @@ function parseOptions(argv: readonly string[]): Options | 'help' {
     out: resolve(values.out ?? join(REPO_ROOT, 'bench', 'results')),
     profile: values.profile ?? false,
     heapSnapshot: values['heap-snapshot'] ?? false,
+    allocations: allocationsKind(values.allocations),
     tiny,
     exporterNodeOptions: (values['exporter-node-options'] ?? '').split(/\s+/).filter((o) => o !== ''),
   };
@@ -428,7 +440,7 @@ async function runStep(targetSeries: number, accountsOverride: number | undefine
     const pacerUrl = await pacer.start();
     const configFile = join(dir, 'exporter.yaml');
     writeFileSync(configFile, exporterConfig(pacerUrl, accounts));
-    const profileDir = options.profile || options.heapSnapshot ? join(options.out, 'profiles') : undefined;
+    const profileDir = options.profile || options.heapSnapshot || options.allocations !== undefined ? join(options.out, 'profiles') : undefined;
     if (profileDir) mkdirSync(profileDir, { recursive: true });
     const started = Date.now();
     exporter = await ExporterProcess.start(
@@ -451,8 +463,10 @@ async function runStep(targetSeries: number, accountsOverride: number | undefine
     await sleep(options.tiny ? 5_000 : Math.max(0, steadyAt - Date.now()));
     pacer.takeCounts();
     await exporter.reset();
+    if (options.allocations) await exporter.request({ type: 'allocations-start', includeYoung: options.allocations === 'all' });
     await sleep(options.pollingSeconds * 1000);
     const polling = await exporter.stats();
+    if (options.allocations && profileDir) await exporter.request({ type: 'allocations-stop', path: join(profileDir, `exporter-${targetSeries}.heapprofile`) });
     const upstreamCounts = pacer.takeCounts();
     const memoryStats = await exporter.stats('gc');
     if (options.heapSnapshot && profileDir) await exporter.request({ type: 'heap-snapshot', path: join(profileDir, `exporter-${targetSeries}.heapsnapshot`) });

@@ -8,7 +8,8 @@
  *
  * (compiled by tsc -p tsconfig.bench.json, as the image's dist/ is, before each run)
  */
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { monitorEventLoopDelay, performance, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import { writeHeapSnapshot } from 'node:v8';
 import pino from 'pino';
@@ -137,6 +138,31 @@ async function stats(): Promise<ExporterStats> {
   };
 }
 
+/**
+ * The serving thread's allocations, sampled, including objects collected since (a plain heap
+ * profile keeps only the survivors): where the garbage the collections work for comes from.
+ * Without the young ones: what was promoted to the old generation, which full collections
+ * (and their pauses) are for.
+ */
+let inspector: Session | undefined;
+async function startAllocationSampling(includeYoung: boolean): Promise<void> {
+  inspector = new Session();
+  inspector.connect();
+  await inspector.post('HeapProfiler.startSampling', {
+    samplingInterval: 64 * 1024,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: includeYoung,
+  });
+}
+
+async function stopAllocationSampling(path: string): Promise<void> {
+  if (!inspector) return;
+  const { profile } = await inspector.post('HeapProfiler.stopSampling');
+  writeFileSync(path, JSON.stringify(profile));
+  inspector.disconnect();
+  inspector = undefined;
+}
+
 process.on('message', (message: ExporterRequest) => {
   switch (message.type) {
     case 'reset':
@@ -162,6 +188,12 @@ process.on('message', (message: ExporterRequest) => {
       return;
     case 'heap-snapshot':
       send({ type: 'heap-snapshot', path: writeHeapSnapshot(message.path) });
+      return;
+    case 'allocations-start':
+      void startAllocationSampling(message.includeYoung).then(() => send({ type: 'allocations-start' }));
+      return;
+    case 'allocations-stop':
+      void stopAllocationSampling(message.path).then(() => send({ type: 'allocations-stop', path: message.path }));
       return;
     case 'stop':
       void exporter.stop().then(() => process.exit(0));

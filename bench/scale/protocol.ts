@@ -38,13 +38,18 @@ export type ExporterRequest =
   | { readonly type: 'stats' }
   | { readonly type: 'gc' }
   | { readonly type: 'heap-snapshot'; readonly path: string }
+  /** `includeYoung`: also the objects scavenges collect, not only those promoted or still alive. */
+  | { readonly type: 'allocations-start'; readonly includeYoung: boolean }
+  | { readonly type: 'allocations-stop'; readonly path: string }
   | { readonly type: 'stop' };
 
 export type ExporterMessage =
   | { readonly type: 'ready'; readonly url: string }
   | { readonly type: 'reset' }
   | { readonly type: 'stats'; readonly stats: ExporterStats }
-  | { readonly type: 'heap-snapshot'; readonly path: string };
+  | { readonly type: 'heap-snapshot'; readonly path: string }
+  | { readonly type: 'allocations-start' }
+  | { readonly type: 'allocations-stop'; readonly path: string };
 
 export interface PromClientReady {
   readonly type: 'ready';

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,7 +20,7 @@ let report: string;
 
 beforeAll(async () => {
   out = mkdtempSync(join(tmpdir(), 'monapi-scale-test-'));
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/scale.ts'), '--tiny', '--out', out], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/scale.ts'), '--tiny', '--allocations', 'all', '--out', out], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -85,6 +85,20 @@ describe('scale harness, tiny run', () => {
     expect(step.visibility.fill.count).toBeGreaterThan(0);
     expect(step.visibility.fill.maxMs).toBeGreaterThanOrEqual(step.visibility.fill.p50Ms);
     expect(step.renderSeconds).toBeGreaterThan(0);
+  });
+
+  it('samples the exporter allocations over the polling window, and tells whose they are', () => {
+    const read = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/scale/allocations.ts'), join(out, 'profiles', `exporter-${run.steps[0]?.targetSeries}.heapprofile`), '40'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    });
+    expect(read.status, read.stderr).toBe(0);
+    const sampledMb = Number(/sampled allocations: ([\d.]+) MB/.exec(read.stdout)?.[1]);
+    expect(sampledMb).toBeGreaterThan(0);
+    const [own, under] = read.stdout.split('allocated under the function:');
+    // The exporter's own code allocates; the figures are bytes and shares of the total.
+    expect(own).toMatch(/^\s+[\d.]+ MB\s+[\d.]+%\s+\S+ (exposition|series|http|scheduler|shared)\//m);
+    expect(under).toMatch(/^\s+[\d.]+ MB\s+100\.0%\s+\(root\)/m);
   });
 
   it('writes the Markdown report with every section and a plot', () => {
