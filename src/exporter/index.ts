@@ -10,6 +10,7 @@ import { describeShard, registerShardMetrics, SINGLE_SHARD, type ShardAssignment
 import { proxySettingsFromEnv } from '../upstream/http/transport.js';
 import { EXPORTER_VERSION } from '../version.js';
 import type { Lifecycle, ReloadResult } from '../server/lifecycle.js';
+import { applyHeapSettings } from './heap-settings.js';
 import { Reloader } from './reload.js';
 import { LivePush } from './remote-write.js';
 import { createSelfMetrics } from './self-metrics.js';
@@ -84,6 +85,7 @@ export interface RunningExporter {
  * units whose configuration changed.
  */
 export async function startExporter(options: ExporterOptions): Promise<RunningExporter> {
+  applyHeapSettings();
   const { log } = options;
   const clock = options.clock ?? systemClock;
   const shard = options.shard ?? SINGLE_SHARD;
