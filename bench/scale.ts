@@ -463,7 +463,8 @@ async function runStep(targetSeries: number, accountsOverride: number | undefine
     await sleep(options.tiny ? 5_000 : Math.max(0, steadyAt - Date.now()));
     pacer.takeCounts();
     await exporter.reset();
-    if (options.allocations) await exporter.request({ type: 'allocations-start', includeYoung: options.allocations === 'all' });
+    // A tiny run's window allocates a few MB: finer samples so that its profile still says whose they are.
+    if (options.allocations) await exporter.request({ type: 'allocations-start', includeYoung: options.allocations === 'all', intervalBytes: options.tiny ? 512 : 64 * 1024 });
     await sleep(options.pollingSeconds * 1000);
     const polling = await exporter.stats();
     if (options.allocations && profileDir) await exporter.request({ type: 'allocations-stop', path: join(profileDir, `exporter-${targetSeries}.heapprofile`) });

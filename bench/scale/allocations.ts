@@ -21,9 +21,14 @@ if (!file || !(top > 0)) {
 }
 
 const { head } = JSON.parse(readFileSync(file, 'utf8')) as { head: SamplingNode };
+/** Where a function is: from `src/` or `node_modules/` on (the build's directory left out), else the last two parts. */
+function placeOf(url: string): string {
+  const from = Math.max(url.lastIndexOf('/node_modules/'), url.lastIndexOf('/src/'), url.lastIndexOf('/bench/'));
+  return from >= 0 ? url.slice(from + 1) : url.split('/').slice(-2).join('/');
+}
 const nameOf = (node: SamplingNode): string => {
   const { functionName, url, lineNumber } = node.callFrame;
-  return `${functionName || '(anonymous)'} ${url.split('/').slice(-2).join('/')}:${lineNumber + 1}`;
+  return `${functionName || '(anonymous)'} ${placeOf(url)}:${lineNumber + 1}`;
 };
 
 const self = new Map<string, number>();

@@ -145,11 +145,11 @@ async function stats(): Promise<ExporterStats> {
  * (and their pauses) are for.
  */
 let inspector: Session | undefined;
-async function startAllocationSampling(includeYoung: boolean): Promise<void> {
+async function startAllocationSampling(includeYoung: boolean, intervalBytes: number): Promise<void> {
   inspector = new Session();
   inspector.connect();
   await inspector.post('HeapProfiler.startSampling', {
-    samplingInterval: 64 * 1024,
+    samplingInterval: intervalBytes,
     includeObjectsCollectedByMajorGC: true,
     includeObjectsCollectedByMinorGC: includeYoung,
   });
@@ -190,7 +190,7 @@ process.on('message', (message: ExporterRequest) => {
       send({ type: 'heap-snapshot', path: writeHeapSnapshot(message.path) });
       return;
     case 'allocations-start':
-      void startAllocationSampling(message.includeYoung).then(() => send({ type: 'allocations-start' }));
+      void startAllocationSampling(message.includeYoung, message.intervalBytes).then(() => send({ type: 'allocations-start' }));
       return;
     case 'allocations-stop':
       void stopAllocationSampling(message.path).then(() => send({ type: 'allocations-stop', path: message.path }));

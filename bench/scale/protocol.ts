@@ -38,8 +38,11 @@ export type ExporterRequest =
   | { readonly type: 'stats' }
   | { readonly type: 'gc' }
   | { readonly type: 'heap-snapshot'; readonly path: string }
-  /** `includeYoung`: also the objects scavenges collect, not only those promoted or still alive. */
-  | { readonly type: 'allocations-start'; readonly includeYoung: boolean }
+  /**
+   * `includeYoung`: also the objects scavenges collect, not only those promoted or still alive;
+   * `intervalBytes`: one sample per this many bytes allocated, on average.
+   */
+  | { readonly type: 'allocations-start'; readonly includeYoung: boolean; readonly intervalBytes: number }
   | { readonly type: 'allocations-stop'; readonly path: string }
   | { readonly type: 'stop' };
 

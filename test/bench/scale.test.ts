@@ -96,8 +96,8 @@ describe('scale harness, tiny run', () => {
     const sampledMb = Number(/sampled allocations: ([\d.]+) MB/.exec(read.stdout)?.[1]);
     expect(sampledMb).toBeGreaterThan(0);
     const [own, under] = read.stdout.split('allocated under the function:');
-    // The exporter's own code allocates; the figures are bytes and shares of the total.
-    expect(own).toMatch(/^\s+[\d.]+ MB\s+[\d.]+%\s+\S+ (exposition|series|http|scheduler|shared)\//m);
+    // Some of it is the exporter's own code (a compiled file of src/, not Node's, a dependency's nor the harness's).
+    expect(own).toMatch(/^\s+[\d.]+ MB\s+[\d.]+%\s+\S+ src\/[\w/.-]+\.js:\d+$/m);
     expect(under).toMatch(/^\s+[\d.]+ MB\s+100\.0%\s+\(root\)/m);
   });
 
