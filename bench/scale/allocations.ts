@@ -6,6 +6,7 @@
  *   node --import tsx bench/scale/allocations.ts <file.heapprofile> [top N]
  */
 import { readFileSync } from 'node:fs';
+import { frameName } from './places.js';
 
 interface SamplingNode {
   readonly callFrame: { readonly functionName: string; readonly url: string; readonly lineNumber: number };
@@ -21,15 +22,7 @@ if (!file || !(top > 0)) {
 }
 
 const { head } = JSON.parse(readFileSync(file, 'utf8')) as { head: SamplingNode };
-/** Where a function is: from `src/` or `node_modules/` on (the build's directory left out), else the last two parts. */
-function placeOf(url: string): string {
-  const from = Math.max(url.lastIndexOf('/node_modules/'), url.lastIndexOf('/src/'), url.lastIndexOf('/bench/'));
-  return from >= 0 ? url.slice(from + 1) : url.split('/').slice(-2).join('/');
-}
-const nameOf = (node: SamplingNode): string => {
-  const { functionName, url, lineNumber } = node.callFrame;
-  return `${functionName || '(anonymous)'} ${placeOf(url)}:${lineNumber + 1}`;
-};
+const nameOf = (node: SamplingNode): string => frameName(node.callFrame);
 
 const self = new Map<string, number>();
 const inclusive = new Map<string, number>();

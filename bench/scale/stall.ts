@@ -6,6 +6,7 @@
  *   node --import tsx bench/scale/stall.ts <file.cpuprofile> <T µs> <N ms>
  */
 import { readFileSync } from 'node:fs';
+import { frameName } from './places.js';
 
 interface ProfileNode {
   readonly id: number;
@@ -35,10 +36,7 @@ const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
 const byId = new Map(profile.nodes.map((node) => [node.id, node]));
 const parentOf = new Map<number, number>();
 for (const node of profile.nodes) for (const child of node.children ?? []) parentOf.set(child, node.id);
-const nameOf = (node: ProfileNode): string => {
-  const { functionName, url, lineNumber } = node.callFrame;
-  return `${functionName || '(anonymous)'} ${url.split('/').slice(-2).join('/')}:${lineNumber + 1}`;
-};
+const nameOf = (node: ProfileNode): string => frameName(node.callFrame);
 
 const fromUs = endUs - ms * 1000 - LEAD_US;
 const self = new Map<string, number>();
