@@ -1,7 +1,8 @@
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readSync, renameSync, rmSync, statSync, truncateSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readSync, renameSync, rmSync, statSync, truncateSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { escapeLabelValue, formatValue, openMetricsFamilyName } from '../exposition/format.js';
 import { OPENMETRICS_EOF, openMetricsFamilyHeader } from '../exposition/render-openmetrics.js';
+import { openNewFileSync } from '../lib/atomic-file.js';
 import type { TimeSeries } from '../remote-write/protocol.js';
 import type { QueueEvent, RemoteWriteQueue } from '../remote-write/queue.js';
 import type { HistorySeries } from './replay.js';
@@ -115,7 +116,7 @@ export class OpenMetricsFileWriter implements HistoryWriter {
     for (const [family, { header, lines }] of byFamily) {
       const file = `${family}.om`;
       const path = join(this.partsDir, file);
-      const fd = openSync(path, 'a');
+      const fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | (constants.O_NOFOLLOW ?? 0), 0o644);
       try {
         if (statSync(path).size === 0) writeSync(fd, header);
         writeSync(fd, lines.join(''));
@@ -149,7 +150,7 @@ export class OpenMetricsFileWriter implements HistoryWriter {
   /** Joins the parts into the output (atomically) and removes them. */
   finish(): Promise<void> {
     const temporary = join(this.partsDir, '..', `.${basename(this.output)}.tmp-${process.pid}`);
-    const out = openSync(temporary, 'w', 0o644);
+    const out = openNewFileSync(temporary, 0o644);
     try {
       const files = existsSync(this.partsDir) ? readdirSync(this.partsDir).sort() : [];
       for (const file of files) {

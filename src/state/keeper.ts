@@ -57,6 +57,7 @@ export class StateKeeper {
   private saving: Promise<void> | undefined;
   private stopped = false;
   private failing = false;
+  private refusalLogged = false;
   private leaseWriting: number | undefined;
   private leaseUsed = false;
   private leaseWanted = false;
@@ -167,6 +168,13 @@ export class StateKeeper {
     }, this.intervalMs);
   }
 
+  /** Once per process: the same planted link would otherwise be reported at every save. */
+  private refused(message: string): void {
+    if (this.refusalLogged) return;
+    this.refusalLogged = true;
+    this.options.log.warn({ stateFile: this.options.path }, `state file: ${message}`);
+  }
+
   private async save(): Promise<void> {
     // What is held now came from state no newer than this snapshot.
     const covered = this.pending;
@@ -178,7 +186,7 @@ export class StateKeeper {
     try {
       const accounts = this.options.collect();
       this.leaseWriting = undefined;
-      const bytes = await writeStateFile(this.options.path, { savedAtMs, accounts });
+      const bytes = await writeStateFile(this.options.path, { savedAtMs, accounts }, { onRefused: (message) => this.refused(message) });
       this.metrics?.saves.inc();
       this.metrics?.lastSave.set(savedAtMs / 1000);
       this.metrics?.bytes.set(bytes);

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -75,5 +75,38 @@ describe('the state file', () => {
     mkdirSync(`${path}.tmp-9`);
     expect(loadStateFile(path, NOW)).toEqual({ kind: 'loaded', snapshot });
     expect(readdirSync(sub).sort()).toEqual(['other.json.tmp-7', 'state.json', 'state.json.tmp-9', 'state.json.tmp-notes']);
+  });
+
+  it('never writes through a symbolic link planted at its temporary name: the link and its target stay as they were, the refusal is reported', async () => {
+    const sub = join(dir, 'planted');
+    mkdirSync(sub);
+    const path = join(sub, 'state.json');
+    const target = join(dir, 'victim.txt');
+    writeFileSync(target, 'precious', { mode: 0o644 });
+    const planted = `${path}.tmp-${process.pid}`;
+    symlinkSync(target, planted);
+    const refusals: string[] = [];
+    await writeStateFile(path, snapshot, { onRefused: (message) => refusals.push(message) });
+    expect(readFileSync(target, 'utf8')).toBe('precious');
+    expect(lstatSync(planted).isSymbolicLink()).toBe(true);
+    expect(readlinkSync(planted)).toBe(target);
+    expect(refusals).toHaveLength(1);
+    expect(refusals[0]).toContain(planted);
+    expect(loadStateFile(path, NOW)).toEqual({ kind: 'loaded', snapshot });
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(readdirSync(sub).sort()).toEqual(['state.json', `state.json.tmp-${process.pid}`]);
+  });
+
+  it('replaces a leftover regular temporary file of its own pid, and removes the random-named ones at start', async () => {
+    const sub = join(dir, 'leftover');
+    mkdirSync(sub);
+    const path = join(sub, 'state.json');
+    writeFileSync(`${path}.tmp-${process.pid}`, 'half a save');
+    writeFileSync(`${path}.tmp-77-0123abcd`, 'another half');
+    const refusals: string[] = [];
+    await writeStateFile(path, snapshot, { onRefused: (message) => refusals.push(message) });
+    expect(refusals).toEqual([]);
+    expect(loadStateFile(path, NOW)).toEqual({ kind: 'loaded', snapshot });
+    expect(readdirSync(sub)).toEqual(['state.json']);
   });
 });

@@ -2,7 +2,7 @@ import { lstatSync, readdirSync, renameSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
 import { InputFileError, readBoundedFile } from '../config/input.js';
-import { writeFileAtomically } from '../lib/atomic-file.js';
+import { writeFileAtomically, type AtomicWriteOptions } from '../lib/atomic-file.js';
 
 /**
  * The state file (`--state.file`): per account, the persistent state of its sources, as one
@@ -105,9 +105,11 @@ export function readStateFile(path: string): StateSnapshot {
 }
 
 /**
- * Removes `<file>.tmp-<digits>` beside the state file: at start no save of this process is
- * under way, and a temporary file of another process's save is one it never finished (two
- * exporters sharing a state file is a mistake of its own). Returns what was removed.
+ * Removes `<file>.tmp-<digits>` (and `<file>.tmp-<digits>-<hex>`, the name a save takes when
+ * the first is occupied) beside the state file: at start no save of this process is under way,
+ * and a temporary file of another process's save is one it never finished (two exporters
+ * sharing a state file is a mistake of its own). Only regular files: a link is left alone.
+ * Returns what was removed.
  */
 export function removeStaleTemporaries(path: string): string[] {
   const folder = dirname(path);
@@ -120,7 +122,7 @@ export function removeStaleTemporaries(path: string): string[] {
   }
   const removed: string[] = [];
   for (const name of names) {
-    if (!name.startsWith(prefix) || !/^\d+$/.test(name.slice(prefix.length))) continue;
+    if (!name.startsWith(prefix) || !/^\d+(-[0-9a-f]+)?$/.test(name.slice(prefix.length))) continue;
     const file = join(folder, name);
     try {
       if (!lstatSync(file).isFile()) continue;
@@ -150,10 +152,10 @@ function setAside(path: string, nowMs: number, reason: string): StateLoad {
   }
 }
 
-/** Writes the snapshot atomically (temporary file, fsync, rename, fsync of the folder). */
-export async function writeStateFile(path: string, snapshot: StateSnapshot): Promise<number> {
+/** Writes the snapshot atomically (temporary file created exclusively, fsync, rename, fsync of the folder). */
+export async function writeStateFile(path: string, snapshot: StateSnapshot, options: AtomicWriteOptions = {}): Promise<number> {
   const body = JSON.stringify({ format: STATE_FORMAT, version: STATE_VERSION, savedAtMs: snapshot.savedAtMs, accounts: snapshot.accounts });
-  await writeFileAtomically(path, body);
+  await writeFileAtomically(path, body, options);
   return Buffer.byteLength(body);
 }
 
