@@ -90,4 +90,19 @@ describe('assembleHistory', () => {
     const steps = assembleHistory([{ ...one, series: { ...one.series, ...two.series } }], -Infinity, NOW);
     expect(Object.keys(steps[0]!.points).sort()).toEqual(['a', 'b']);
   });
+
+  it('hands over to a window at its latest batch\'s start, so that a batch answered minutes after the first misses no minute', () => {
+    // The 60 s window's names in two batches: `b` asked 3 minutes after `a`, after a slow answer.
+    const first = answer(4 * HOUR, 60, ['a']);
+    const late = answer(4 * HOUR, 60, ['b'], NOW + 3 * MIN);
+    const fine = { ...first, series: { ...first.series, ...late.series }, window: undefined, batches: 2 };
+    const coarse = answer(DAY, 120, ['a', 'b'], NOW + 4 * MIN);
+    const steps = assembleHistory([fine, coarse], -Infinity, NOW);
+    for (const name of ['a', 'b']) {
+      const own = steps.filter((s) => s.points[name] !== undefined);
+      for (let i = 1; i < own.length; i++) expect(own[i]!.t, `${name}, step ${i}`).toBe(own[i - 1]!.t + own[i - 1]!.intervalMs);
+    }
+    const handover = steps.find((s) => s.intervalMs === 60_000)!.t;
+    expect(handover).toBeGreaterThanOrEqual(NOW + 3 * MIN - 4 * HOUR);
+  });
 });

@@ -75,12 +75,20 @@ interface Answer {
   readonly intervalMs: number;
   /** Bucket starts present in the answer, ascending. */
   readonly times: readonly number[];
+  /**
+   * The first bucket every batch of the window has: the latest batch's first. A window's names
+   * go out in batches one after the other, each reaching back from when it was answered, so a
+   * batch sent after a slow answer starts minutes after the first one.
+   */
+  readonly start: number;
   /** By bucket start, each name's point there. */
   readonly at: ReadonlyMap<number, Record<string, SeriesPoint>>;
 }
 
 function answerOf(result: SeriesResult): Answer | undefined {
   const at = new Map<number, Record<string, SeriesPoint>>();
+  /** By the `since` its batch reported, the batch's first bucket. */
+  const batchStarts = new Map<string, number>();
   let intervalSeconds: number | undefined;
   for (const [name, series] of Object.entries(result.series)) {
     intervalSeconds ??= series.intervalSeconds;
@@ -92,10 +100,11 @@ function answerOf(result: SeriesResult): Answer | undefined {
       let row = at.get(t);
       if (!row) at.set(t, (row = {}));
       row[name] = point;
+      batchStarts.set(series.since, Math.min(batchStarts.get(series.since) ?? Infinity, t));
     }
   }
   if (intervalSeconds === undefined || at.size === 0) return undefined;
-  return { intervalMs: intervalSeconds * 1000, times: [...at.keys()].sort((a, b) => a - b), at };
+  return { intervalMs: intervalSeconds * 1000, times: [...at.keys()].sort((a, b) => a - b), start: Math.max(...batchStarts.values()), at };
 }
 
 /**
@@ -125,13 +134,14 @@ export function assembleHistory(results: readonly SeriesResult[], fromMs: number
 }
 
 /**
- * Where the finer answer takes over from a coarser one: the first end of a coarse bucket at
- * or after the finer answer's first bucket that is also a bucket start of the finer grid.
- * Grids that never meet hand over at the first coarse end past the finer start, and the finer
- * buckets begin at the first one after it (the minutes between are a `window_gap`).
+ * Where the finer answer takes over from a coarser one, for all its names at once: the first
+ * end of a coarse bucket at or after the finer answer's start (where its latest batch begins)
+ * that is also a bucket start of the finer grid. Grids that never meet hand over at the first
+ * coarse end past the finer start, and the finer buckets begin at the first one after it (the
+ * minutes between are a `window_gap`).
  */
 function handover(coarse: Answer, finer: Answer, cursor: number): number {
-  const finerStart = finer.times[0] as number;
+  const finerStart = finer.start;
   const finerStarts = new Set(finer.times);
   let fallback: number | undefined;
   for (const t of coarse.times) {
