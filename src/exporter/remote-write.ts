@@ -3,6 +3,7 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import type { RemoteWriteConfig } from '../config/types.js';
 import type { FamilySamples, MetricSink } from '../exposition/model.js';
 import type { Clock, TimerHandle } from '../lib/clock.js';
+import { EPISODE_SUMMARY_INTERVAL_MS, EpisodeLog } from '../lib/episodes.js';
 import { endpointFromConfig } from '../remote-write/endpoint.js';
 import { familiesToTimeSeries, promClientToTimeSeries, type PromClientMetric } from '../remote-write/families.js';
 import { RemoteWriteQueue, type QueueStats } from '../remote-write/queue.js';
@@ -63,6 +64,8 @@ export interface LivePushOptions {
   readonly proxy: ProxySettings;
   /** Tests pass another way out. */
   readonly sender?: WriteSender;
+  /** How often a failure, refusal or drop that lasts is summed up in one line. Default 60 s. */
+  readonly summaryIntervalMs?: number;
 }
 
 export class LivePush {
@@ -71,6 +74,10 @@ export class LivePush {
   private timer: TimerHandle | undefined;
   private stopped = false;
   private pushing: Promise<void> = Promise.resolve();
+  private readonly failing: EpisodeLog;
+  private readonly rejected: EpisodeLog;
+  private readonly dropping: EpisodeLog;
+  private lastFailure: string | undefined;
 
   constructor(private readonly options: LivePushOptions) {
     const { config, clock, log } = options;
@@ -86,10 +93,47 @@ export class LivePush {
       retryOnHttp429: queue.retryOnHttp429,
       whenFull: 'drop_oldest',
       onEvent: (event) => {
-        if (event.type === 'retrying' && event.attempt === 1) log.warn({ reason: event.reason, waitMs: event.waitMs }, 'remote write failed; retrying');
-        else if (event.type === 'recovered') log.info({ attempts: event.attempts }, 'remote write recovered');
-        else if (event.type === 'rejected') log.error({ samples: event.samples, reason: event.reason }, 'the remote write receiver refused samples');
-        else if (event.type === 'dropped') log.warn({ samples: event.samples }, 'remote write queue full: dropped the oldest samples');
+        if (event.type === 'retrying') {
+          this.lastFailure = event.reason;
+          this.failing.note('failing', 1, { reason: event.reason, waitMs: event.waitMs });
+        } else if (event.type === 'recovered') this.failing.endWhenQuiet('failing', { attempts: event.attempts });
+        else if (event.type === 'rejected') this.rejected.note('rejected', event.samples, { reason: event.reason });
+        // Drops are noted per push in pushNow, which also sees a push that needed none (the end).
+      },
+    });
+    const summary = options.summaryIntervalMs ?? EPISODE_SUMMARY_INTERVAL_MS;
+    const interval = `${summary / 1000} s`;
+    this.failing = new EpisodeLog({
+      clock,
+      intervalMs: summary,
+      write: (line) => {
+        if (line.phase === 'start') log.warn({ reason: line.detail.reason, waitMs: line.detail.waitMs }, 'remote write failed; retrying until the receiver takes it (a summary line per interval while it lasts)');
+        else if (line.phase === 'ongoing') log.warn({ retries: line.count, retriesTotal: line.total, durationSeconds: line.durationSeconds, reason: line.detail.reason }, `remote write still failing: ${line.count} retries in the last ${interval}`);
+        else log.info({ retriesTotal: line.total, durationSeconds: line.durationSeconds }, 'remote write recovered');
+      },
+    });
+    this.rejected = new EpisodeLog({
+      clock,
+      intervalMs: summary,
+      quietIntervalsToEnd: 1,
+      write: (line) => {
+        if (line.phase === 'start') log.error({ samples: line.count, reason: line.detail.reason }, 'the remote write receiver refused samples (monapi_exporter_remote_write_samples_failed_total counts them; a summary line per interval while it lasts)');
+        else if (line.phase === 'ongoing') log.error({ samples: line.count, samplesTotal: line.total, durationSeconds: line.durationSeconds, reason: line.detail.reason }, `the remote write receiver still refuses samples: ${line.count} in the last ${interval}`);
+        else log.info({ samplesTotal: line.total, durationSeconds: line.durationSeconds }, 'the remote write receiver refused no samples for a while');
+      },
+    });
+    this.dropping = new EpisodeLog({
+      clock,
+      intervalMs: summary,
+      write: (line) => {
+        if (line.phase === 'start') {
+          log.warn(
+            { samples: line.count, capacity: queue.capacity, reason: line.detail.reason },
+            'remote write queue full: dropping the oldest samples until the receiver takes them again (monapi_exporter_remote_write_samples_dropped_total counts every one; a summary line per interval while it lasts)',
+          );
+        } else if (line.phase === 'ongoing') {
+          log.warn({ samples: line.count, samplesTotal: line.total, durationSeconds: line.durationSeconds, reason: line.detail.reason }, `remote write queue still full: dropped ${line.count} samples in the last ${interval}`);
+        } else log.info({ samplesTotal: line.total, durationSeconds: line.durationSeconds }, 'remote write queue no longer dropping samples');
       },
     });
     createPushMetrics(options.registry, () => this.queue.stats, () => this.queue.length);
@@ -110,6 +154,16 @@ export class LivePush {
     };
   }
 
+  /** The queue's counts since the start (the self-metrics read them too). */
+  get queueStats(): Readonly<QueueStats> {
+    return this.queue.stats;
+  }
+
+  /** Samples waiting or in flight. */
+  get queueLength(): number {
+    return this.queue.length;
+  }
+
   start(): void {
     this.schedule();
   }
@@ -122,7 +176,11 @@ export class LivePush {
     // prom-client types getMetricsAsJSON loosely; each entry has a name and values.
     const self = (await this.options.registry.getMetricsAsJSON()) as unknown as PromClientMetric[];
     series.push(...promClientToTimeSeries(self, now, labels));
+    const droppedBefore = this.queue.stats.samplesDropped;
     await this.queue.push(series);
+    const dropped = this.queue.stats.samplesDropped - droppedBefore;
+    if (dropped > 0) this.dropping.note('dropped', dropped, { reason: this.lastFailure ?? 'the receiver takes samples more slowly than they come' });
+    else this.dropping.end('dropped');
   }
 
   /** Stops pushing; what is queued gets `graceMs` to reach the receiver. */
@@ -132,6 +190,7 @@ export class LivePush {
     await this.pushing;
     await Promise.race([this.queue.flush(), new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
     await this.queue.close();
+    for (const episodes of [this.dropping, this.failing, this.rejected]) episodes.close();
   }
 
   private schedule(): void {

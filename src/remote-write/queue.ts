@@ -102,6 +102,18 @@ export class RemoteWriteQueue {
 
   /** Adds series to send; with `whenFull: 'wait'` resolves once they fit. */
   async push(series: readonly TimeSeries[]): Promise<void> {
+    let dropped = 0;
+    try {
+      dropped = await this.pushEach(series);
+    } finally {
+      // One event per push, not per series: a full queue drops on every series of every push.
+      if (dropped > 0) this.options.onEvent?.({ type: 'dropped', samples: dropped });
+    }
+    this.kick();
+  }
+
+  private async pushEach(series: readonly TimeSeries[]): Promise<number> {
+    let dropped = 0;
     for (const one of series) {
       if (one.samples.length === 0) continue;
       if (this.closed) throw new QueueClosedError();
@@ -117,9 +129,9 @@ export class RemoteWriteQueue {
       this.waitingSamples += one.samples.length;
       this.pushed += one.samples.length;
       this.oldestWaitingSinceMs ??= this.options.clock.now();
-      if (this.options.whenFull === 'drop_oldest') this.dropOverflow();
+      if (this.options.whenFull === 'drop_oldest') dropped += this.dropOverflow();
     }
-    this.kick();
+    return dropped;
   }
 
   /** Resolves when everything pushed so far has been sent, or refused, or dropped. */
@@ -141,17 +153,17 @@ export class RemoteWriteQueue {
     await this.options.sender.close();
   }
 
-  private dropOverflow(): void {
+  private dropOverflow(): number {
     let dropped = 0;
     while (this.length > this.options.capacity && this.waiting.length > 1) {
       const oldest = this.waiting.shift() as TimeSeries;
       this.waitingSamples -= oldest.samples.length;
       dropped += oldest.samples.length;
     }
-    if (dropped === 0) return;
+    if (dropped === 0) return 0;
     this.stats.samplesDropped += dropped;
     this.finish(dropped);
-    this.options.onEvent?.({ type: 'dropped', samples: dropped });
+    return dropped;
   }
 
   private kick(): void {
