@@ -27,16 +27,19 @@ const offsetOrNull = (timestamp: string | null | undefined): string | null | und
 
 /** `{data: {...}}`, with `rate_limit.per_minute` for `requests_per_minute` and a few fields the exporter does not know. */
 export function altAccount(body: SimAccountBody): unknown {
+  return { data: altAccountObject(body) };
+}
+
+/** The account object of `altAccount`, without its `data` wrapper (a layout supplies its own). */
+export function altAccountObject(body: SimAccountBody): Record<string, unknown> {
   const { rate_limit: rateLimit, ...rest } = body;
   return {
-    data: {
-      ...rest,
-      ...(rateLimit
-        ? { rate_limit: { per_minute: rateLimit.requests_per_minute, burst: rateLimit.burst, ...(rateLimit.remaining === undefined ? {} : { remaining: rateLimit.remaining }) } }
-        : {}),
-      billing: { currency: 'EUR', interval: 'month' },
-      features: ['api', 'websites', 'alerts'],
-    },
+    ...rest,
+    ...(rateLimit
+      ? { rate_limit: { per_minute: rateLimit.requests_per_minute, burst: rateLimit.burst, ...(rateLimit.remaining === undefined ? {} : { remaining: rateLimit.remaining }) } }
+      : {}),
+    billing: { currency: 'EUR', interval: 'month' },
+    features: ['api', 'websites', 'alerts'],
   };
 }
 
@@ -55,12 +58,15 @@ export function altLatest(body: SimLatestValue): unknown {
  * `version`, `pid` and the per-type details, with no host uuid (the path has it).
  */
 export function altComponents(records: readonly ComponentRecord[]): unknown {
-  return records.map((c) => {
-    const named = c.type === 'nginx' || c.type === 'phpfpm_pool' ? {} : { name: c.name };
-    // A pool has no process of its own; its workers belong to the master.
-    const pid = c.type === 'phpfpm_pool' ? {} : { pid: c.pid };
-    return { type: c.type, local_id: c.localId, display_name: c.displayName, ...named, version: c.reportedVersion, ...pid, ...c.details };
-  });
+  return records.map(altComponent);
+}
+
+/** One item of `altComponents`. */
+export function altComponent(c: ComponentRecord): Record<string, unknown> {
+  const named = c.type === 'nginx' || c.type === 'phpfpm_pool' ? {} : { name: c.name };
+  // A pool has no process of its own; its workers belong to the master.
+  const pid = c.type === 'phpfpm_pool' ? {} : { pid: c.pid };
+  return { type: c.type, local_id: c.localId, display_name: c.displayName, ...named, version: c.reportedVersion, ...pid, ...c.details };
 }
 
 /**
@@ -69,7 +75,13 @@ export function altComponents(records: readonly ComponentRecord[]): unknown {
  * metric/operator/threshold with the threshold as a numeric string.
  */
 export function altAlertRules(rules: readonly SimAlertRule[]): unknown {
-  const alerts = rules.map((rule, k) => {
+  const alerts = altAlertRuleItems(rules);
+  return { alerts, total: alerts.length };
+}
+
+/** The items of `altAlertRules`: which encoding a rule gets depends on its place in the whole list. */
+export function altAlertRuleItems(rules: readonly SimAlertRule[]): Record<string, unknown>[] {
+  return rules.map((rule, k) => {
     const { metric, operator, threshold, host_uuid: hostUuid, created_at: createdAt, id, ...rest } = rule;
     const condition = k % 2 === 0 ? { expression: `${metric} ${operator} ${threshold}` } : { metric, operator, threshold: String(threshold) };
     return {
@@ -81,10 +93,10 @@ export function altAlertRules(rules: readonly SimAlertRule[]): unknown {
       notify: { channels: ['email'] },
     };
   });
-  return { alerts, total: alerts.length };
 }
 
-function altWebsite(site: SimWebsite): Record<string, unknown> {
+/** One item of `altWebsites`. */
+export function altWebsite(site: SimWebsite): Record<string, unknown> {
   return {
     ...site,
     id: String(site.id),
@@ -135,13 +147,16 @@ export function altCheck(check: SimWebsiteCheck): Record<string, unknown> {
 
 /** `{data: {...}}`, id as a numeric string; recent checks in the shape `checks` selects. */
 export function altWebsiteSummary(summary: SimWebsiteSummary, check: (c: SimWebsiteCheck) => unknown): unknown {
+  return { data: altWebsiteSummaryObject(summary, check) };
+}
+
+/** The summary object of `altWebsiteSummary`, without its `data` wrapper. */
+export function altWebsiteSummaryObject(summary: SimWebsiteSummary, check: (c: SimWebsiteCheck) => unknown): Record<string, unknown> {
   const { recent_checks: recent, tls, ...rest } = summary;
   return {
-    data: {
-      ...rest,
-      id: String(summary.id),
-      ...(tls ? { tls: { ...tls, cert_expires_at: offsetOrNull(tls.cert_expires_at) } } : {}),
-      ...(recent ? { recent_checks: recent.map(check) } : {}),
-    },
+    ...rest,
+    id: String(summary.id),
+    ...(tls ? { tls: { ...tls, cert_expires_at: offsetOrNull(tls.cert_expires_at) } } : {}),
+    ...(recent ? { recent_checks: recent.map(check) } : {}),
   };
 }

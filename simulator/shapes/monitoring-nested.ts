@@ -47,7 +47,7 @@ function nestedRateLimit(limit: NonNullable<SimAccountBody['rate_limit']>): Reco
  * `{account: {id, name, plan: {name, retention: {days}}}, quotas: {hosts: {max, used},
  * websites: {max, used}}, rate_limit: {requests, per|period, burst, remaining}}`.
  */
-export function nestedAccount(body: SimAccountBody): unknown {
+export function nestedAccount(body: SimAccountBody): Record<string, unknown> {
   const { limits, usage, rate_limit: rateLimit } = body;
   return {
     account: {
@@ -71,8 +71,13 @@ export function nestedAccount(body: SimAccountBody): unknown {
 export function nestedMetricCatalogue(hostUuid: string, metrics: Readonly<Record<string, readonly string[]>>): unknown {
   return {
     host: { uuid: hostUuid },
-    metrics: Object.fromEntries(Object.entries(metrics).map(([component, names]) => [component, { count: text(names.length), names: [...names] }])),
+    metrics: Object.fromEntries(Object.entries(metrics).map(([component, names]) => [component, nestedMetricGroup(names)])),
   };
+}
+
+/** One component's group of `nestedMetricCatalogue`: `{count, names}`. */
+export function nestedMetricGroup(names: readonly string[]): { count: string | null; names: string[] } {
+  return { count: text(names.length), names: [...names] };
 }
 
 /** `{host: {uuid}, metric: {name}, latest: {at, value}}`: the value a numeric string, the time with milliseconds. */
@@ -94,11 +99,13 @@ export const componentGroup = (software: string): string => software.replace(/-/
  */
 export function nestedComponents(hostUuid: string, components: readonly SimComponent[]): unknown {
   const groups: Record<string, unknown[]> = {};
-  for (const c of components) {
-    const item = { id: c.id, name: c.name, version: c.version, ...(c.pid === undefined ? {} : { process: { pid: text(c.pid) } }) };
-    (groups[componentGroup(c.software)] ??= []).push(item);
-  }
+  for (const c of components) (groups[componentGroup(c.software)] ??= []).push(nestedComponent(c));
   return { host: { uuid: hostUuid }, components: groups };
+}
+
+/** One item of `nestedComponents`, without its group key. */
+export function nestedComponent(c: SimComponent): Record<string, unknown> {
+  return { id: c.id, name: c.name, version: c.version, ...(c.pid === undefined ? {} : { process: { pid: text(c.pid) } }) };
 }
 
 /** Comparison operators as words. */
@@ -110,27 +117,29 @@ export const OPERATOR_WORDS: Readonly<Record<SimAlertRule['operator'], string>> 
  * state `enabled`/`disabled`, and a rule with no `scope` covers every host.
  */
 export function nestedAlertRules(rules: readonly SimAlertRule[]): unknown {
+  return { alert_rules: rules.map(nestedAlertRule) };
+}
+
+/** One item of `nestedAlertRules`. */
+export function nestedAlertRule(rule: SimAlertRule): Record<string, unknown> {
+  const hosts = rule.host_uuids ?? (rule.host_uuid === null ? [] : [rule.host_uuid]);
   return {
-    alert_rules: rules.map((rule) => {
-      const hosts = rule.host_uuids ?? (rule.host_uuid === null ? [] : [rule.host_uuid]);
-      return {
-        id: String(rule.id),
-        name: rule.name,
-        state: rule.enabled ? 'enabled' : 'disabled',
-        condition: {
-          metric: rule.metric,
-          op: OPERATOR_WORDS[rule.operator],
-          value: text(rule.threshold),
-          ...(rule.duration_seconds === undefined ? {} : { duration: { seconds: rule.duration_seconds } }),
-        },
-        ...(hosts.length > 0 ? { scope: { hosts: [...hosts] } } : {}),
-        created: { at: wholeSeconds(rule.created_at) },
-      };
-    }),
+    id: String(rule.id),
+    name: rule.name,
+    state: rule.enabled ? 'enabled' : 'disabled',
+    condition: {
+      metric: rule.metric,
+      op: OPERATOR_WORDS[rule.operator],
+      value: text(rule.threshold),
+      ...(rule.duration_seconds === undefined ? {} : { duration: { seconds: rule.duration_seconds } }),
+    },
+    ...(hosts.length > 0 ? { scope: { hosts: [...hosts] } } : {}),
+    created: { at: wholeSeconds(rule.created_at) },
   };
 }
 
-function nestedWebsite(site: SimWebsite): Record<string, unknown> {
+/** One item of `nestedWebsites`. */
+export function nestedWebsite(site: SimWebsite): Record<string, unknown> {
   const lastCheck =
     site.last_checked_at === null || site.last_checked_at === undefined
       ? null
@@ -180,7 +189,7 @@ export function nestedCheck(check: SimWebsiteCheck): Record<string, unknown> {
  * days_remaining}}, checks: {recent: [...]}}`: uptimes as ratios 0-1, the recent checks in
  * the shape `checks` selects.
  */
-export function nestedWebsiteSummary(summary: SimWebsiteSummary, check: (c: SimWebsiteCheck) => unknown): unknown {
+export function nestedWebsiteSummary(summary: SimWebsiteSummary, check: (c: SimWebsiteCheck) => unknown): Record<string, unknown> {
   const { tls } = summary;
   return {
     website: { id: summary.id, name: summary.name, url: summary.url },
