@@ -1,4 +1,4 @@
-import { readFieldList } from '../../upstream/fields/body.js';
+import { fieldListDecoder, readFieldList } from '../../upstream/fields/body.js';
 import { declareFields } from '../../upstream/fields/declare.js';
 import { durationText } from '../../upstream/fields/kinds.js';
 import { findersOf } from '../../upstream/fields/resolve.js';
@@ -25,7 +25,7 @@ export const ALERT_RULE_FIELDS = declareFields({
     useful: true,
     alternatives: ['expression'],
   },
-  duration: { kind: 'duration', about: 'how long the condition must hold before the rule fires', words: [['duration']], unit: 'seconds', useful: true },
+  duration: { kind: 'duration', about: 'how long the condition must hold before the rule fires', words: [['duration'], ['period']], not: ['evaluation', 'interval', 'check'], unit: 'seconds', useful: true },
   enabled: {
     kind: 'state',
     about: 'whether the rule is enabled',
@@ -86,8 +86,10 @@ export function parseExpression(
 
 const ruleFinder = findersOf(ALERT_RULE_FIELDS);
 
-export const decodeAlertRules: JsonDecoder<readonly AlertRule[]> = (raw, context, options) => {
-  const body = readFieldList(raw, context, { what: 'alert rule list', keys: ['rules', 'alert_rules', 'alertRules', 'alerts'], finder: ruleFinder(options?.fieldPaths) });
+const RULE_LIST_KEYS = ['rules', 'alert_rules', 'alertRules', 'alerts'];
+
+export const decodeAlertRules: JsonDecoder<readonly AlertRule[]> = fieldListDecoder({ keys: RULE_LIST_KEYS, finders: ruleFinder }, (raw, context, options) => {
+  const body = readFieldList(raw, context, { what: 'alert rule list', keys: RULE_LIST_KEYS, finder: ruleFinder(options?.fieldPaths) });
   const rules = body.records.map((r): AlertRule => {
     const parsed = parseExpression(r.expression);
     const rule: { -readonly [K in keyof AlertRule]: AlertRule[K] } = { id: r.id ?? '' };
@@ -105,4 +107,4 @@ export const decodeAlertRules: JsonDecoder<readonly AlertRule[]> = (raw, context
     return rule;
   });
   return { value: rules, dropped: body.dropped, notes: body.notes, fields: body.report };
-};
+});

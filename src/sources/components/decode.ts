@@ -1,4 +1,4 @@
-import { readFieldList } from '../../upstream/fields/body.js';
+import { fieldListDecoder, readFieldList } from '../../upstream/fields/body.js';
 import { declareFields } from '../../upstream/fields/declare.js';
 import { findersOf } from '../../upstream/fields/resolve.js';
 import type { JsonDecoder } from '../../upstream/tolerant/body.js';
@@ -18,6 +18,8 @@ export const COMPONENT_FIELDS = declareFields({
     about: 'what the agent detected (nginx, phpfpm, mysql, ...)',
     words: [['type'], ['software'], ['kind'], ['group']],
     not: ['host', 'id', 'version', 'name', 'display', 'object'],
+    // What a list grouped by category or a JSON:API resource type says is no software name.
+    notValues: ['web_server', 'webserver', 'web', 'application_server', 'app_server', 'appserver', 'application', 'database', 'databases', 'db', 'cache', 'caches', 'server', 'servers', 'component', 'components', 'software', 'service', 'services', 'instance', 'instances'],
     useful: true,
   },
   display_name: { kind: 'string', about: 'the name the agent shows (mysql @ web-1)', words: [['display', 'name'], ['title'], ['label']], not: ['host'], useful: true, alternatives: ['name'] },
@@ -44,10 +46,12 @@ export interface ComponentList {
 const componentFinder = findersOf(COMPONENT_FIELDS);
 const nonEmpty = (text: string | undefined) => (text === undefined || text.trim() === '' ? undefined : text);
 
-export const decodeComponents: JsonDecoder<ComponentList> = (raw, context, options) => {
+const COMPONENT_LIST_KEYS = ['components', 'objects', 'instances', 'servers', 'detected'];
+
+export const decodeComponents: JsonDecoder<ComponentList> = fieldListDecoder({ keys: COMPONENT_LIST_KEYS, finders: componentFinder }, (raw, context, options) => {
   const body = readFieldList(raw, context, {
     what: 'component list',
-    keys: ['components', 'objects', 'instances', 'servers', 'detected'],
+    keys: COMPONENT_LIST_KEYS,
     finder: componentFinder(options?.fieldPaths),
     unusable: (r) =>
       nonEmpty(r.display_name) === undefined && nonEmpty(r.name) === undefined && r.id === undefined
@@ -69,4 +73,4 @@ export const decodeComponents: JsonDecoder<ComponentList> = (raw, context, optio
     notes: body.notes,
     fields: body.report,
   };
-};
+});

@@ -1,4 +1,4 @@
-import { readFieldList, readFieldObject } from '../../upstream/fields/body.js';
+import { fieldListDecoder, readFieldList, readFieldObject } from '../../upstream/fields/body.js';
 import { declareFields, marked, type FieldRecord } from '../../upstream/fields/declare.js';
 import { findersOf } from '../../upstream/fields/resolve.js';
 import type { JsonDecoder } from '../../upstream/tolerant/body.js';
@@ -95,12 +95,14 @@ const wholeNumber = (value: unknown): number | undefined =>
 const hostFinder = findersOf(HOST_FIELDS);
 const detailFinder = findersOf(HOST_DETAIL_DECLS);
 
-export const decodeHosts: JsonDecoder<HostList> = (raw, context, options) => {
-  const body = readFieldList(raw, context, { what: 'host list', keys: ['hosts', 'servers', 'machines', 'nodes'], finder: hostFinder(options?.fieldPaths) });
+const HOST_LIST_KEYS = ['hosts', 'servers', 'machines', 'nodes'];
+
+export const decodeHosts: JsonDecoder<HostList> = fieldListDecoder({ keys: HOST_LIST_KEYS, finders: hostFinder }, (raw, context, options) => {
+  const body = readFieldList(raw, context, { what: 'host list', keys: HOST_LIST_KEYS, finder: hostFinder(options?.fieldPaths) });
   const meta = body.envelope.meta;
   const total = wholeNumber(body.envelope.total) ?? wholeNumber(body.envelope.count) ?? (typeof meta === 'object' && meta !== null ? wholeNumber((meta as Record<string, unknown>).total) : undefined);
   return { value: { hosts: body.records.map(hostOf), total }, dropped: body.dropped, notes: body.notes, fields: body.report };
-};
+});
 
 export const decodeHost: JsonDecoder<Host> = (raw, context, options) => {
   const { record, report, notes } = readFieldObject(raw, context, { what: 'host', keys: ['host', 'server'], finder: detailFinder(options?.fieldPaths) });

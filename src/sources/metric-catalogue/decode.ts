@@ -1,8 +1,9 @@
 import { declareFields } from '../../upstream/fields/declare.js';
 import type { FieldReport, FoundField } from '../../upstream/fields/resolve.js';
 import { valueAt } from '../../upstream/fields/shape.js';
-import { FieldsMissingError, InvalidResponseError } from '../../upstream/http/errors.js';
-import { refuseWhenNothingUsable, type DroppedItem, type JsonDecoder } from '../../upstream/tolerant/body.js';
+import { FieldsMissingError, InvalidResponseError, type RequestContext } from '../../upstream/http/errors.js';
+import type { ListCandidate } from '../../upstream/lists/locate.js';
+import { refuseWhenNothingUsable, type DecodeOptions, type Decoded, type DroppedItem, type JsonDecoder } from '../../upstream/tolerant/body.js';
 import { describe, isRecord } from '../../upstream/tolerant/values.js';
 
 /**
@@ -27,9 +28,9 @@ export interface MetricNames {
   readonly metrics: Readonly<Record<string, readonly string[]>>;
 }
 
-const CONTAINER_KEYS = ['metrics', 'components', 'catalogue', 'catalog', 'names', 'available', 'items', 'data', 'results'];
+const CONTAINER_KEYS = ['metrics', 'components', 'catalogue', 'catalog', 'names', 'available', 'items', 'data', 'results', 'result', 'records', 'entries', 'content', 'objects', 'values', '_embedded'];
 const GROUP_LIST_KEYS = ['metrics', 'names', 'items'];
-const NAME_KEYS = ['name', 'metric', 'metric_name', 'id'];
+const NAME_KEYS = ['name', 'metric', 'metric_name', 'id', 'key'];
 
 export const METRIC_CATALOGUE_FIELDS = declareFields({
   name: { kind: 'string', about: "a metric's name, <component>.<path> (a name alone, or in an object item)", words: NAME_KEYS.map((key) => [key]), essential: true },
@@ -38,7 +39,13 @@ export const METRIC_CATALOGUE_FIELDS = declareFields({
 const WHAT = 'metric catalogue';
 const COMPONENT_KEYS = ['component', 'group', 'type', 'name'];
 
-export const decodeMetricNames: JsonDecoder<MetricNames> = (raw, context, options) => {
+/** The catalogue's list, when it is one, so its pages are joined before it is read. */
+function locateCatalogue(raw: unknown): ListCandidate | undefined {
+  const body = container(raw);
+  return body !== undefined && Array.isArray(body.value) ? { items: body.value, path: body.key, envelope: isRecord(raw) ? raw : {} } : undefined;
+}
+
+export const decodeMetricNames: JsonDecoder<MetricNames> = Object.assign((raw: unknown, context: RequestContext, options?: DecodeOptions): Decoded<MetricNames> => {
   const namePath = options?.fieldPaths?.name?.split('.');
   const body = container(raw);
   if (body === undefined) {
@@ -59,7 +66,7 @@ export const decodeMetricNames: JsonDecoder<MetricNames> = (raw, context, option
     let where = '(the name itself)';
     if (isRecord(item)) {
       firstObject ??= item;
-      ({ name, where } = nameInObject(item, namePath));
+      ({ name, where } = nameInObject(resourceView(item), namePath));
     }
     const problem = nameProblem(name);
     if (problem) {
@@ -82,7 +89,8 @@ export const decodeMetricNames: JsonDecoder<MetricNames> = (raw, context, option
 
   if (Array.isArray(body.value)) {
     const itemPath = (index: number) => `${body.key}[${index}]`;
-    body.value.forEach((item, index) => {
+    body.value.forEach((raw, index) => {
+      const item = isRecord(raw) ? resourceView(raw) : raw;
       if (!isRecord(item)) return add(item, undefined, itemPath, index);
       const listKey = GROUP_LIST_KEYS.find((key) => Array.isArray(item[key]));
       if (listKey !== undefined) {
@@ -116,7 +124,7 @@ export const decodeMetricNames: JsonDecoder<MetricNames> = (raw, context, option
   const metrics: Record<string, string[]> = {};
   for (const [component, names] of groups) metrics[component] = [...names];
   return { value: { metrics }, dropped, fields: report };
-};
+}, { list: { locate: locateCatalogue } });
 
 /** The list or component map in the body. */
 function container(raw: unknown): { value: unknown[] | Record<string, unknown>; key: string } | undefined {
@@ -135,6 +143,12 @@ function container(raw: unknown): { value: unknown[] | Record<string, unknown>; 
     }
   }
   return Object.values(raw).some((group) => namesIn(group) !== undefined) ? { value: raw, key: '' } : undefined;
+}
+
+/** A JSON:API resource object (`{id, type, attributes}`) as the object it describes: its attributes, with its id beside them. */
+function resourceView(item: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> {
+  if (!isRecord(item.attributes)) return item;
+  return { ...item.attributes, ...(item.attributes.name === undefined && item.id !== undefined && { name: item.id }) };
 }
 
 /** A component's names: a list, or an object holding one (`{count: 57, names: [...]}`). */

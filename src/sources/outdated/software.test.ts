@@ -15,7 +15,12 @@ describe('softwareOf', () => {
     [{ type: 'varnishd' }, 'varnish'],
     [{ type: ' redis ' }, 'redis'],
     [{ type: '' }, undefined],
-    [{ name: 'nginx' }, undefined],
+    // Without a type (a list grouped by category gives none), a name that starts with known software says it.
+    [{ name: 'nginx' }, 'nginx'],
+    [{ display_name: 'phpfpm www @ web-1' }, 'php-fpm'],
+    [{ display_name: 'mysql @ db-1', version: '10.11.6-MariaDB' }, 'mariadb'],
+    [{ name: 'www' }, undefined],
+    [{ display_name: 'agent @ web-1' }, undefined],
   ])('%j is %s', (component, want) => {
     expect(softwareOf(component)).toBe(want);
   });

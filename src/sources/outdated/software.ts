@@ -72,13 +72,28 @@ const TYPE_ALIASES: Readonly<Record<string, string>> = {
  * name says MariaDB is `mariadb`. Undefined when the component has no type.
  */
 export function softwareOf(component: Pick<Component, 'type' | 'name' | 'display_name' | 'version'>): string | undefined {
-  const type = component.type?.trim().toLowerCase();
+  const type = component.type?.trim().toLowerCase() || namedSoftware(component);
   if (type === undefined || type === '') return undefined;
   const software = TYPE_ALIASES[type] ?? type;
   if (software === 'mysql' && [component.version, component.name, component.display_name].some((text) => text !== undefined && /mariadb/i.test(text))) {
     return 'mariadb';
   }
   return software;
+}
+
+/**
+ * Without a type, the software a component's name starts with, when it is one the table
+ * knows (`nginx @ web-1`, `phpfpm www @ web-1`, `mysql`): a list grouped by category gives a
+ * category, not the software, and the name then says which it is.
+ */
+function namedSoftware(component: Pick<Component, 'name' | 'display_name'>): string | undefined {
+  for (const text of [component.display_name, component.name]) {
+    const first = text?.trim().toLowerCase().split(/[\s@/:]+/)[0];
+    if (first === undefined || first === '') continue;
+    const software = TYPE_ALIASES[first] ?? first;
+    if (software in DEFAULT_SOFTWARE_PROJECTS && software !== AGENT_SOFTWARE) return software;
+  }
+  return undefined;
 }
 
 /**

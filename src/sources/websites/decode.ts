@@ -1,4 +1,4 @@
-import { readFieldList, readFieldObject } from '../../upstream/fields/body.js';
+import { fieldListDecoder, readFieldList, readFieldObject } from '../../upstream/fields/body.js';
 import { declareFields, marked, type FieldRecord } from '../../upstream/fields/declare.js';
 import { findersOf } from '../../upstream/fields/resolve.js';
 import type { JsonDecoder } from '../../upstream/tolerant/body.js';
@@ -131,8 +131,10 @@ function defined<T extends object>(record: T): Partial<T> {
 const websiteFinder = findersOf(WEBSITE_FIELDS);
 const summaryFinder = findersOf(WEBSITE_SUMMARY_FIELDS);
 
-export const decodeWebsites: JsonDecoder<WebsiteList> = (raw, context, options) => {
-  const body = readFieldList(raw, context, { what: 'website list', keys: ['websites', 'sites', 'monitors'], finder: websiteFinder(options?.fieldPaths) });
+const WEBSITE_LIST_KEYS = ['websites', 'sites', 'monitors'];
+
+export const decodeWebsites: JsonDecoder<WebsiteList> = fieldListDecoder({ keys: WEBSITE_LIST_KEYS, finders: websiteFinder }, (raw, context, options) => {
+  const body = readFieldList(raw, context, { what: 'website list', keys: WEBSITE_LIST_KEYS, finder: websiteFinder(options?.fieldPaths) });
   const websites = body.records.map((r): Website => {
     const id = r.id ?? 0;
     const name = r.name !== undefined && r.name.trim() !== '' ? r.name : (r.url ?? `website ${id}`);
@@ -145,7 +147,7 @@ export const decodeWebsites: JsonDecoder<WebsiteList> = (raw, context, options) 
     notes: body.notes,
     fields: body.report,
   };
-};
+});
 
 const SUMMARY_KEYS = ['website', 'summary', 'site'];
 

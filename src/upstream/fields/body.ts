@@ -1,7 +1,9 @@
 import { FieldsMissingError, InvalidResponseError, type RequestContext } from '../http/errors.js';
-import { findList, GENERIC_LIST_KEYS, refuseWhenNothingUsable, shapeOf, wrappedObjects } from '../tolerant/body.js';
+import { listAtPath, listCandidates, pairsAsObjects, resolveIncluded, type ListCandidate } from '../lists/locate.js';
+import { findList, GENERIC_LIST_KEYS, refuseWhenNothingUsable, shapeOf, wrappedObjects, type DecodeOptions, type Decoded, type JsonDecoder } from '../tolerant/body.js';
 import { describe, isRecord, type DroppedItem } from '../tolerant/values.js';
 import type { FieldDecls, FieldRecord } from './declare.js';
+import { durationText } from './kinds.js';
 import type { FieldReport, FieldFinder } from './resolve.js';
 
 /**
@@ -32,7 +34,7 @@ export interface FieldList<D extends FieldDecls> {
   readonly notes: { readonly field: string; readonly issue: string }[];
   readonly report: FieldReport;
   /** Where the list was (`websites`, `data.items`, `(grouped by key)`), and how long. */
-  readonly list: { readonly path: string; readonly length: number };
+  readonly list: NonNullable<FieldReport['list']>;
 }
 
 /**
@@ -57,20 +59,72 @@ export function groupedItems(raw: unknown, keys: readonly string[]): { items: un
   return undefined;
 }
 
-export function readFieldList<D extends FieldDecls>(raw: unknown, context: RequestContext, spec: FieldListSpec<D>): FieldList<D> {
+/** A list as a field list's reader found it, and how it chose it when several could be the one. */
+export interface LocatedList extends ListCandidate {
+  /** A grouping by kind, whose items carry their group's name. */
+  readonly grouped?: boolean;
+  /** Why this list and not another (`_list` configured, or chosen by the declared fields its items carry). */
+  readonly how?: string;
+}
+
+/** The keys of the item shapes the finder compares lists by: a few items say what a list holds. */
+const SAMPLE_ITEMS = 5;
+
+/**
+ * Where the list of a body is: at the path the operator named (`_list`), under the
+ * resource's names or the generic keys of the common envelopes (HAL, JSON:API, result
+ * wrappers), grouped by kind; else, of every list of objects in the body, the one whose items
+ * carry the most declared fields (said in `how`). Undefined when there is none.
+ */
+export function locateFieldList<D extends FieldDecls>(raw: unknown, spec: Pick<FieldListSpec<D>, 'keys' | 'finder'>): LocatedList | undefined {
+  const placed = spec.finder.placedList;
+  if (placed !== undefined) {
+    const at = listAtPath(raw, placed);
+    return at && { ...at, how: `${placed || '(the body)'} (configured)` };
+  }
   const keys = [...spec.keys, ...GENERIC_LIST_KEYS];
   const found = findList(raw, keys);
-  const grouped = found === undefined ? groupedItems(raw, keys) : undefined;
-  const items = found?.items ?? grouped?.items;
-  if (items === undefined) {
-    throw new InvalidResponseError(context, `${spec.what}: no list found in the body (${shapeOf(raw)})`, ['(root): no list of items']);
+  if (found !== undefined) return { items: found.items, path: found.key, envelope: found.envelope ?? {} };
+  const grouped = groupedItems(raw, keys);
+  if (grouped !== undefined) return { items: grouped.items, path: grouped.path, envelope: {}, grouped: true };
+  const scored = listCandidates(raw).map((candidate) => {
+    const sample = candidate.items.slice(0, SAMPLE_ITEMS).filter(isRecord);
+    return { candidate, fields: Object.keys(spec.finder.read(sample).report.found).length };
+  });
+  scored.sort((a, b) => b.fields - a.fields);
+  const [best, ...others] = scored;
+  if (best === undefined || best.fields === 0) return undefined;
+  if (others.length === 0) return best.candidate;
+  const declared = Object.keys(spec.finder.decls).length;
+  const passed = others.map((o) => `${o.candidate.path} (${o.fields})`).join(', ');
+  return { ...best.candidate, how: `chosen by the declared fields its items carry: ${best.fields} of ${declared}, over ${passed}` };
+}
+
+/** A body as the field engine reads it: related JSON:API resources in place, pair and window lists as objects. */
+function prepared(raw: unknown): unknown {
+  return resolveIncluded(raw);
+}
+
+/** An item as the field engine reads it. */
+function preparedItem(item: unknown): unknown {
+  return pairsAsObjects(item, durationText);
+}
+
+export function readFieldList<D extends FieldDecls>(raw: unknown, context: RequestContext, spec: FieldListSpec<D>): FieldList<D> {
+  const located = locateFieldList(prepared(raw), spec);
+  if (located === undefined) {
+    const placed = spec.finder.placedList;
+    const why = placed === undefined ? `no list found in the body (${shapeOf(raw)})` : `no list at ${placed}, the path configured as _list`;
+    throw new InvalidResponseError(context, `${spec.what}: ${why}`, ['(root): no list of items']);
   }
-  const listPath = found !== undefined ? found.key || '(the body)' : (grouped?.path ?? '');
+  const items = located.items;
+  const listPath = located.path || '(the body)';
   // Each dropped item with its place in the list, so they are told in list order.
   const droppedAt: [number, DroppedItem][] = [];
   const objects: Readonly<Record<string, unknown>>[] = [];
   const indexOf: number[] = [];
-  items.forEach((item, index) => {
+  items.forEach((raw, index) => {
+    const item = preparedItem(raw);
     if (isRecord(item)) {
       objects.push(item);
       indexOf.push(index);
@@ -92,17 +146,33 @@ export function readFieldList<D extends FieldDecls>(raw: unknown, context: Reque
     else droppedAt.push([index, { path: `${listPath}[${index}]`, reason: 'missing_field', field: problem.field, issue: `${problem.field}: ${problem.issue}` }]);
   });
   const dropped = droppedAt.sort(([a], [b]) => a - b).map(([, item]) => item);
-  const report = { ...read.report, list: { path: listPath, length: items.length } };
+  const report = { ...read.report, list: { path: listPath, length: items.length, ...(located.how !== undefined && { how: located.how }) } };
   if (objects.length > 0 && report.essentialMissing.length > 0) throw new FieldsMissingError(context, spec.what, report);
   refuseWhenNothingUsable(context, spec.what, records.length, dropped);
   return {
     records,
-    envelope: found?.envelope ?? {},
+    envelope: located.envelope,
     dropped,
     notes: [...read.notes],
     report,
     list: report.list,
   };
+}
+
+/**
+ * A field list's decoder, with the `list` its client follows the pages of: the same
+ * locating as its reading, so pages are joined where the decoder then reads them. A list
+ * grouped by kind is read as one page.
+ */
+export function fieldListDecoder<D extends FieldDecls, T>(
+  spec: { readonly keys: readonly string[]; readonly finders: (fieldPaths: Readonly<Record<string, string>> | undefined) => FieldFinder<D> },
+  decode: (raw: unknown, context: RequestContext, options?: DecodeOptions) => Decoded<T>,
+): JsonDecoder<T> {
+  const locate = (raw: unknown, options?: DecodeOptions) => {
+    const located = locateFieldList(prepared(raw), { keys: spec.keys, finder: spec.finders(options?.fieldPaths) });
+    return located?.grouped === true ? undefined : located;
+  };
+  return Object.assign(decode, { list: { locate } });
 }
 
 export interface FieldObjectSpec<D extends FieldDecls> {
@@ -118,11 +188,12 @@ export function readFieldObject<D extends FieldDecls>(
   context: RequestContext,
   spec: FieldObjectSpec<D>,
 ): { readonly record: FieldRecord<D>; readonly report: FieldReport; readonly notes: { readonly field: string; readonly issue: string }[] } {
-  if (!isRecord(raw)) throw new InvalidResponseError(context, `${spec.what}: expected an object, got ${describe(raw)}`, ['(root): not an object']);
+  const body = preparedItem(prepared(raw));
+  if (!isRecord(body)) throw new InvalidResponseError(context, `${spec.what}: expected an object, got ${describe(raw)}`, ['(root): not an object']);
   // The object the declared fields are in: the body, or the one under a wrapper or the
   // resource's name; on a tie the inner one, whose fields are the resource's own.
-  let best = spec.finder.read([raw]);
-  for (const candidate of wrappedObjects(raw, spec.keys).slice(1)) {
+  let best = spec.finder.read([body]);
+  for (const candidate of wrappedObjects(body, spec.keys).slice(1)) {
     const read = spec.finder.read([candidate]);
     if (Object.keys(read.report.found).length >= Object.keys(best.report.found).length) best = read;
   }

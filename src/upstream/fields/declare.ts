@@ -78,6 +78,8 @@ export interface FieldDecl<K extends FieldKind = FieldKind> {
   readonly nullIsValue?: boolean;
   /** For `id`: text only, a number is refused (a host uuid sent as a number is no uuid). */
   readonly textOnly?: boolean;
+  /** For `string`: values that say this is not the field (a grouping such as `web_server` where a software name is wanted). */
+  readonly notValues?: readonly string[];
   /** For `strings`: an object of key to value is the list too, read whole as `key:value` items (tags as `{env: "prod"}`). */
   readonly pairs?: boolean;
 }

@@ -231,6 +231,51 @@ const pairs = (raw: Readonly<Record<string, unknown>>): Read<string[]> =>
       .map(([key, value]) => `${key}:${String(value)}`),
   );
 
+/** Keys of an object in a list of ids that hold its id, best first (HAL links give an `href` whose last segment is it). */
+const ID_KEYS = ['uuid', 'id', 'key', 'name', 'value', 'href'];
+
+/** The id an object in a list of ids stands for (`{type: "hosts", id: "ab12"}`), or undefined. */
+function idOfObject(item: Readonly<Record<string, unknown>>): string | undefined {
+  for (const key of ID_KEYS) {
+    const value = item[key];
+    if (typeof value === 'number' && Number.isSafeInteger(value)) return String(value);
+    if (typeof value !== 'string' || value.trim() === '') continue;
+    if (key !== 'href') return value;
+    const segment = new URL(value, 'http://relative.invalid').pathname.split('/').filter((s) => s !== '').pop();
+    if (segment !== undefined) return decodeURIComponent(segment);
+  }
+  return undefined;
+}
+
+/**
+ * A list of strings as sent: a list, a comma-separated string, or a list of objects that
+ * each stand for one (an id, or with `pairs` a `key:value`). An item that is none of these
+ * makes the whole value unreadable: a list read short would say something else (a rule's
+ * scope of two hosts read as none means every host).
+ */
+function strings(raw: unknown, withPairs: boolean): Read<string[]> {
+  if (!Array.isArray(raw)) return stringList(raw);
+  const out: string[] = [];
+  for (const item of raw) {
+    if (typeof item === 'string') out.push(item);
+    else if (typeof item === 'number' && Number.isFinite(item)) out.push(String(item));
+    else if (isRecord(item)) {
+      const pair = withPairs && typeof item.key === 'string' && 'value' in item ? `${item.key}:${String(item.value)}` : undefined;
+      const id = pair ?? idOfObject(item);
+      if (id === undefined) return invalid(`holds ${describe(item)}, which names no id`);
+      out.push(id);
+    } else return invalid(`holds ${describe(item)}, which is no string`);
+  }
+  return ok(out);
+}
+
+/** A string that is one of the words that say the field is not here (a grouping where a software name is wanted). */
+function notOneOf(read: Read<string>, words: readonly string[] | undefined): Read<string> {
+  if (!read.ok || words === undefined) return read;
+  const word = read.value.trim().toLowerCase().replace(/[\s-]+/g, '_');
+  return words.includes(word) ? invalid(`${describe(read.value)} names a group, not the value itself`) : read;
+}
+
 const count = (raw: unknown): Read<number> => {
   const read = integer(raw);
   if (!read.ok) return read;
@@ -266,11 +311,11 @@ export function readKind<K extends FieldKind>(decl: FieldDecl<K>, raw: unknown, 
       // A threshold written as upstream shows it (`"90 %"`) is the number it shows.
       return { read: number(typeof raw === 'string' ? raw.replace(/\s*%\s*$/, '') : raw) } as KindRead<FieldValues[K]>;
     case 'string':
-      return { read: string(raw) } as KindRead<FieldValues[K]>;
+      return { read: notOneOf(string(raw), decl.notValues) } as KindRead<FieldValues[K]>;
     case 'id':
       return { read: decl.textOnly === true ? text(raw) : id(raw) } as KindRead<FieldValues[K]>;
     case 'strings':
-      return { read: decl.pairs === true && isRecord(raw) ? pairs(raw) : stringList(raw) } as KindRead<FieldValues[K]>;
+      return { read: decl.pairs === true && isRecord(raw) ? pairs(raw) : strings(raw, decl.pairs === true) } as KindRead<FieldValues[K]>;
     default:
       return { read: invalid(`unknown kind ${String(decl.kind)}`) };
   }

@@ -41,9 +41,29 @@ export interface FieldReport {
   readonly items: number;
   /** The paths the first item holds, to say what was there instead. */
   readonly paths: readonly string[];
-  /** For a list: where it was in the body and how many items it held. */
-  readonly list?: { readonly path: string; readonly length: number };
+  /** For a list: where it was in the body and how many items it held, and over how many pages. */
+  readonly list?: ListReport;
 }
+
+export interface ListReport {
+  readonly path: string;
+  /** Items over every page read. */
+  readonly length: number;
+  /** Why this list and not another, when it was chosen among several or configured. */
+  readonly how?: string;
+  /** Pages read (absent: one, or the list was not followed). */
+  readonly pages?: number;
+  /** How the pages said where the next was (`Link header`, `_links.next`, `next_cursor`). */
+  readonly via?: string;
+  /** The total the first page announced. */
+  readonly announced?: number;
+  /** Why the list is known to be short: the rest could not be read. */
+  readonly incomplete?: string;
+}
+
+/** Keys of `fields:` that place a list and its next page rather than a field. */
+export const LIST_PATH_KEY = '_list';
+export const NEXT_PAGE_KEY = '_next';
 
 /** An item the finder could not use, and why. */
 export interface ItemFieldProblem {
@@ -222,6 +242,16 @@ export class FieldFinder<D extends FieldDecls> {
     this.names = Object.keys(decls);
   }
 
+  /** The path of the list, when the operator named it (`_list`). */
+  get placedList(): string | undefined {
+    return this.overrides[LIST_PATH_KEY];
+  }
+
+  /** The path of the next page's link, cursor or number, when the operator named it (`_next`). */
+  get placedNext(): string | undefined {
+    return this.overrides[NEXT_PAGE_KEY];
+  }
+
   /** Where each field sits in items of this item's shape. */
   matchesFor(item: Readonly<Record<string, unknown>>): ReadonlyMap<string, FieldMatch | undefined> {
     return this.shapeOf(item).matches;
@@ -277,6 +307,7 @@ export class FieldFinder<D extends FieldDecls> {
         const { read, unit } = readKind(decl, raw, match.words, facts.get(pathText) ?? NO_FACTS);
         if (!read.ok) {
           if (decl.essential) problem ??= { index, reason: read.reason, field, issue: `${pathText}: ${read.detail}` };
+          else if (!(match.configured ?? false) && this.takenByAnother(field, match, raw, item, record, found)) continue;
           else notes.push({ field, issue: `${pathText}: ${read.detail}` });
           continue;
         }
@@ -306,6 +337,35 @@ export class FieldFinder<D extends FieldDecls> {
         paths: shapes[0]?.valuePaths ?? [],
       },
     };
+  }
+
+  /**
+   * A value that is not what the field that took its path declares may be another field's:
+   * the shape was matched on an item whose `status` said `up`, and this item's says `paused`,
+   * which answers whether the website is enabled. The first field without a value of its own
+   * whose words take the path and whose kind reads the value gets it.
+   */
+  private takenByAnother(
+    field: string,
+    match: { readonly path: readonly string[]; readonly words: readonly string[] },
+    raw: unknown,
+    item: Readonly<Record<string, unknown>>,
+    record: Record<string, unknown>,
+    found: Record<string, FoundField>,
+  ): boolean {
+    const leaf: Leaf = { path: match.path, words: match.words, object: false, list: Array.isArray(raw), depth: match.path.length };
+    for (const [index, other] of this.names.entries()) {
+      const decl = this.decls[other];
+      if (other === field || decl === undefined || record[other] !== undefined || this.overrides[other] !== undefined) continue;
+      const candidate = candidateOf(other, index, decl, leaf, 0, item);
+      if (candidate === undefined || candidate.unfit === 1) continue;
+      const { read, unit } = readKind(decl, raw, match.words, NO_FACTS);
+      if (!read.ok) continue;
+      record[other] = read.value;
+      found[other] ??= { path: this.textOf(match.path), ...(unit !== undefined && { unit }), sample: clip(raw), configured: false };
+      return true;
+    }
+    return false;
   }
 
   /** The largest number at each matched path of a ratio field, over every item. */

@@ -56,8 +56,8 @@ const SYNONYMS: Readonly<Record<string, readonly string[]>> = {
   usage: ['usage', 'used', 'consumed', 'in_use', 'inuse'],
 };
 
-/** Words that carry no meaning for matching. */
-const FILLER = new Set(['last', 'the', 'of', 'in', 'a', 'an', 'data', 'stats', 'stat', 'info', 'current', 'is', 'has', 'past']);
+/** Words that carry no meaning for matching (JSON:API's `attributes` and `relationships`, HAL's `_embedded` are envelopes). */
+const FILLER = new Set(['last', 'the', 'of', 'in', 'a', 'an', 'data', 'stats', 'stat', 'info', 'current', 'is', 'has', 'past', 'attributes', 'relationships', 'embedded']);
 
 const CANONICAL = new Map<string, string>();
 for (const [canonical, spellings] of [...Object.entries(PERIOD_WORDS), ...Object.entries(TIME_UNIT_WORDS), ...Object.entries(SYNONYMS)]) {

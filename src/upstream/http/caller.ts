@@ -49,9 +49,19 @@ export class UpstreamCaller {
     extraHeaders: Readonly<Record<string, string>>,
     decode: (response: TransportResponse, context: RequestContext) => T,
   ): Promise<T> {
-    const { api, baseUrl, secrets } = this.options;
+    return this.sendUrl(priority, endpoint, `${this.options.baseUrl}${pathAndQuery}`, extraHeaders, decode);
+  }
+
+  /** The same for an absolute URL (the next page of a list), which the caller has checked is on the base URL's origin. */
+  sendUrl<T>(
+    priority: Priority,
+    endpoint: string,
+    url: string,
+    extraHeaders: Readonly<Record<string, string>>,
+    decode: (response: TransportResponse, context: RequestContext) => T,
+  ): Promise<T> {
+    const { api, secrets } = this.options;
     const context: RequestContext = { api, endpoint };
-    const url = `${baseUrl}${pathAndQuery}`;
     const headers = { ...extraHeaders, ...this.options.headers };
     return this.options.gate.run(priority, endpoint, async (signal) => {
       const response = await exchange(this.deps, { context, url, headers, signal, secrets });

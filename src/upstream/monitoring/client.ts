@@ -1,12 +1,15 @@
 import type { Priority, RequestGate } from '../http/gate.js';
 import type { Clock } from '../../lib/clock.js';
-import { decodeBody, type DecodeOptions, type Decoded, type JsonDecoder } from '../decode.js';
-import type { UpstreamLogger } from '../http/exchange.js';
+import { decodeBody, parseJsonBody, type DecodeOptions, type Decoded, type JsonDecoder } from '../decode.js';
+import { withoutSecrets, type UpstreamLogger } from '../http/exchange.js';
+import { followPages } from '../lists/follow.js';
+import type { PageView } from '../lists/pages.js';
+import { NEXT_PAGE_KEY } from '../fields/resolve.js';
 import { UpstreamCaller } from '../http/caller.js';
 import { checkBaseUrl } from '../http/base-url.js';
-import { FieldsMissingError } from '../http/errors.js';
+import { FieldsMissingError, InvalidResponseError, UpstreamError, type RequestContext } from '../http/errors.js';
 import type { FieldReport } from '../fields/resolve.js';
-import type { Transport } from '../http/transport.js';
+import type { Transport, TransportResponse } from '../http/transport.js';
 import type { UpstreamMetrics } from '../metrics.js';
 
 /**
@@ -33,7 +36,11 @@ export interface MonitoringClientOptions {
   /** Account name for self-metrics and logs when the exporter polls several accounts. */
   account?: string;
   clock?: Clock;
+  /** The most pages of one list followed; a list with more is read that far and said to be incomplete. Default 50. */
+  maxPagesPerList?: number;
 }
+
+export const DEFAULT_MAX_PAGES_PER_LIST = 50;
 
 /** How a query parameter is checked and written. */
 export type QueryRule =
@@ -94,6 +101,8 @@ export function sourceApi(client: MonitoringApi, fieldPaths: Readonly<Record<str
 export class MonitoringClient implements MonitoringApi {
   private readonly baseUrl: string;
   private readonly caller: UpstreamCaller;
+  private readonly maxPagesPerList: number;
+  private readonly secrets: readonly string[];
 
   constructor(options: MonitoringClientOptions) {
     this.baseUrl = checkMonitoringBaseUrl(options.baseUrl);
@@ -103,11 +112,14 @@ export class MonitoringClient implements MonitoringApi {
     if (scheme !== 'bearer' && scheme !== 'x-api-key') {
       throw new TypeError(`monitoring authScheme must be 'bearer' or 'x-api-key', got '${String(scheme)}'`);
     }
+    this.secrets = [options.apiKey];
+    this.maxPagesPerList = options.maxPagesPerList ?? DEFAULT_MAX_PAGES_PER_LIST;
+    if (!Number.isSafeInteger(this.maxPagesPerList) || this.maxPagesPerList < 1) throw new RangeError(`maxPagesPerList must be a whole number from 1, got ${String(options.maxPagesPerList)}`);
     this.caller = new UpstreamCaller({
       api: 'monitoring',
       baseUrl: this.baseUrl,
       headers: scheme === 'bearer' ? { authorization: `Bearer ${options.apiKey}` } : { 'x-api-key': options.apiKey },
-      secrets: [options.apiKey],
+      secrets: this.secrets,
       transport: options.transport,
       gate: options.gate,
       metrics: options.metrics,
@@ -131,7 +143,11 @@ export class MonitoringClient implements MonitoringApi {
     return this.call(priority, target.path, () => pathOf(target, params) + queryOf(target, query), target.decode, options);
   }
 
-  /** One request: decoded inside the attempt, its dropped items counted and logged once. */
+  /**
+   * One request: decoded inside the attempt, its dropped items counted and logged once. A
+   * list is read to its last page first (upstream/lists/follow.ts), every page a request of
+   * its own through the gate, and the pages' report rides on the decoded fields.
+   */
   private async call<T>(
     priority: Priority,
     endpoint: string,
@@ -140,10 +156,55 @@ export class MonitoringClient implements MonitoringApi {
     decoder: JsonDecoder<T>,
     options: DecodeOptions | undefined,
   ): Promise<Decoded<T>> {
-    const decoded = await this.caller.send(priority, endpoint, pathAndQuery(), {}, (response, context) =>
-      decodeBody(decoder, response.body, context, response.headers['content-type'], options),
-    );
+    const path = pathAndQuery();
+    const list = decoder.list;
+    const decoded =
+      list === undefined
+        ? await this.caller.send(priority, endpoint, path, {}, (response, context) => decodeBody(decoder, response.body, context, response.headers['content-type'], options))
+        : await this.readList(priority, endpoint, path, decoder, list.locate, options);
     return { value: decoded.value, dropped: this.caller.report(endpoint, decoded.dropped, decoded.notes), ...(decoded.fields && { fields: decoded.fields }) };
+  }
+
+  private async readList<T>(
+    priority: Priority,
+    endpoint: string,
+    path: string,
+    decoder: JsonDecoder<T>,
+    locate: NonNullable<JsonDecoder<T>['list']>['locate'],
+    options: DecodeOptions | undefined,
+  ): Promise<Decoded<T>> {
+    const page = (response: TransportResponse, context: RequestContext, url: string): PageView => ({
+      body: decoder.fromBytes?.(response.body) ?? parseJsonBody(response.body, context, response.headers['content-type']),
+      headers: response.headers,
+      url,
+    });
+    const firstUrl = `${this.baseUrl}${path}`;
+    const first = await this.caller.send(priority, endpoint, path, {}, (response, context) => page(response, context, firstUrl));
+    const read = await followPages(first, {
+      locate: (body) => locate(body, options),
+      fetch: (url) => this.caller.sendUrl(priority, endpoint, url, {}, (response, context) => page(response, context, url)),
+      origin: new URL(this.baseUrl).origin,
+      maxPages: this.maxPagesPerList,
+      placedNext: options?.fieldPaths?.[NEXT_PAGE_KEY],
+      // A page the budget gave up on is a list read short; an abort (a stop, a reload) ends the request.
+      failure: (error) => (error instanceof UpstreamError ? error.message : undefined),
+    });
+    const context: RequestContext = { api: 'monitoring', endpoint };
+    const paging = {
+      ...(read.pages > 1 && { pages: read.pages }),
+      ...(read.via !== undefined && { via: read.via }),
+      ...(read.announced !== undefined && { announced: read.announced }),
+      ...(read.incomplete !== undefined && { incomplete: read.incomplete }),
+    };
+    const withPaging = (report: FieldReport): FieldReport => ({ ...report, list: { path: report.list?.path ?? '', length: read.items ?? report.list?.length ?? 0, ...report.list, ...paging } });
+    try {
+      const decoded = withoutSecrets(context, this.secrets, () => decoder(read.body, context, options));
+      return { ...decoded, fields: withPaging(decoded.fields ?? { found: {}, missing: [], essentialMissing: [], items: read.items ?? 0, paths: [] }) };
+    } catch (error) {
+      // Items read before the whole list was refused still count as dropped, as in an attempt.
+      if (error instanceof InvalidResponseError && error.dropped.length > 0) this.caller.report(endpoint, error.dropped);
+      throw error;
+    }
   }
 }
 

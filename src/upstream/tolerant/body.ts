@@ -1,4 +1,5 @@
 import type { FieldReport } from '../fields/resolve.js';
+import type { ListCandidate } from '../lists/locate.js';
 import { InvalidResponseError, type RequestContext } from '../http/errors.js';
 import { Fields, ItemProblem, type FieldNote } from './fields.js';
 import { describe, isRecord, type DroppedItem } from './values.js';
@@ -34,12 +35,17 @@ export interface JsonDecoder<T> {
    * `JSON.parse` gives, only sooner; undefined for any other body, which `JSON.parse` then reads.
    */
   readonly fromBytes?: (body: Buffer) => unknown;
+  /**
+   * For a body that is a list, where its decoder reads the list, so that the pages of a list
+   * split over several are joined there (upstream/lists/follow.ts) before it is decoded.
+   */
+  readonly list?: { readonly locate: (raw: unknown, options?: DecodeOptions) => ListCandidate | undefined };
 }
 
 /** Keys under which a wrapped body or list commonly sits (`{"data": [...]}`, `{"result": {...}}`). */
-const WRAPPERS = ['data', 'result', 'response', 'payload'] as const;
+const WRAPPERS = ['data', 'result', 'response', 'payload', '_embedded'] as const;
 /** Keys a list commonly sits under, after the resource's own plural name. */
-export const GENERIC_LIST_KEYS = ['items', 'data', 'results', 'records', 'list'] as const;
+export const GENERIC_LIST_KEYS = ['items', 'data', 'results', 'result', 'records', 'entries', 'content', 'objects', 'values', 'list'] as const;
 
 export interface FoundList {
   readonly items: readonly unknown[];
