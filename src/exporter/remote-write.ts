@@ -74,9 +74,9 @@ export class LivePush {
   private timer: TimerHandle | undefined;
   private stopped = false;
   private pushing: Promise<void> = Promise.resolve();
-  private readonly failing: EpisodeLog;
-  private readonly rejected: EpisodeLog;
-  private readonly dropping: EpisodeLog;
+  private readonly failing: EpisodeLog<{ readonly reason?: string; readonly waitMs?: number; readonly attempts?: number }>;
+  private readonly rejected: EpisodeLog<{ readonly reason: string }>;
+  private readonly dropping: EpisodeLog<{ readonly reason?: string }>;
   private lastFailure: string | undefined;
 
   constructor(private readonly options: LivePushOptions) {

@@ -17,6 +17,7 @@ import type { FieldReport } from '../upstream/fields/resolve.js';
 import { MonitoringClient, sourceApi, type MonitoringApi } from '../upstream/monitoring/client.js';
 import { ReleaseClient } from '../upstream/releases/client.js';
 import { SharedReleaseLookups } from '../upstream/releases/lookups.js';
+import { budgetEventLogger } from './budget-log.js';
 import type { SelfMetrics } from './self-metrics.js';
 
 /** The account label of the release lookups in self-metrics (no account name can contain parentheses). */
@@ -98,8 +99,7 @@ export function createAccountUnit(account: AccountConfig, deps: UnitDeps, restor
     concurrency: account.concurrency,
     clock,
     metrics: metrics.budget,
-    // The runtime logs a refused key once, with the reason; the budget's own event would repeat it.
-    onEvent: (event) => (event.type === 'auth_failed' ? log.debug({ event }, 'request budget: auth_failed') : log.warn({ event }, `request budget: ${event.type}`)),
+    onEvent: budgetEventLogger(log, clock),
     lease: deps.lease,
     restored: restoredBudget,
   });

@@ -26,21 +26,21 @@ describe('EpisodeLog', () => {
 
   it('writes nothing for an interval without events, and ends after quiet intervals when asked to', () => {
     const { clock, lines, log } = episodes({ quietIntervalsToEnd: 2 });
-    log.note('refused', 5);
+    log.note('refused', 5, {});
     clock.advance(60_000);
     expect(lines.map((l) => l.phase)).toEqual(['start']);
     clock.advance(60_000);
     expect(lines.map((l) => l.phase)).toEqual(['start', 'end']);
-    log.note('refused', 1);
+    log.note('refused', 1, {});
     expect(lines.map((l) => l.phase)).toEqual(['start', 'end', 'start']);
   });
 
   it('endWhenQuiet ends at the next summary time with no event since, unless another event comes first; the duration runs to the call', () => {
     const { clock, lines, log } = episodes();
-    log.note('failing', 1);
+    log.note('failing', 1, {});
     clock.advance(30_000);
     log.endWhenQuiet('failing');
-    log.note('failing', 1);
+    log.note('failing', 1, {});
     clock.advance(60_000);
     clock.advance(60_000);
     expect(log.active('failing')).toBe(true);
@@ -54,11 +54,17 @@ describe('EpisodeLog', () => {
     expect(lines.at(-1)).toMatchObject({ total: 2, durationSeconds: 170 });
   });
 
-  it('close ends every episode under way', () => {
-    const { lines, log } = episodes();
-    log.note('a', 1);
-    log.note('b', 2);
+  it('close ends every episode under way; discard forgets them without a line', () => {
+    const { clock, lines, log } = episodes();
+    log.note('a', 1, {});
+    log.note('b', 2, {});
     log.close();
     expect(lines.filter((l) => l.phase === 'end').map((l) => [l.key, l.total])).toEqual([['a', 1], ['b', 2]]);
+    log.note('c', 1, {});
+    log.note('c', 1, {});
+    log.discard();
+    clock.advance(600_000);
+    expect(lines.map((l) => l.key)).toEqual(['a', 'b', 'a', 'b', 'c']);
+    expect(clock.pending()).toBe(0);
   });
 });

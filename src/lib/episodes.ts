@@ -15,11 +15,13 @@ import type { Clock, TimerHandle } from './clock.js';
 
 export type EpisodePhase = 'start' | 'ongoing' | 'end';
 
-export interface EpisodeLine {
+type Detail = Readonly<Record<string, unknown>>;
+
+export interface EpisodeLine<D = Detail> {
   readonly key: string;
   readonly phase: EpisodePhase;
   /** What the latest event said (the first one's, for `start`). */
-  readonly detail: Readonly<Record<string, unknown>>;
+  readonly detail: D;
   /** Events counted since the previous line (the starting event's own count, for `start`). */
   readonly count: number;
   /** Events counted since the episode started. */
@@ -27,18 +29,18 @@ export interface EpisodeLine {
   readonly durationSeconds: number;
 }
 
-export interface EpisodeLogOptions {
+export interface EpisodeLogOptions<D = Detail> {
   readonly clock: Clock;
   /** Default 60 s. */
   readonly intervalMs?: number;
   /** 0 (default): only `end` ends an episode. */
   readonly quietIntervalsToEnd?: number;
-  readonly write: (line: EpisodeLine) => void;
+  readonly write: (line: EpisodeLine<D>) => void;
 }
 
-interface Episode {
+interface Episode<D> {
   readonly startedMs: number;
-  detail: Readonly<Record<string, unknown>>;
+  detail: D;
   sinceLine: number;
   total: number;
   quietIntervals: number;
@@ -51,11 +53,11 @@ interface Episode {
 
 export const EPISODE_SUMMARY_INTERVAL_MS = 60_000;
 
-export class EpisodeLog {
-  private readonly episodes = new Map<string, Episode>();
+export class EpisodeLog<D = Detail> {
+  private readonly episodes = new Map<string, Episode<D>>();
   private readonly intervalMs: number;
 
-  constructor(private readonly options: EpisodeLogOptions) {
+  constructor(private readonly options: EpisodeLogOptions<D>) {
     this.intervalMs = options.intervalMs ?? EPISODE_SUMMARY_INTERVAL_MS;
   }
 
@@ -65,7 +67,7 @@ export class EpisodeLog {
   }
 
   /** Counts `count` events of `key`; the first of an episode is written at once. */
-  note(key: string, count: number, detail: Readonly<Record<string, unknown>> = {}): void {
+  note(key: string, count: number, detail: D): void {
     const episode = this.episodes.get(key);
     if (episode !== undefined) {
       episode.sinceLine += count;
@@ -76,14 +78,14 @@ export class EpisodeLog {
       episode.settledMs = undefined;
       return;
     }
-    const started: Episode = { startedMs: this.options.clock.now(), detail, sinceLine: 0, total: count, quietIntervals: 0, settling: false, settledMs: undefined, timer: undefined };
+    const started: Episode<D> = { startedMs: this.options.clock.now(), detail, sinceLine: 0, total: count, quietIntervals: 0, settling: false, settledMs: undefined, timer: undefined };
     this.episodes.set(key, started);
     this.options.write({ key, phase: 'start', detail, count, total: count, durationSeconds: 0 });
     this.arm(key, started);
   }
 
   /** Ends the episode of `key`, if one is under way, with a line of its totals. */
-  end(key: string, detail?: Readonly<Record<string, unknown>>): void {
+  end(key: string, detail?: D): void {
     const episode = this.episodes.get(key);
     if (episode === undefined) return;
     if (episode.timer !== undefined) this.options.clock.clearTimeout(episode.timer);
@@ -92,7 +94,7 @@ export class EpisodeLog {
   }
 
   /** Ends the episode of `key` at the next summary time, unless an event comes first. */
-  endWhenQuiet(key: string, detail?: Readonly<Record<string, unknown>>): void {
+  endWhenQuiet(key: string, detail?: D): void {
     const episode = this.episodes.get(key);
     if (episode === undefined) return;
     episode.settling = true;
@@ -105,7 +107,13 @@ export class EpisodeLog {
     for (const key of [...this.episodes.keys()]) this.end(key);
   }
 
-  private arm(key: string, episode: Episode): void {
+  /** Forgets every episode without a line (the owner is stopping; its episodes did not end). */
+  discard(): void {
+    for (const episode of this.episodes.values()) if (episode.timer !== undefined) this.options.clock.clearTimeout(episode.timer);
+    this.episodes.clear();
+  }
+
+  private arm(key: string, episode: Episode<D>): void {
     episode.timer = this.options.clock.setTimeout(() => {
       episode.timer = undefined;
       if (this.episodes.get(key) !== episode) return;
@@ -124,7 +132,7 @@ export class EpisodeLog {
     }, this.intervalMs);
   }
 
-  private seconds(episode: Episode): number {
+  private seconds(episode: Episode<D>): number {
     return Math.round(((episode.settledMs ?? this.options.clock.now()) - episode.startedMs) / 1000);
   }
 }

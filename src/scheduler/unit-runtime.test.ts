@@ -1,4 +1,4 @@
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { createRequestBudget } from '../budget/index.js';
@@ -6,6 +6,7 @@ import { parseConfig } from '../exporter/config.js';
 import type { MetricSink } from '../exposition/model.js';
 import { FakeClock, flushMicrotasks } from '../lib/clock.js';
 import { every, topic, type SourceDefinition, type Topic } from '../sources/source.js';
+import { NetworkError } from '../upstream/http/errors.js';
 import { createSchedulerMetrics } from './metrics.js';
 import { TopicBoard } from './topics.js';
 import { UnitRuntime } from './unit-runtime.js';
@@ -52,7 +53,7 @@ function countingSource(name: string, reads: Topic<ReadonlyMap<string, unknown>>
   return { definition, seen };
 }
 
-function unitWith(sources: SourceDefinition<unknown, unknown>[]) {
+function unitWith(sources: SourceDefinition<unknown, unknown>[], log: Logger = pino({ level: 'silent' })) {
   const clock = new FakeClock(Date.UTC(2026, 10, 26, 12));
   const board = new TopicBoard();
   const config = parseConfig('accounts:\n  - {name: prod, base_url: http://mon.invalid/api/v2, api_key_env: K}\n', { env: { K: 'k' } });
@@ -65,7 +66,7 @@ function unitWith(sources: SourceDefinition<unknown, unknown>[]) {
     budget: createRequestBudget({ name: 'prod', ratePerMinute: 6000, burst: 100, initialTokens: 100, headroom: 0, concurrency: 4, maxRetries: 0, clock }),
     sink,
     clock,
-    log: pino({ level: 'silent' }),
+    log,
     metrics: createSchedulerMetrics(new Registry(), clock),
     board,
     concurrency: 4,
@@ -117,5 +118,48 @@ describe('per-target jobs', () => {
     await flushMicrotasks();
     expect(bySite.seen.polled).toEqual([JSON.stringify({ url: 'https://b3.example' })]);
     await runtime.stop();
+  });
+});
+
+describe('failed polling jobs in the log', () => {
+  it('an upstream away for 12 minutes under 300 hosts writes a start, a line a minute and an end, not a line per job', async () => {
+    const up = { now: false };
+    let polls = 0;
+    const hosts: SourceDefinition<unknown, unknown> = {
+      name: 'per-host',
+      section: 'account',
+      priority: 'normal',
+      families: [],
+      reads: [NAMES],
+      create: (ctx) => ({
+        scope: 'target',
+        targets: () => ctx.read(NAMES),
+        cadence: () => every(30_000),
+        requestsPerRun: () => 1,
+        poll: () => {
+          polls++;
+          return up.now ? Promise.resolve() : Promise.reject(new NetworkError({ api: 'monitoring', endpoint: '/hosts/{uuid}' }, 'ECONNREFUSED'));
+        },
+        forget: () => undefined,
+      }),
+    };
+    const lines: { level: string; msg: string; failuresTotal?: number }[] = [];
+    const log = pino({ level: 'debug', formatters: { level: (label) => ({ level: label }) } }, { write: (line: string) => lines.push(JSON.parse(line) as (typeof lines)[number]) });
+    const { runtime, board, clock } = unitWith([hosts], log);
+    runtime.start();
+    board.provide('prod', NAMES, new Map(Array.from({ length: 300 }, (_, i): [string, number] => [`h${i}`, i])));
+    await clock.advanceAsync(12 * 60_000, 1_000);
+    const failedPolls = polls;
+    up.now = true;
+    await clock.advanceAsync(4 * 60_000, 1_000);
+    await runtime.stop();
+
+    expect(failedPolls).toBeGreaterThan(12 * 300);
+    const failures = lines.filter((l) => /polling job/.test(l.msg));
+    expect(failures[0]?.msg).toMatch(/^polling job failed/);
+    expect(failures.at(-1)).toMatchObject({ level: 'info', msg: 'polling jobs of source per-host no longer fail (network)', failuresTotal: failedPolls });
+    // A start, one a minute for the 12 minutes (and the one it ended in), an end.
+    expect(failures.length).toBeLessThanOrEqual(1 + 13 + 1);
+    expect(failures.length).toBeGreaterThanOrEqual(12);
   });
 });

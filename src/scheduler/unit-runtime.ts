@@ -5,6 +5,7 @@ import type { SourceConfig } from '../config/source-spec.js';
 import type { ExporterConfig } from '../config/types.js';
 import type { MetricSink } from '../exposition/model.js';
 import type { Clock, TimerHandle } from '../lib/clock.js';
+import { EpisodeLog, type EpisodeLine } from '../lib/episodes.js';
 import type { Poller, SourceContext, SourceDefinition, TargetPoller, UnitInfo, UpstreamRateLimit } from '../sources/source.js';
 import { PlanRequiredError, UpstreamError } from '../upstream/http/errors.js';
 import type { SchedulerMetrics, SchedulingView } from './metrics.js';
@@ -58,6 +59,8 @@ export interface JobError {
 
 /** Consecutive failures (other than 401/403) after which the account counts as unreachable. */
 const UNREACHABLE_AFTER = 3;
+/** Two quiet minutes end an episode of failed jobs, so a source polled once a minute does not end and restart it each cycle. */
+const JOB_FAILURES_QUIET_INTERVALS = 2;
 const MAX_ERRORS_KEPT = 20;
 const PLAN_LOG_SETTLE_MS = 3_000;
 
@@ -105,9 +108,18 @@ export class UnitRuntime<Api = unknown> implements SchedulingView {
   private planLogTimer: TimerHandle | undefined;
   private planChangedAtMs = 0;
   private completedFirstCycle = false;
+  /** Failed jobs by source and kind: an unreachable upstream fails every host's job each cycle. */
+  private readonly jobFailures: EpisodeLog<JobFailure>;
+  /** Families whose names collided on some host: every host of an agent version collides alike. */
+  private readonly collidedFamilies = new Set<string>();
 
   constructor(private readonly options: UnitRuntimeOptions<Api>) {
     this.account = options.unit.name;
+    this.jobFailures = new EpisodeLog<JobFailure>({
+      clock: options.clock,
+      quietIntervalsToEnd: JOB_FAILURES_QUIET_INTERVALS,
+      write: (line) => this.logJobFailures(line),
+    });
     this.scheduler = new Scheduler({
       clock: options.clock,
       maxConcurrentJobs: Math.max(2, options.concurrency),
@@ -145,7 +157,12 @@ export class UnitRuntime<Api = unknown> implements SchedulingView {
         events: {
           nameCollision: (hostUuid, familyKey, kept, dropped) => {
             options.metrics.nameCollision(this.account);
-            options.log.warn({ hostUuid, family: familyKey, kept, dropped }, 'agent metric names collide after sanitising; dropped the others');
+            if (this.collidedFamilies.has(familyKey)) return;
+            this.collidedFamilies.add(familyKey);
+            options.log.warn(
+              { hostUuid, family: familyKey, kept, dropped },
+              'agent metric names collide after sanitising; dropped the others (logged once per family, for its first host; monapi_series_name_collisions_total counts every host)',
+            );
           },
         },
         provide: (topic, value) => {
@@ -233,6 +250,7 @@ export class UnitRuntime<Api = unknown> implements SchedulingView {
     this.stopped = true;
     this.unsubscribe();
     if (this.planLogTimer) this.options.clock.clearTimeout(this.planLogTimer);
+    this.jobFailures.discard();
     this.scheduler.stop();
     await this.scheduler.idle();
   }
@@ -531,9 +549,32 @@ export class UnitRuntime<Api = unknown> implements SchedulingView {
       );
       return;
     }
-    const log = kind === 'internal' ? this.options.log.error.bind(this.options.log) : this.options.log.warn.bind(this.options.log);
-    log({ source: job.source, target: entry.target, kind, err: { message: entry.message } }, 'polling job failed');
+    this.jobFailures.note(`${job.source}\u0000${kind}`, 1, { source: job.source, target: entry.target, kind, message: entry.message });
   }
+
+  /**
+   * The first failed job of a source and kind as it was (`polling job failed`), then one line a
+   * minute with the count and the latest failure, and one once they stop: 900 hosts of an
+   * unreachable upstream wrote 900 lines a cycle.
+   */
+  private logJobFailures(line: EpisodeLine<JobFailure>): void {
+    const { source, target, kind, message } = line.detail;
+    const log = line.phase === 'end' ? this.options.log.info.bind(this.options.log) : kind === 'internal' ? this.options.log.error.bind(this.options.log) : this.options.log.warn.bind(this.options.log);
+    if (line.phase === 'start') {
+      log({ source, target, kind, err: { message } }, 'polling job failed (more failures of this source and kind are summed up once a minute)');
+    } else if (line.phase === 'ongoing') {
+      log({ source, kind, failures: line.count, failuresTotal: line.total, durationSeconds: line.durationSeconds, target, err: { message } }, `polling jobs of source ${source} still fail (${kind}): ${line.count} in the last minute, the latest shown`);
+    } else {
+      log({ source, kind, failuresTotal: line.total, durationSeconds: line.durationSeconds }, `polling jobs of source ${source} no longer fail (${kind})`);
+    }
+  }
+}
+
+interface JobFailure {
+  readonly source: string;
+  readonly target: string | undefined;
+  readonly kind: string;
+  readonly message: string;
 }
 
 /**

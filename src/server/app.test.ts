@@ -9,6 +9,7 @@ import { everyType } from '../../test/exposition/fixtures.js';
 import { rawRequest } from '../../test/server/http.js';
 import { joinBody } from '../exposition/gzip.js';
 import { MetricStore } from '../exposition/store.js';
+import { FakeClock } from '../lib/clock.js';
 import { createServer, startHttpServer, type FailingSource, type RunningServer, type ServerOptions, type StatusProvider } from './app.js';
 import type { MissingField } from './status.js';
 
@@ -158,6 +159,30 @@ describe('telemetry path', () => {
     const res = await rawRequest(`${url}/metrics`);
     expect(res.status).toBe(500);
     expect(error).toHaveBeenCalledTimes(1);
+  });
+
+  it('logs requests that keep failing as one episode: the first whole, then a line a minute with the count', async () => {
+    const registry = new Registry();
+    new Gauge({
+      name: 'broken',
+      help: 'Throws.',
+      registers: [registry],
+      collect() {
+        throw new Error('collector exploded');
+      },
+    });
+    const error = vi.fn();
+    const info = vi.fn();
+    const clock = new FakeClock();
+    const { url } = await serve({ selfRegistry: registry, clock, selfMetricsMaxAgeMs: 0, log: { error, info } as unknown as Logger });
+    for (let i = 0; i < 50; i++) expect((await rawRequest(`${url}/metrics`)).status).toBe(500);
+    expect(error).toHaveBeenCalledTimes(1);
+    clock.advance(60_000);
+    expect(error).toHaveBeenCalledTimes(2);
+    expect(error.mock.calls[1]?.[0]).toMatchObject({ failures: 49, failuresTotal: 50 });
+    clock.advance(3 * 60_000);
+    expect(info).toHaveBeenCalledTimes(1);
+    expect(info.mock.calls[0]?.[0]).toMatchObject({ failuresTotal: 50 });
   });
 
   it('answers 503 with Retry-After beyond the maximum of concurrent scrapes, and counts it', async () => {

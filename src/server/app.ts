@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { MetricStore } from '../exposition/store.js';
 import type { Clock } from '../lib/clock.js';
+import { requestFailureLogger } from './request-failures.js';
 import { processRedactor, type Redactor } from '../lib/redact.js';
 import { EXPORTER_VERSION } from '../version.js';
 import { landingPage } from './landing.js';
@@ -133,8 +134,9 @@ export function createServer(options: ServerOptions): RequestListener {
   app.use((_req: Request, res: Response) => text(res, 404, 'Not Found\n'));
 
   // Express recognises an error handler by its four parameters.
+  const failed = requestFailureLogger(log, options.clock);
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
-    log?.error({ err: error, path: req.path }, 'request failed');
+    failed(error, req.path);
     if (res.headersSent) {
       res.destroy();
       return;

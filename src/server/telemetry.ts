@@ -6,6 +6,7 @@ import { VARY, negotiate } from '../exposition/negotiate.js';
 import { DEFAULT_SELF_METRICS_MAX_AGE_MS, SelfMetricsCache, buildScrapeBody } from '../exposition/scrape.js';
 import type { MetricStore } from '../exposition/store.js';
 import type { Clock } from '../lib/clock.js';
+import { requestFailureLogger } from './request-failures.js';
 
 /**
  * The telemetry path, served by a plain Node handler ahead of express: a scrape is the
@@ -104,6 +105,7 @@ export function telemetryHandler(options: TelemetryOptions): (req: IncomingMessa
     throw new RangeError(`maxConcurrentScrapes must be a whole number >= 0, got ${maxConcurrentScrapes}`);
   }
   const metrics = scrapeMetrics(options.selfRegistry);
+  const failed = requestFailureLogger(log, options.clock);
   const selfMetrics = new SelfMetricsCache(store, options.selfRegistry, options.selfMetricsMaxAgeMs ?? DEFAULT_SELF_METRICS_MAX_AGE_MS, options.clock);
   let inFlight = 0;
 
@@ -147,7 +149,7 @@ export function telemetryHandler(options: TelemetryOptions): (req: IncomingMessa
     inFlight++;
     res.once('close', () => inFlight--);
     serve(req, res).catch((error: unknown) => {
-      log?.error({ err: error, path: req.url }, 'request failed');
+      failed(error, req.url ?? '');
       if (res.headersSent) res.destroy();
       else plainText(res, 500, 'Internal Server Error\n');
     });
