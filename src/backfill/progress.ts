@@ -33,6 +33,8 @@ const progressSchema = z.object({
   accounts: z.record(z.string(), z.object({ hosts: z.record(z.string(), hostSchema) })),
   /** A file's parts: bytes of each part as of the last chunk. */
   parts: z.record(z.string(), z.number().int().min(0)),
+  /** When the output was made complete (durable); from then on a run leaves it as it is. */
+  completedAtMs: z.number().finite().optional(),
 });
 
 export interface HostProgress {
@@ -56,6 +58,7 @@ export class Progress {
     readonly untilMs: number,
     private readonly accounts: Record<string, { hosts: Record<string, z.input<typeof hostSchema>> }>,
     private parts: Record<string, number>,
+    private completed: number | undefined,
   ) {}
 
   /**
@@ -68,7 +71,7 @@ export class Progress {
     try {
       text = readFileSync(path, 'utf8');
     } catch (error) {
-      if ((error as { code?: unknown }).code === 'ENOENT') return new Progress(path, target, untilMs, {}, {});
+      if ((error as { code?: unknown }).code === 'ENOENT') return new Progress(path, target, untilMs, {}, {}, undefined);
       throw new ProgressError(`cannot read the progress file ${path}: ${error instanceof Error ? error.message : String(error)}`);
     }
     let json: unknown;
@@ -91,7 +94,7 @@ export class Progress {
         `the progress file ${path} was made with --until ${new Date(data.untilMs).toISOString()}, not ${new Date(untilMs).toISOString()}; resume without --until, or remove the file to start afresh`,
       );
     }
-    return new Progress(path, target, data.untilMs, data.accounts, data.parts);
+    return new Progress(path, target, data.untilMs, data.accounts, data.parts, data.completedAtMs);
   }
 
   host(account: string, uuid: string): HostProgress | undefined {
@@ -117,8 +120,19 @@ export class Progress {
     await this.save();
   }
 
+  /** When an earlier run made the output complete, if one did. */
+  get completedAtMs(): number | undefined {
+    return this.completed;
+  }
+
+  /** Records that the output is complete and durable: what it was made from may go now. */
+  async complete(atMs: number): Promise<void> {
+    this.completed = atMs;
+    await this.save();
+  }
+
   async save(): Promise<void> {
-    const body = JSON.stringify({ format: PROGRESS_FORMAT, version: PROGRESS_VERSION, target: this.target, untilMs: this.untilMs, accounts: this.accounts, parts: this.parts });
+    const body = JSON.stringify({ format: PROGRESS_FORMAT, version: PROGRESS_VERSION, target: this.target, untilMs: this.untilMs, accounts: this.accounts, parts: this.parts, completedAtMs: this.completed });
     await writeFileAtomically(this.path, body);
   }
 }

@@ -71,16 +71,45 @@ export interface BackfillReport {
   finishedAtMs: number;
   /** Every host of every account is done and the output is complete. */
   complete: boolean;
+  /**
+   * What an earlier run left, when the progress file says it made the output complete:
+   * `complete`, the output is there and this run left it as it was; `output-gone`, it is not.
+   */
+  earlierRun: 'complete' | 'output-gone' | undefined;
 }
 
 export async function runBackfill(options: BackfillOptions): Promise<BackfillReport> {
-  const report: BackfillReport = { accounts: [], startedAtMs: options.clock.now(), finishedAtMs: 0, complete: false };
+  const report: BackfillReport = { accounts: [], startedAtMs: options.clock.now(), finishedAtMs: 0, complete: false, earlierRun: undefined };
+  const completedAtMs = options.progress.completedAtMs;
+  if (completedAtMs !== undefined) {
+    const missing = options.writer.missingOutput();
+    if (missing === undefined) {
+      // Parts a run stopped while removing them are of no use any more.
+      await options.writer.discardParts();
+      options.log.info({ target: options.writer.target, completedAt: new Date(completedAtMs).toISOString() }, 'backfill: already complete: the output holds the whole history; nothing to do');
+    } else {
+      options.log.error(
+        { target: options.writer.target, completedAt: new Date(completedAtMs).toISOString() },
+        `backfill: an earlier run completed this backfill, but ${missing}; remove the progress file to backfill afresh`,
+      );
+    }
+    report.complete = missing === undefined;
+    report.earlierRun = missing === undefined ? 'complete' : 'output-gone';
+    report.finishedAtMs = options.clock.now();
+    return report;
+  }
   for (const account of options.config.accounts) {
     if (options.signal?.aborted) break;
     report.accounts.push(await backfillAccount(account, options));
   }
-  const allDone = !options.signal?.aborted && report.accounts.every((a) => a.hostsDone === a.hosts && a.hostsFailed === 0);
-  if (allDone) await options.writer.finish();
+  // An account that failed before its hosts were listed has none done of none: not done.
+  const allDone = !options.signal?.aborted && report.accounts.every((a) => a.hostsDone === a.hosts && a.errors.length === 0);
+  if (allDone) {
+    // In this order, so that a stop at any point leaves the parts to make the output from, or a complete output.
+    await options.writer.finish();
+    await options.progress.complete(options.clock.now());
+    await options.writer.discardParts();
+  }
   report.complete = allDone;
   report.finishedAtMs = options.clock.now();
   return report;

@@ -1,8 +1,8 @@
 import { closeSync, constants, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readSync, renameSync, rmSync, statSync, truncateSync, unlinkSync, writeSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { escapeLabelValue, formatValue, openMetricsFamilyName } from '../exposition/format.js';
 import { OPENMETRICS_EOF, openMetricsFamilyHeader } from '../exposition/render-openmetrics.js';
-import { openNewFileSync } from '../lib/atomic-file.js';
+import { openNewFileSync, syncFolder } from '../lib/atomic-file.js';
 import type { TimeSeries } from '../remote-write/protocol.js';
 import type { QueueEvent, RemoteWriteQueue } from '../remote-write/queue.js';
 import type { HistorySeries } from './replay.js';
@@ -10,7 +10,10 @@ import type { HistorySeries } from './replay.js';
 /**
  * Where history goes. `write` hands over a chunk; `commit` returns once everything handed
  * over is kept (the receiver acknowledged it, or it is synced to disk), with what the
- * progress file must remember to continue after a stop; `finish` completes the output.
+ * progress file must remember to continue after a stop; `finish` completes the output and
+ * returns once it is durable, keeping what it was made from; `discardParts` removes that,
+ * once the progress file says the output is complete (so a stop between the two loses
+ * nothing: the next run makes the same output again, or finds it complete).
  */
 export interface HistoryWriter {
   /** What the progress file ties itself to: the output file's path or the receiver's URL. */
@@ -18,6 +21,9 @@ export interface HistoryWriter {
   write(series: readonly HistorySeries[]): Promise<void>;
   commit(): Promise<Readonly<Record<string, number>> | undefined>;
   finish(): Promise<void>;
+  discardParts(): Promise<void>;
+  /** For a backfill the progress file says is complete: why its output is not there any more, if it is not. */
+  missingOutput(): string | undefined;
   close(): Promise<void>;
 }
 
@@ -63,6 +69,16 @@ export class RemoteWriteHistoryWriter implements HistoryWriter {
     await this.commit();
   }
 
+  /** The receiver holds the history; nothing here to remove. */
+  discardParts(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  /** What a receiver holds cannot be checked from here. */
+  missingOutput(): undefined {
+    return undefined;
+  }
+
   async close(): Promise<void> {
     await this.queue.close();
   }
@@ -77,7 +93,9 @@ export function toTimeSeries(series: HistorySeries): TimeSeries {
  * each family's samples together, but history arrives host by host: each family is collected
  * in a part file of its own (`<output>.parts/<family>.om`, its header first) and the parts are
  * joined into the output, with `# EOF`, at the end. After a stop, the parts are cut back to
- * the sizes the progress file recorded with the last chunk, and the backfill goes on.
+ * the sizes the progress file recorded with the last chunk, and the backfill goes on. The
+ * output appears whole or not at all (a temporary file, synced, renamed, the folder synced),
+ * and the parts stay until the progress file says the output is complete.
  */
 export class OpenMetricsFileWriter implements HistoryWriter {
   readonly target: string;
@@ -143,13 +161,18 @@ export class OpenMetricsFileWriter implements HistoryWriter {
       }
       sizes[file] = statSync(path).size;
     }
+    // A part created by this chunk is kept only once its folder entry is.
+    if (this.touched.size > 0) syncFolder(this.partsDir);
     this.touched.clear();
     return Promise.resolve(sizes);
   }
 
-  /** Joins the parts into the output (atomically) and removes them. */
+  /**
+   * Joins the parts into the output: a temporary file beside it, synced, renamed over the
+   * output, the folder synced. The parts stay (`discardParts`).
+   */
   finish(): Promise<void> {
-    const temporary = join(this.partsDir, '..', `.${basename(this.output)}.tmp-${process.pid}`);
+    const temporary = join(dirname(this.output), `.${basename(this.output)}.tmp-${process.pid}`);
     const out = openNewFileSync(temporary, 0o644);
     try {
       const files = existsSync(this.partsDir) ? readdirSync(this.partsDir).sort() : [];
@@ -172,8 +195,17 @@ export class OpenMetricsFileWriter implements HistoryWriter {
       closeSync(out);
     }
     renameSync(temporary, this.output);
+    syncFolder(dirname(this.output));
+    return Promise.resolve();
+  }
+
+  discardParts(): Promise<void> {
     rmSync(this.partsDir, { recursive: true, force: true });
     return Promise.resolve();
+  }
+
+  missingOutput(): string | undefined {
+    return existsSync(this.output) ? undefined : `${this.output} is not there any more (moved or removed since)`;
   }
 
   close(): Promise<void> {

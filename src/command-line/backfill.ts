@@ -301,5 +301,5 @@ function logReport(log: ReturnType<typeof createLogger>, report: BackfillReport)
     log.info({ account: a.account, hosts: a.hosts, hostsDone: a.hostsDone, hostsFailed: a.hostsFailed, requests: a.requests, samples: a.samples, minutes: Math.round(minutes * 10) / 10 }, 'backfill: account');
   }
   if (report.complete) log.info('backfill: complete');
-  else log.warn('backfill: not complete; run the same command again to go on where it stopped');
+  else if (report.earlierRun === undefined) log.warn('backfill: not complete; run the same command again to go on where it stopped');
 }

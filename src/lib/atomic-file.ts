@@ -97,7 +97,7 @@ function isCode(error: unknown, code: string): boolean {
 }
 
 /** Makes the rename itself durable; a file system that cannot fsync a folder is left as it is. */
-function syncFolder(folder: string): void {
+export function syncFolder(folder: string): void {
   let fd: number | undefined;
   try {
     fd = openSync(folder, 'r');

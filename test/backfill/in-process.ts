@@ -35,19 +35,24 @@ export interface BackfillWorld {
   readonly answers: readonly UpstreamAnswer[];
   /** Called with each request's path once the simulator has answered it, before the backfill gets the answer. */
   onAnswer: ((path: string) => void) | undefined;
+  /** An answer of the test's own for a request, instead of the simulator's; undefined passes it on. */
+  answerInstead: ((path: string) => { status: number; body: string } | undefined) | undefined;
   close(): Promise<void>;
 }
 
 export interface WorldOptions {
   readonly startMs?: number;
+  /** Default: a rate limit no backfill here reaches (6000 a minute, burst 1000), as the account's `rate_limit` too. */
   readonly simulator?: SimulatorOptions;
   /** YAML lines added to the account (4-space indent). */
   readonly accountYaml?: string;
 }
 
+const GENEROUS_LIMIT = { rateLimitPerMinute: 6000, burst: 1000 };
+
 export async function startBackfillWorld(options: WorldOptions = {}): Promise<BackfillWorld> {
   const clock = new FakeClock(options.startMs ?? START_MS);
-  const sim = await startSimulator({ monitoringPort: 0, releasesPort: 0, marketplacePort: 0, hosts: 2, websites: 1, random: () => 0.5, ...options.simulator, clock });
+  const sim = await startSimulator({ monitoringPort: 0, releasesPort: 0, marketplacePort: 0, hosts: 2, websites: 1, random: () => 0.5, ...GENEROUS_LIMIT, ...options.simulator, clock });
   const simAccount = sim.world.accountByKey(sim.keys.pro);
   if (!simAccount) throw new Error('the simulator has no Pro account');
   const upstream = new URL(sim.monitoringBaseUrl);
@@ -59,12 +64,19 @@ export async function startBackfillWorld(options: WorldOptions = {}): Promise<Ba
     config: undefined as unknown as Config,
     answers,
     onAnswer: undefined,
+    answerInstead: undefined,
     async close() {
       await closeServer(proxy);
       await sim.close();
     },
   };
   const proxy = createServer((req, res) => {
+    const instead = world.answerInstead?.(req.url ?? '/');
+    if (instead !== undefined) {
+      answers.push({ path: req.url ?? '/', status: instead.status });
+      res.writeHead(instead.status, { 'content-type': 'application/json' }).end(instead.body);
+      return;
+    }
     const forwarded = request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers }, (answer: IncomingMessage) => {
       const path = req.url ?? '/';
       answers.push({ path, status: answer.statusCode ?? 0 });
@@ -80,7 +92,8 @@ export async function startBackfillWorld(options: WorldOptions = {}): Promise<Ba
     proxy.listen(0, '127.0.0.1', () => resolve());
   });
   const { port } = proxy.address() as AddressInfo;
-  const yaml = `accounts:\n  - name: ${ACCOUNT}\n    base_url: http://127.0.0.1:${port}${upstream.pathname}\n    api_key_env: BACKFILL_KEY\n${options.accountYaml ?? ''}`;
+  const limit = `    rate_limit:\n      requests_per_minute: ${sim.limiter.perMinute}\n      burst: ${sim.limiter.burst}\n`;
+  const yaml = `accounts:\n  - name: ${ACCOUNT}\n    base_url: http://127.0.0.1:${port}${upstream.pathname}\n    api_key_env: BACKFILL_KEY\n${options.accountYaml ?? limit}`;
   (world as { config: Config }).config = parseConfig(yaml, { env: { BACKFILL_KEY: sim.keys.pro } });
   return world;
 }
@@ -110,6 +123,14 @@ export class MemoryHistoryWriter implements HistoryWriter {
   finish(): Promise<void> {
     this.finished += 1;
     return Promise.resolve();
+  }
+
+  discardParts(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  missingOutput(): undefined {
+    return undefined;
   }
 
   close(): Promise<void> {
