@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { SIMULATOR_DEFAULTS, startSimulator, type RunningSimulator, type SimulatorOptions } from './index.js';
 import { LATE_DATA_DEFAULTS, lateDataSettings, MAX_LATENESS_MINUTES, type LateDataSettings } from './monitoring/late-data.js';
 import { parseShapeOverrides, parseShapeSet, SHAPE_ENDPOINTS } from './shapes/shapes.js';
+import { DEFAULT_PAGE_SIZE, describeLayout, MAX_PAGE_SIZE, parseLayoutFlag, type LayoutUpdate } from './layouts/layout.js';
 
 export const USAGE = `Usage: npm run simulator -- [flags]
 
@@ -26,6 +27,11 @@ marketplace endpoints until SIGINT or SIGTERM.
                          by kind, states as words, numbers as strings)
   --shape ENDPOINT=SET   Override one endpoint's shape set (repeatable, or comma-separated):
                          ${SHAPE_ENDPOINTS.join(', ')}
+  --layout L[,L]         List layout, orthogonal to the shape sets: hal, jsonapi or envelope
+                         (a {success, result, result_info} wrapper), and/or paged (lists in
+                         pages: /hosts, /websites, /alerts, components, metrics); e.g. hal,paged
+  --page-size N          Items per page, 1-${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE}); implies paged
+  --page-fail-after N    Pages after page N answer 503 (a fault for tests); implies paged
   --late-data            Late data: a share of minutes arrive late, a share never
                          (ground truth: GET /_sim/truth); the tunables below imply it
   --late-share X         Share of minutes that arrive late, 0-1 (default ${LATE_DATA_DEFAULTS.lateShare})
@@ -71,6 +77,9 @@ export function parseCliArgs(argv: readonly string[]): CliParse {
         'late-share': { type: 'string' },
         'late-max-minutes': { type: 'string' },
         'late-never': { type: 'string' },
+        layout: { type: 'string', multiple: true },
+        'page-size': { type: 'string' },
+        'page-fail-after': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -110,7 +119,27 @@ export function parseCliArgs(argv: readonly string[]): CliParse {
   const late = parseLateFlags(values);
   if (!late.ok) return { kind: 'error', message: late.message };
   if (late.value) options.lateData = late.value;
+  const layout = parseLayoutFlags(values);
+  if (!layout.ok) return { kind: 'error', message: layout.message };
+  if (layout.value) options.layout = layout.value;
   return { kind: 'run', options };
+}
+
+function parseLayoutFlags(values: Record<string, unknown>): { ok: true; value: LayoutUpdate | undefined } | { ok: false; message: string } {
+  const layout: { -readonly [K in keyof LayoutUpdate]: LayoutUpdate[K] } = {};
+  if (Array.isArray(values.layout)) {
+    const parsed = parseLayoutFlag(values.layout.join(','));
+    if (!parsed.ok) return parsed;
+    Object.assign(layout, parsed.value);
+  }
+  for (const [flag, field, max] of [['page-size', 'pageSize', MAX_PAGE_SIZE], ['page-fail-after', 'pageFailAfter', 1_000_000]] as const) {
+    const raw = values[flag];
+    if (typeof raw !== 'string') continue;
+    if (!/^[0-9]+$/.test(raw) || Number(raw) < 1 || Number(raw) > max) return { ok: false, message: `--${flag} must be an integer from 1 to ${max}; got '${raw}'` };
+    layout[field] = Number(raw);
+    layout.paged = true;
+  }
+  return { ok: true, value: Object.keys(layout).length > 0 ? layout : undefined };
 }
 
 function parseLateFlags(values: Record<string, unknown>): { ok: true; value: Partial<LateDataSettings> | true | undefined } | { ok: false; message: string } {
@@ -174,6 +203,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       `  marketplace: ${sim.keys.marketplace} (X-RapidAPI-Key)`,
       `  marketplace, not subscribed: ${sim.keys.marketplaceUnsubscribed} (answers 403 not_subscribed)`,
       `Shapes: ${describeShapes(sim.shapes.selected())}`,
+      `Layout: ${describeLayout(sim.layout.settings())}`,
       `Late data: ${sim.lateData ? `${sim.lateData.lateShare} of minutes up to ${sim.lateData.maxLatenessMinutes} min late, ${sim.lateData.neverShare} never (truth: ${sim.adminUrl}/truth)` : 'off'}`,
       '',
     ].join('\n'),

@@ -15,12 +15,27 @@ import { SIM_KEYS, type MonitoringWorld } from './monitoring/world-types.js';
 import { TokenBucketLimiter } from './rate-limit.js';
 import { createMarketplaceApp, createReleasesApp, MARKETPLACE_KEY_HEADER } from './releases/index.js';
 import { SHAPE_ENDPOINTS, SHAPE_SETS, ShapeController, type ShapeEndpoint, type ShapeSet } from './shapes/shapes.js';
+import { LAYOUT_OFF, LayoutController, type LayoutUpdate, type PageCounts } from './layouts/layout.js';
+import { listTotals, type ListTotals } from './layouts/totals.js';
 
 export { SIM_KEYS } from './monitoring/world-types.js';
 export { LATE_DATA_DEFAULTS, type DeltaTruth, type LateDataSettings, type TruthQuery } from './monitoring/late-data.js';
 export type { SimStats, ClientStats } from './monitoring/http/stats.js';
 export { FaultController, type FaultSetView, type FaultTarget, type FaultUpdate } from './faults.js';
 export { SHAPE_ENDPOINTS, SHAPE_SETS, ShapeController, type ShapeEndpoint, type ShapeSet } from './shapes/shapes.js';
+export {
+  DEFAULT_PAGE_SIZE,
+  LAYOUT_ENVELOPES,
+  LayoutController,
+  PAGED_LISTS,
+  type LayoutEnvelope,
+  type LayoutSettings,
+  type LayoutUpdate,
+  type LayoutView,
+  type PageCounts,
+  type PagedList,
+} from './layouts/layout.js';
+export type { ListTotals } from './layouts/totals.js';
 
 export interface SimulatorOptions {
   /** 0 picks any free port. Default 8081. */
@@ -55,6 +70,13 @@ export interface SimulatorOptions {
    * the defaults (`LATE_DATA_DEFAULTS`); an object sets any of them. Off when absent.
    */
   lateData?: boolean | Partial<LateDataSettings>;
+  /**
+   * List layout and paging, orthogonal to the shape sets: `envelope` `none` (default), `hal`,
+   * `jsonapi` or `envelope` (a `{success, result, result_info}` wrapper); `paged` splits the
+   * list endpoints into pages of `pageSize` (default 3); `pageFailAfter` answers 503 for
+   * later pages (docs/simulator.md, "Layouts and pages"). Off when absent.
+   */
+  layout?: LayoutUpdate;
   clock?: Clock;
   /** Source of fault decisions, uniform in [0, 1). Default Math.random. */
   random?: () => number;
@@ -75,6 +97,8 @@ export interface RunningSimulator {
   readonly faults: FaultController;
   /** The shape selection; switch it at run time with `set` (or `POST /_sim/shapes`). */
   readonly shapes: ShapeController;
+  /** The list layout and paging; switch it with `set` (or `POST /_sim/layout`). */
+  readonly layout: LayoutController;
   /** The late-data settings, or undefined when the mode is off. */
   readonly lateData: LateDataSettings | undefined;
   /**
@@ -84,7 +108,14 @@ export interface RunningSimulator {
    * of them arrives. Independent of the time now. @throws Error naming what is unknown
    */
   truth(query: TruthQuery & { key: string }): DeltaTruth;
+  /**
+   * Item counts of every list endpoint of the account of `key`, at `nowMs` (default the
+   * clock's now): the truth a client that walks every page must reach. @throws Error for an unknown key
+   */
+  listTotals(key: string, nowMs?: number): ListTotals;
   stats(): SimStats;
+  /** List requests answered, per account, list and page number (`served`), and those failed by `pageFailAfter` (`failed`). Reset with `resetStats`. */
+  pageStats(): PageCounts;
   resetStats(): void;
   close(): Promise<void>;
 }
@@ -135,6 +166,13 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   const faults = new FaultController({ clock, ...(options.random ? { random: options.random } : {}) });
   const stats = new StatsRecorder(clock);
   const shapes = new ShapeController({ default: o.shapes, endpoints: { ...options.shapeOverrides } });
+  const layout = new LayoutController(LAYOUT_OFF);
+  if (options.layout) layout.set(options.layout);
+  const totalsOf = (key: string, nowMs: number = clock.now()): ListTotals => {
+    const account = world.accountByKey(key);
+    if (!account) throw new Error('listTotals: no simulated account has that key');
+    return listTotals(account, nowMs);
+  };
 
   const monitoringApp = createMonitoringApp({
     world,
@@ -142,7 +180,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     limiter,
     retryAfter: o.retryAfter,
     shapes,
-    control: createControlRouter({ world, clock, faults, stats, limiter, shapes, lateData }),
+    layout,
+    control: createControlRouter({ world, clock, faults, stats, limiter, shapes, layout, lateData }),
     middleware: [
       stats.middleware('monitoring', (req) => monitoringClient(world, req)),
       faults.middleware('monitoring', { stormBody: () => ({ error: 'rate_limited', message: rateLimitMessage(limiter) }) }),
@@ -190,10 +229,16 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       limiter,
       faults,
       shapes,
+      layout,
       lateData,
       truth,
+      listTotals: totalsOf,
       stats: () => stats.snapshot(),
-      resetStats: () => stats.reset(),
+      pageStats: () => layout.pages(),
+      resetStats: () => {
+        stats.reset();
+        layout.resetPages();
+      },
       close,
     };
   } catch (error) {

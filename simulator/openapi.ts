@@ -37,6 +37,9 @@ import {
   NestedWebsiteSummary,
 } from './shapes/nested-schemas.js';
 import { STANDARD_SHAPES, SHAPE_ENDPOINTS, type ShapeEndpoint, type ShapeSource } from './shapes/shapes.js';
+import { JSONAPI_MEDIA_TYPE } from './layouts/bodies.js';
+import { LAYOUT_OFF, MAX_PAGE_SIZE, PAGED_LIST_PATHS, type LayoutSettings, type LayoutSource } from './layouts/layout.js';
+import { EnvelopeList, EnvelopeObject, HalList, HalResource, JsonApiDocument, JsonApiList } from './layouts/schemas.js';
 
 /**
  * The OpenAPI 3.1 description the simulator serves at `/api/v2/openapi.json`. Response
@@ -49,6 +52,8 @@ export interface OpenApiOptions {
   rateLimitPerMinute?: number;
   burst?: number;
   shapes?: ShapeSource;
+  /** With a layout on, the lists and single resources it wraps have its envelope, and the paged lists take `page`, `per_page`, `cursor`. */
+  layout?: LayoutSource;
 }
 
 type Json = Record<string, unknown>;
@@ -89,6 +94,42 @@ const RESPONSE_SCHEMAS = {
 } as const;
 
 type SchemaName = keyof typeof RESPONSE_SCHEMAS;
+
+/** Added to the document only while a layout is on, so that with none it stays what it was. */
+const LAYOUT_SCHEMAS = { HalList, HalResource, JsonApiList, JsonApiDocument, EnvelopeList, EnvelopeObject } as const;
+type LayoutSchemaName = keyof typeof LAYOUT_SCHEMAS;
+
+const PAGED_PATHS: ReadonlySet<string> = new Set(Object.values(PAGED_LIST_PATHS));
+const SINGLE_PATHS: ReadonlySet<string> = new Set(['/account', '/websites/{id}', '/hosts/{uuid}']);
+const LIST_SCHEMA: Readonly<Record<Exclude<LayoutSettings['envelope'], 'none'>, { list: LayoutSchemaName; single: LayoutSchemaName }>> = {
+  hal: { list: 'HalList', single: 'HalResource' },
+  jsonapi: { list: 'JsonApiList', single: 'JsonApiDocument' },
+  envelope: { list: 'EnvelopeList', single: 'EnvelopeObject' },
+};
+
+const PAGE_PARAMETERS: Record<string, Json> = {
+  Page: {
+    name: 'page',
+    in: 'query',
+    required: false,
+    description: 'Page number, from 1 (layout paged). Beyond the last page, or given with cursor: 400.',
+    schema: { type: 'integer', minimum: 1 },
+  },
+  PerPage: {
+    name: 'per_page',
+    in: 'query',
+    required: false,
+    description: `Items per page (layout paged); default the configured page size.`,
+    schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE },
+  },
+  Cursor: {
+    name: 'cursor',
+    in: 'query',
+    required: false,
+    description: 'Opaque cursor from a next link, Link header or next_cursor (layout paged). One the API did not give out: 400.',
+    schema: { type: 'string' },
+  },
+};
 
 /** The schema of an endpoint's 200 answer in the alternative and nested sets, by the shape endpoint it follows. */
 const OTHER_SCHEMAS: Readonly<Partial<Record<string, { endpoint: ShapeEndpoint; alt: SchemaName; nested: SchemaName }>>> = {
@@ -246,11 +287,14 @@ function operationId(path: string): string {
   return `get${words.join('')}`;
 }
 
-function buildOperation(path: string, op: Operation, shapes: ShapeSource): Json {
+function buildOperation(path: string, op: Operation, shapes: ShapeSource, layout: LayoutSettings): Json {
+  const paged = layout.paged && PAGED_PATHS.has(path);
+  const wrapped = layout.envelope === 'none' ? undefined : PAGED_PATHS.has(path) ? LIST_SCHEMA[layout.envelope].list : SINGLE_PATHS.has(path) ? LIST_SCHEMA[layout.envelope].single : undefined;
+  const mediaType = wrapped && layout.envelope === 'jsonapi' ? JSONAPI_MEDIA_TYPE : 'application/json';
   const responses: Json = {
-    '200': { description: op.summary, content: { 'application/json': { schema: ref(responseSchema(path, op, shapes)) } } },
+    '200': { description: op.summary, content: { [mediaType]: { schema: wrapped ? { $ref: `#/components/schemas/${wrapped}` } : ref(responseSchema(path, op, shapes)) } } },
   };
-  if (op.badRequest) responses['400'] = errorRef('BadRequest');
+  if (op.badRequest || paged) responses['400'] = errorRef('BadRequest');
   responses['401'] = errorRef('Unauthorized');
   responses['403'] = errorRef('PlanRequired');
   if (op.notFound) responses['404'] = errorRef('NotFound');
@@ -259,7 +303,7 @@ function buildOperation(path: string, op: Operation, shapes: ShapeSource): Json 
     get: {
       operationId: operationId(path),
       summary: op.summary,
-      parameters: op.parameters.map((name) => ({ $ref: `#/components/parameters/${name}` })),
+      parameters: [...op.parameters, ...(paged ? Object.keys(PAGE_PARAMETERS) : [])].map((name) => ({ $ref: `#/components/parameters/${name}` })),
       responses,
     },
   };
@@ -275,10 +319,12 @@ export function buildMonitoringOpenApi(options: OpenApiOptions = {}): Json {
   const perMinute = options.rateLimitPerMinute ?? 120;
   const burst = options.burst ?? 30;
   const shapes = options.shapes ?? { of: () => STANDARD_SHAPES.default };
-  const key = `${perMinute}/${burst}/${SHAPE_ENDPOINTS.map((e) => shapes.of(e)).join(',')}`;
+  const layout = options.layout?.settings() ?? LAYOUT_OFF;
+  const layoutOn = layout.envelope !== 'none' || layout.paged;
+  const key = `${perMinute}/${burst}/${SHAPE_ENDPOINTS.map((e) => shapes.of(e)).join(',')}/${layout.envelope}/${layout.paged}`;
   if (cached?.key === key) return cached.doc;
 
-  const paths: Json = Object.fromEntries(Object.entries(OPERATIONS).map(([path, op]) => [path, buildOperation(path, op, shapes)]));
+  const paths: Json = Object.fromEntries(Object.entries(OPERATIONS).map(([path, op]) => [path, buildOperation(path, op, shapes, layout)]));
   paths['/openapi.json'] = {
     get: {
       operationId: 'getOpenapiJson',
@@ -305,8 +351,10 @@ export function buildMonitoringOpenApi(options: OpenApiOptions = {}): Json {
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API key>' },
         apiKeyAuth: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'X-Api-Key: <API key>, equivalent to the bearer form' },
       },
-      parameters: PARAMETERS,
-      schemas: Object.fromEntries(Object.entries(RESPONSE_SCHEMAS).map(([name, schema]) => [name, jsonSchema(schema)])),
+      parameters: layoutOn ? { ...PARAMETERS, ...PAGE_PARAMETERS } : PARAMETERS,
+      schemas: Object.fromEntries(
+        Object.entries({ ...RESPONSE_SCHEMAS, ...(layoutOn ? LAYOUT_SCHEMAS : {}) }).map(([name, schema]) => [name, jsonSchema(schema as z.ZodType)]),
+      ),
       responses: {
         BadRequest: errorResponse('bad_request: a missing or invalid parameter; the message names it'),
         Unauthorized: errorResponse('unauthorized: missing or invalid API key'),

@@ -23,6 +23,21 @@ import {
   nestedWebsiteSummary,
 } from '../shapes/monitoring-nested.js';
 import { STANDARD_SHAPES, type ShapeEndpoint, type ShapeSet, type ShapeSource } from '../shapes/shapes.js';
+import { envelopeList, envelopeObject, halList, halObject, JSONAPI_MEDIA_TYPE, jsonApiList, jsonApiObject, type ListAnswer } from '../layouts/bodies.js';
+import { PLAIN_NEXT, type LayoutController, type LayoutSettings, type PagedList } from '../layouts/layout.js';
+import { encodeCursor, pageOf, parsePageRequest, wholeList, type Page } from '../layouts/paging.js';
+import {
+  accountResource,
+  alertRuleList,
+  componentList,
+  hostList,
+  hostSingle,
+  metricGroupList,
+  websiteList,
+  websiteResource,
+  type ListResources,
+  type SingleResource,
+} from '../layouts/resources.js';
 import type { TokenBucketLimiter } from '../rate-limit.js';
 import { AGENT_METRICS } from './catalogue.js';
 import { presentedKey } from './http/auth.js';
@@ -74,6 +89,8 @@ export interface MonitoringApiOptions {
   upgradeUrl?: string;
   /** Which shape each "not shown" body takes; all standard when absent. */
   shapes?: ShapeSource;
+  /** List layout and paging (and the page counts); off when absent. */
+  layout?: LayoutController;
 }
 
 export interface MonitoringAppOptions extends MonitoringApiOptions {
@@ -117,6 +134,29 @@ export function createMonitoringApi(options: MonitoringApiOptions): Router {
     const set = shape('checks');
     return set === 'alt' ? altCheck(check) : set === 'nested' ? nestedCheck(check) : check;
   };
+  const layout = options.layout;
+  /** The layout when it changes anything; with none, every body is byte for byte what it was before layouts. */
+  const layoutOn = (): LayoutSettings | undefined => {
+    const settings = layout?.settings();
+    return settings && (settings.envelope !== 'none' || settings.paged) ? settings : undefined;
+  };
+  /** Sends a single resource in the envelope layout; false when no envelope is selected. */
+  const sentSingle = (res: Response, single: () => SingleResource): boolean => {
+    const settings = layoutOn();
+    if (!settings || settings.envelope === 'none') return false;
+    sendSingle(res, settings, single());
+    return true;
+  };
+  /** Sends a list in the layout; false when the layout is off (the answer then counts as page 1). */
+  const sentList = (req: Request, res: Response, list: PagedList, build: () => ListResources): boolean => {
+    const settings = layoutOn();
+    if (!settings) {
+      layout?.countPage(localsOf(res).account.plan, list, 1, 'served');
+      return false;
+    }
+    sendList(req, res, settings, build());
+    return true;
+  };
   const router = express.Router({ caseSensitive: true, strict: true });
 
   // The seed's error table has no 405: a resource that does not exist for this method is not_found.
@@ -127,7 +167,7 @@ export function createMonitoringApi(options: MonitoringApiOptions): Router {
   });
 
   router.get('/openapi.json', (_req, res) => {
-    res.json(buildMonitoringOpenApi({ rateLimitPerMinute: limiter.perMinute, burst: limiter.burst, shapes }));
+    res.json(buildMonitoringOpenApi({ rateLimitPerMinute: limiter.perMinute, burst: limiter.burst, shapes, ...(layout ? { layout } : {}) }));
   });
 
   router.use((req, res, next) => {
@@ -162,12 +202,14 @@ export function createMonitoringApi(options: MonitoringApiOptions): Router {
       rate_limit: { requests_per_minute: limiter.perMinute, burst: limiter.burst, remaining: limiter.remaining(account.key) },
     };
     const set = shape('account');
+    if (sentSingle(res, () => accountResource(API_PREFIX, body, set))) return;
     res.json(set === 'alt' ? altAccount(body) : set === 'nested' ? nestedAccount(body) : body);
   });
 
-  router.get('/hosts', (_req, res) => {
+  router.get('/hosts', (req, res) => {
     const { account, now } = localsOf(res);
     const hosts = account.hosts(now);
+    if (sentList(req, res, 'hosts', () => hostList(API_PREFIX, hosts))) return;
     res.json({ hosts, total: hosts.length } satisfies HostList);
   });
 
@@ -175,6 +217,7 @@ export function createMonitoringApi(options: MonitoringApiOptions): Router {
     const { account, now } = localsOf(res);
     const host = account.host(param(req, 'uuid'), now);
     if (!host) return hostNotFound(res);
+    if (sentSingle(res, () => hostSingle(API_PREFIX, host))) return;
     res.json(host);
   });
 
@@ -184,6 +227,7 @@ export function createMonitoringApi(options: MonitoringApiOptions): Router {
     const metrics = account.metricCatalogue(uuid);
     if (!metrics) return hostNotFound(res);
     const set = shape('metrics');
+    if (sentList(req, res, 'metrics', () => metricGroupList(API_PREFIX, uuid, metrics, set))) return;
     if (set === 'alt') return res.json(altMetricCatalogue(metrics));
     if (set === 'nested') return res.json(nestedMetricCatalogue(uuid, metrics));
     res.json({ host_uuid: uuid, metrics } satisfies MetricCatalogue);
@@ -247,15 +291,17 @@ export function createMonitoringApi(options: MonitoringApiOptions): Router {
     const components = account.components(uuid);
     if (!components) return hostNotFound(res);
     const set = shape('components');
+    if (sentList(req, res, 'components', () => componentList(API_PREFIX, uuid, components, account.componentRecords(uuid) ?? [], set))) return;
     if (set === 'alt') return res.json(altComponents(account.componentRecords(uuid) ?? []));
     if (set === 'nested') return res.json(nestedComponents(uuid, components));
     res.json({ host_uuid: uuid, components } satisfies ComponentList);
   });
 
-  router.get('/alerts', (_req, res) => {
-    const { account } = localsOf(res);
+  router.get('/alerts', (req, res) => {
+    const { account, now } = localsOf(res);
     const rules = account.alertRules();
     const set = shape('alert-rules');
+    if (sentList(req, res, 'alert-rules', () => alertRuleList(API_PREFIX, rules, set, account.hosts(now)))) return;
     if (set === 'alt') return res.json(altAlertRules(rules));
     if (set === 'nested') return res.json(nestedAlertRules(rules));
     res.json({ rules } satisfies AlertRuleList);
@@ -274,10 +320,11 @@ export function createMonitoringApi(options: MonitoringApiOptions): Router {
     res.json({ alerts: account.recentAlerts(now, limit) } satisfies RecentAlerts);
   });
 
-  router.get('/websites', (_req, res) => {
+  router.get('/websites', (req, res) => {
     const { account, now } = localsOf(res);
     const websites = account.websites(now);
     const set = shape('websites');
+    if (sentList(req, res, 'websites', () => websiteList(API_PREFIX, websites, set))) return;
     if (set === 'alt') return res.json(altWebsites(websites));
     if (set === 'nested') return res.json(nestedWebsites(websites));
     res.json({ websites, total: websites.length } satisfies WebsiteList);
@@ -290,6 +337,7 @@ export function createMonitoringApi(options: MonitoringApiOptions): Router {
     const summary = account.websiteSummary(id.value, now);
     if (!summary) return websiteNotFound(res);
     const set = shape('website');
+    if (sentSingle(res, () => websiteResource(API_PREFIX, summary, set, shape('checks'), checkBody))) return;
     if (set === 'alt') return res.json(altWebsiteSummary(summary, checkBody));
     if (set === 'nested') return res.json(nestedWebsiteSummary(summary, checkBody));
     res.json(shape('checks') !== 'standard' && summary.recent_checks ? { ...summary, recent_checks: summary.recent_checks.map(checkBody) } : summary);
@@ -328,6 +376,78 @@ export function createMonitoringApi(options: MonitoringApiOptions): Router {
 
   router.use((req, res) => sendError(res, 404, 'not_found', `No endpoint at ${API_PREFIX}${req.path}`));
 
+  /**
+   * A list in the layout: the page the request asks for (when paged), in the layout's
+   * envelope, or in the shape set's own with the next page announced as this list does.
+   */
+  function sendList(req: Request, res: Response, settings: LayoutSettings, list: ListResources): void {
+    const { account } = localsOf(res);
+    const total = list.resources.length;
+    let page: Page = wholeList(total);
+    let perPage: number | undefined;
+    if (settings.paged) {
+      const request = parsePageRequest(list.list, req.query, settings.pageSize);
+      if (!request.ok) return badRequest(res, request);
+      const paged = pageOf(request.value, total);
+      if (!paged.ok) return badRequest(res, paged);
+      page = paged.value;
+      perPage = request.value.perPage;
+      if (settings.pageFailAfter !== null && page.number > settings.pageFailAfter) {
+        layout?.countPage(account.plan, list.list, page.number, 'failed');
+        res.status(503).json({
+          error: 'service_unavailable',
+          message: `The service is temporarily unavailable (simulated: pages after ${settings.pageFailAfter} fail, this is page ${page.number})`,
+        });
+        return;
+      }
+    }
+    const items = list.resources.slice(page.offset, page.offset + page.size);
+    const origin = `${req.protocol}://${req.get('host') ?? 'localhost'}`;
+    const link = (query: Record<string, string>, absolute: boolean): string =>
+      `${absolute ? origin : ''}${API_PREFIX}${req.path}?${new URLSearchParams(query).toString()}`;
+    const byCursor = (offset: number, absolute: boolean): string =>
+      link({ cursor: encodeCursor(list.list, offset), ...(perPage === undefined ? {} : { per_page: String(perPage) }) }, absolute);
+    const next = page.nextOffset;
+    const answer = (nextLink: string | undefined): ListAnswer => ({
+      kind: list.kind,
+      items,
+      page,
+      self: { path: req.originalUrl, url: `${origin}${req.originalUrl}` },
+      next: nextLink,
+      ...(list.related ? { related: list.related } : {}),
+    });
+
+    layout?.countPage(account.plan, list.list, page.number, 'served');
+    switch (settings.envelope) {
+      case 'hal': {
+        // Page numbers where they reach the next item exactly; a cursor after a change of per_page.
+        const nextLink = next === null ? undefined : next % page.size === 0 ? link({ page: String(next / page.size + 1), per_page: String(page.size) }, false) : byCursor(next, false);
+        res.json(halList(answer(nextLink)));
+        return;
+      }
+      case 'jsonapi':
+        res.type(JSONAPI_MEDIA_TYPE).json(jsonApiList(answer(next === null ? undefined : byCursor(next, true))));
+        return;
+      case 'envelope':
+        res.json(envelopeList(answer(undefined)));
+        return;
+      case 'none': {
+        const inBody = PLAIN_NEXT[list.list] === 'next-cursor';
+        // The metrics list gives a relative reference, which RFC 8288 allows; the others an absolute URL.
+        if (!inBody && next !== null) res.setHeader('Link', `<${byCursor(next, list.list !== 'metrics')}>; rel="next"`);
+        res.json(
+          list.plain(page.offset, page.offset + items.length, {
+            inBody,
+            nextCursor: next === null ? null : encodeCursor(list.list, next),
+            nextUrl: next === null ? null : byCursor(next, true),
+            prevUrl: page.prevOffset === null ? null : byCursor(page.prevOffset, true),
+          }),
+        );
+        return;
+      }
+    }
+  }
+
   /** The seed shows this envelope, so only the check items vary. */
   function checkList(body: WebsiteCheckList): unknown {
     return shape('checks') === 'standard' ? body : { ...body, checks: body.checks.map(checkBody) };
@@ -350,6 +470,13 @@ export function rateLimitMessage(limiter: Pick<TokenBucketLimiter, 'perMinute' |
 export function sendError(res: Response, status: number, error: ErrorCode, message: string, extra?: { upgrade_url: string }): void {
   const body: ErrorBody = { error, message, ...extra };
   res.status(status).json(body);
+}
+
+/** One resource in an envelope layout (HAL, JSON:API or the result wrapper). */
+function sendSingle(res: Response, settings: LayoutSettings, single: SingleResource): void {
+  if (settings.envelope === 'hal') res.json(halObject(single.resource));
+  else if (settings.envelope === 'jsonapi') res.type(JSONAPI_MEDIA_TYPE).json(jsonApiObject(single.kind, single.resource, single.related));
+  else res.json(envelopeObject(single.envelopeValue));
 }
 
 function badRequest(res: Response, parsed: Extract<Parsed<unknown>, { ok: false }>): void {

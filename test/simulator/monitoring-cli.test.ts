@@ -19,6 +19,11 @@ describe('simulator command line', () => {
     [['--late-data'], { lateData: true }],
     [['--late-share', '0.5', '--late-max-minutes', '30'], { lateData: { lateShare: 0.5, maxLatenessMinutes: 30 } }],
     [['--late-data', '--late-never', '0.02'], { lateData: { neverShare: 0.02 } }],
+    [['--layout', 'hal,paged'], { layout: { envelope: 'hal', paged: true } }],
+    [['--layout', 'jsonapi', '--layout', 'paged', '--page-size', '5'], { layout: { envelope: 'jsonapi', paged: true, pageSize: 5 } }],
+    [['--page-size', '2'], { layout: { pageSize: 2, paged: true } }],
+    [['--layout=envelope', '--page-fail-after', '2'], { layout: { envelope: 'envelope', pageFailAfter: 2, paged: true } }],
+    [['--shapes=alt', '--layout', 'hal'], { shapes: 'alt', layout: { envelope: 'hal' } }],
   ])('%j gives %j', (argv, options) => {
     expect(parseCliArgs(argv)).toEqual({ kind: 'run', options });
   });
@@ -41,6 +46,11 @@ describe('simulator command line', () => {
     [['--late-never', 'lots'], '--late-never'],
     [['--late-max-minutes', '121'], '--late-max-minutes'],
     [['--late-share', '0.8', '--late-never', '0.5'], 'at most 1'],
+    [['--layout', 'xml'], '--layout'],
+    [['--layout', 'hal,jsonapi'], '--layout names two envelopes'],
+    [['--page-size', '0'], '--page-size'],
+    [['--page-size', '501'], '--page-size'],
+    [['--page-fail-after', 'x'], '--page-fail-after'],
   ])('%j is an error naming %s', (argv, flag) => {
     const parsed = parseCliArgs(argv);
     expect(parsed.kind).toBe('error');
@@ -71,6 +81,20 @@ describe('simulator command line', () => {
     expect(writes.join('')).toContain("--hosts must be an integer from 0 to 100000; got 'abc'");
   });
 
+  it('a bad --layout exits 2 naming the flag', async () => {
+    const writes: string[] = [];
+    const spy = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      writes.push(String(chunk));
+      return true;
+    });
+    try {
+      expect(await main(['--layout', 'hal,xml'])).toBe(2);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(writes.join('')).toContain("--layout takes none, hal, jsonapi, envelope and/or paged, joined by commas (hal,paged); got 'xml'");
+  });
+
   it('starts, prints its URLs, keys and shapes, answers in the shape set asked for, and closes cleanly on SIGTERM', async () => {
     const child = spawn(
       process.execPath,
@@ -93,6 +117,7 @@ describe('simulator command line', () => {
     const answer = await fetch(`${monitoring}/hosts`, { headers: { 'x-api-key': 'sim-pro-key' } });
     expect(((await answer.json()) as { total: number }).total).toBe(2);
     expect(stdout).toMatch(/Shapes:\s+nested/);
+    expect(stdout).toMatch(/Layout:\s+off/);
     const account = await fetch(`${monitoring}/account`, { headers: { 'x-api-key': 'sim-pro-key' } });
     expect(await account.json()).toMatchObject({ account: { id: 'acc_pro_01', plan: { name: 'pro' } }, quotas: { hosts: { used: 2 } } });
     child.kill('SIGTERM');

@@ -5,6 +5,8 @@ import type { Clock } from '../../../src/lib/clock.js';
 import { describeIssues, FAULT_TARGETS, parseFaultUpdate, type FaultController } from '../../faults.js';
 import type { TokenBucketLimiter } from '../../rate-limit.js';
 import { parseShapeOverrides, parseShapeSet, ShapeUpdate, type Parsed, type ShapeController } from '../../shapes/shapes.js';
+import { parseLayoutRequest, type LayoutController } from '../../layouts/layout.js';
+import { listTotals } from '../../layouts/totals.js';
 import type { DeltaTruth, LateDataSettings } from '../late-data.js';
 import type { MonitoringWorld, SimAccount } from '../world-types.js';
 import type { StatsRecorder } from './stats.js';
@@ -16,6 +18,7 @@ export interface ControlOptions {
   stats: StatsRecorder;
   limiter: TokenBucketLimiter;
   shapes: ShapeController;
+  layout: LayoutController;
   lateData?: LateDataSettings | undefined;
 }
 
@@ -32,7 +35,7 @@ const ClearTarget = z.enum([...FAULT_TARGETS, 'all']);
  * appear or disappear. Mounted on the monitoring listener only; it controls all three.
  */
 export function createControlRouter(options: ControlOptions): Router {
-  const { world, clock, faults, stats, limiter, shapes, lateData } = options;
+  const { world, clock, faults, stats, limiter, shapes, layout, lateData } = options;
   const router = express.Router();
   router.use(express.json({ limit: '64kb' }));
 
@@ -49,6 +52,10 @@ export function createControlRouter(options: ControlOptions): Router {
         'GET /_sim/shapes',
         'POST /_sim/shapes {default?, endpoints?: {<endpoint>: standard|alt|nested}} or ?default=nested&websites=standard',
         'DELETE /_sim/shapes',
+        'GET /_sim/layout',
+        'POST /_sim/layout {envelope?: none|hal|jsonapi|envelope, paged?, pageSize?, pageFailAfter?: N|null} or ?envelope=hal&paged=true',
+        'DELETE /_sim/layout',
+        'GET /_sim/list-totals?account=pro (or key=<API key>)',
         'GET /_sim/late-data',
         'GET /_sim/truth?account=pro&host=<uuid>&metric=<delta metric>&from=<ISO 8601 or ms>&to=<ISO 8601 or ms>[&as_of=<instant>][&detail=minutes]',
       ],
@@ -62,6 +69,7 @@ export function createControlRouter(options: ControlOptions): Router {
 
   router.post('/stats/reset', (_req, res) => {
     stats.reset();
+    layout.resetPages();
     res.json({ reset: true });
   });
 
@@ -109,6 +117,31 @@ export function createControlRouter(options: ControlOptions): Router {
   router.delete('/shapes', (_req, res) => {
     shapes.reset();
     res.json(shapes.view());
+  });
+
+  router.get('/layout', (_req, res) => {
+    res.json(layout.view());
+  });
+
+  router.post('/layout', (req, res) => {
+    const parsed = parseLayoutRequest(req.query, req.body);
+    if (!parsed.ok) return badRequest(res, parsed.message);
+    layout.set(parsed.value);
+    res.json(layout.view());
+  });
+
+  router.delete('/layout', (_req, res) => {
+    layout.reset();
+    res.json(layout.view());
+  });
+
+  router.get('/list-totals', (req, res) => {
+    const key = typeof req.query.key === 'string' ? req.query.key : undefined;
+    const name = typeof req.query.account === 'string' ? req.query.account : undefined;
+    const accounts = world.accounts();
+    const account = key !== undefined ? world.accountByKey(key) : accounts.find((a) => a.plan === name);
+    if (!account) return badRequest(res, `name the account: account=${accounts.map((a) => a.plan).join('|')}, or key=<API key>`);
+    res.json({ account: account.plan, ...listTotals(account, clock.now()) });
   });
 
   router.get('/late-data', (_req, res) => {
