@@ -161,6 +161,15 @@ export function alertGroups(config: MixinConfig): RuleGroup[] {
         'its series keep their last values. The reason is on monapi_source_up and the failing targets on the exporter\'s /status page; docs/troubleshooting.md says what each reason means.',
     },
     {
+      alert: 'MonapiListIncomplete',
+      expr: 'max by (account, source) (monapi_list_incomplete) > 0',
+      for: f.sourceFailing,
+      severity: 'warning',
+      summary: 'A list the exporter polls is read short.',
+      description:
+        `A list of source {{ $labels.source }} (account {{ $labels.account }}) has been read short for ${promDuration(f.sourceFailing)}: the upstream announced more pages or items than the exporter could read (the page cap, a failed page, a link to another host). What was read is exported, the rest is missing; the reason is in the source's list on the exporter's /status page.`,
+    },
+    {
       alert: 'MonapiDataStale',
       expr: `max by (account, source) (monapi_job_staleness_seconds)
   > on(account, source)

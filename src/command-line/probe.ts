@@ -3,6 +3,7 @@ import { parseDuration } from '../config/duration.js';
 import { probeAccounts, type AccountProbe, type SourceProbe } from '../exporter/probe.js';
 import { createLogger } from '../lib/logger.js';
 import { SOURCES } from '../sources/index.js';
+import { LIST_PATH_KEY, NEXT_PAGE_KEY, type ListReport } from '../upstream/fields/resolve.js';
 import { keyWords } from '../upstream/fields/words.js';
 import { FlagError, parseFlags, type Flags } from './flags.js';
 import { stderr, stdout } from './output.js';
@@ -12,9 +13,9 @@ import { configOrExplain } from './serve.js';
  * `monapi-exporter probe --config.file ...`: asks each endpoint of every enabled source once
  * (one target each, through the account's request budget) and prints, per source, the fields
  * it found (path, unit, a sample value), the ones it could not find, the lists and their
- * length, and a `fields:` block to paste for what it could not place. Exit codes: 0 every
- * source answered and no field is missing, 1 invalid configuration, 2 bad flags, 3 a source
- * failed or a field is missing.
+ * length and pages (and why one is short), and a `fields:` block to paste for what it could
+ * not place. Exit codes: 0 every source answered, no field is missing and no list is short,
+ * 1 invalid configuration, 2 bad flags, 3 a source failed, a field is missing or a list is short.
  */
 
 const PROBE_FLAGS = {
@@ -34,7 +35,7 @@ export const PROBE_HELP = [
   ...Object.entries(PROBE_FLAGS).flatMap(([name, help]) => [`  --${name}=<value>`, `      ${help}`]),
   '',
   'Also: --config.file, --log.level (default warn here), --log.format, --shard, --total-shards, --shard.pod-name.',
-  'Exit codes: 0 all answered and nothing missing, 1 invalid configuration, 2 bad flags, 3 a source failed or a field is missing.',
+  'Exit codes: 0 all answered and nothing missing, 1 invalid configuration, 2 bad flags, 3 a source failed, a field is missing or a list is short.',
 ].join('\n');
 
 interface ProbeFlags {
@@ -108,7 +109,7 @@ export async function probe(argv: readonly string[]): Promise<number> {
   const log = createLogger({ level: flags.logLevel, format: flags.logFormat, destination: pino.destination({ dest: 2, sync: true }) });
   const probes = await probeAccounts(config, { log, shard: flags.shard, timeoutMs: own.timeoutMs, accounts: own.accounts });
   stdout(own.format === 'json' ? `${JSON.stringify(probes, null, 2)}\n` : renderProbes(probes));
-  const clean = probes.every((p) => !p.timedOut && p.sources.every((s) => s.health?.up !== false && s.fields.every((f) => !f.missing)));
+  const clean = probes.every((p) => !p.timedOut && p.sources.every((s) => s.health?.up !== false && s.fields.every((f) => !f.missing) && !shortLists(s)));
   return clean ? 0 : 3;
 }
 
@@ -127,9 +128,9 @@ export function renderProbes(probes: readonly AccountProbe[]): string {
   }
   if (pastes.length > 0) {
     lines.push(
-      'Fields the probe could not place. Paste this into the accounts of the configuration, check',
-      'each path against the answer (the guesses are paths no field took that share a word with',
-      'the field), and run the probe again:',
+      'Fields and lists the probe could not place, or placed by a choice worth fixing. Paste this',
+      'into the accounts of the configuration, check each path against the answer (the guesses are',
+      'paths no field took that share a word with the field), and run the probe again:',
       '',
       'accounts:',
       ...pastes,
@@ -152,7 +153,9 @@ function sourceLines(source: SourceProbe): string[] {
   const lines = [`  ${source.source}: ${state}`];
   for (const answer of source.answers) {
     const list = answer.report.list;
-    lines.push(`    ${answer.target}${list === undefined ? '' : `: a list of ${list.length} at ${list.path}`}`);
+    lines.push(`    ${answer.target}${list === undefined ? '' : `: ${listLine(list)}`}`);
+    if (list?.how !== undefined) lines.push(`      list ${list.how}`);
+    if (list?.incomplete !== undefined) lines.push(`      INCOMPLETE: ${list.incomplete}; what was read is exported and monapi_list_incomplete says so`);
   }
   if (source.fields.length === 0 && source.answers.length === 0 && health?.reason !== 'pending') {
     lines.push(source.declaresFields ? '    (asked nothing this pass: none of its targets needed a request)' : '    (declares no fields: read by fixed names)');
@@ -171,16 +174,43 @@ function sourceLines(source: SourceProbe): string[] {
   return lines;
 }
 
+/** `a list of 14 at _embedded.websites, over 5 pages (_links.next), 14 announced`. */
+function listLine(list: ListReport): string {
+  const pages = list.pages === undefined ? '' : `, over ${list.pages} pages${list.via === undefined ? '' : ` (${list.via})`}`;
+  return `a list of ${list.length} at ${list.path}${pages}${list.announced === undefined ? '' : `, ${list.announced} announced`}`;
+}
+
+/** Whether a source read a list short in this pass. */
+export function shortLists(source: SourceProbe): boolean {
+  return source.answers.some((a) => a.report.list?.incomplete !== undefined);
+}
+
+/**
+ * Where a source's list and its next page are, as `fields:` lines, when placing them would
+ * help: a list read short, a list chosen among several, or fields missing from its items.
+ */
+function listPlacement(source: SourceProbe, missing: boolean): string[] {
+  const list = source.answers.map((a) => a.report.list).find((l) => l !== undefined);
+  if (list === undefined || !SOURCES.some((s) => s.name === source.source && s.readsList === true)) return [];
+  if (!missing && list.how === undefined && list.incomplete === undefined) return [];
+  const lines: string[] = [];
+  if (source.configuredPaths[LIST_PATH_KEY] === undefined) lines.push(`        ${LIST_PATH_KEY}: ${list.path === '(the body)' ? '.' : list.path}   # where the list is${list.how === undefined ? '' : ` (${list.how})`}`);
+  if (list.via !== undefined && list.via !== 'Link header' && !list.via.endsWith('(configured)') && !list.via.includes(' ')) lines.push(`        ${NEXT_PAGE_KEY}: ${list.via}   # the next page's link, cursor or number`);
+  else if (list.incomplete !== undefined && list.via === undefined) lines.push(`        # ${NEXT_PAGE_KEY}: <path>   # the next page's link, cursor or number: the answer says there is more (${list.incomplete})`);
+  return lines;
+}
+
 /** `fields:` lines for the missing fields of an account, each with a guessed path when one fits. */
 function pasteBlock(account: AccountProbe): string[] {
   const lines: string[] = [];
   for (const source of account.sources) {
     const missing = source.fields.filter((f) => f.missing);
-    if (missing.length === 0) continue;
+    const placement = listPlacement(source, missing.length > 0);
+    if (missing.length === 0 && placement.length === 0) continue;
     const decls = SOURCES.find((s) => s.name === source.source)?.fields ?? {};
     const taken = new Set(source.fields.flatMap((f) => (f.found === undefined ? [] : [f.found.path])));
     const paths = [...new Set(source.answers.flatMap((a) => a.report.paths))].filter((p) => !taken.has(p));
-    lines.push(`      ${source.source}:`);
+    lines.push(`      ${source.source}:`, ...placement);
     for (const field of missing) {
       const decl = (decls as Readonly<Record<string, { readonly kind?: string; readonly words?: readonly (readonly string[])[] }>>)[field.field];
       const leaf = bestPath(decl?.words ?? [], paths);

@@ -364,6 +364,7 @@ class Checker {
       rateLimit: { requestsPerMinute: raw.rate_limit.requests_per_minute, burst: raw.rate_limit.burst },
       headroom: raw.headroom,
       concurrency: raw.concurrency,
+      maxPagesPerList: raw.max_pages_per_list,
       http,
       limits: {
         series: raw.limits.series,

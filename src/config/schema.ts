@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { analyseCron } from './cron.js';
 import { formatDuration, parseDuration } from './duration.js';
 import { patternProblem, type PatternKind } from './patterns.js';
-import type { ConfigSection, SourceConfigSpec } from './source-spec.js';
+import { LIST_PATH_KEY, NEXT_PAGE_KEY, type ConfigSection, type SourceConfigSpec } from './source-spec.js';
 import { DEFAULT_RELEASES_SCHEDULE } from './types.js';
 
 export const ACCOUNT_KEY_HINT =
@@ -219,6 +219,7 @@ const ACCOUNT_KEYS = {
   }),
   headroom: z.number().min(0).max(0.9).default(0.1),
   concurrency: z.number().int().min(1).max(64).default(4),
+  max_pages_per_list: z.number().int().min(1).max(10_000).default(50),
   http: httpSection(),
   limits: limitsSection(),
   counter_grace: duration(COUNTER_GRACE.default, COUNTER_GRACE.minMs, COUNTER_GRACE.maxMs),
@@ -317,6 +318,11 @@ const fieldPath = z.string().superRefine((path, ctx) => {
   if (!FIELD_PATH.test(path)) ctx.addIssue({ code: 'custom', message: `must be the keys to the field joined by dots, such as stats.last_day.uptime (got ${describeValue(path)})` });
 });
 
+/** Where a list sits: a field path, or `.` for the body itself. */
+const listPath = z.string().superRefine((path, ctx) => {
+  if (path !== '.' && !FIELD_PATH.test(path)) ctx.addIssue({ code: 'custom', message: `must be the keys to the list joined by dots, such as _embedded.websites, or . for the body itself (got ${describeValue(path)})` });
+});
+
 /** Keys two specs (or a spec and the fixed keys) both claim: a programming error, caught at start. */
 function mergeKeys(into: Record<string, z.ZodType>, from: Readonly<Record<string, z.ZodType>> | undefined, owner: string): void {
   for (const [key, schema] of Object.entries(from ?? {})) {
@@ -351,7 +357,10 @@ export function buildConfigSchema(specs: readonly SourceConfigSpec[]) {
   account.sources = section(toggles);
   const fields: Record<string, z.ZodType> = {};
   for (const spec of inSection('account')) {
-    if (spec.fields !== undefined) fields[spec.name] = section(Object.fromEntries(Object.keys(spec.fields).map((field) => [field, fieldPath.optional()])));
+    if (spec.fields === undefined) continue;
+    // A source that reads a list may also have the list and its next page placed (`_list`, `_next`).
+    const placeable = [...Object.keys(spec.fields), ...(spec.readsList === true ? [LIST_PATH_KEY, NEXT_PAGE_KEY] : [])];
+    fields[spec.name] = section(Object.fromEntries(placeable.map((field) => [field, field === LIST_PATH_KEY ? listPath.optional() : fieldPath.optional()])));
   }
   account.fields = section(fields);
 

@@ -7,6 +7,10 @@ import type { z } from 'zod';
  * names no source.
  */
 
+/** Keys of `fields:` that place a source's list and its next page rather than a field. */
+export const LIST_PATH_KEY = '_list';
+export const NEXT_PAGE_KEY = '_next';
+
 /** A cadence of a source: its YAML default and its floor, which stops a typo from draining the budget. */
 export interface CadenceSpec {
   /** As written in YAML, e.g. `60s`. */
@@ -55,6 +59,8 @@ export interface SourceConfigSpec<Settings = unknown> {
    * name where one sits (`fields: {<source>: {<field>: <dotted path>}}`).
    */
   readonly fields?: Readonly<Record<string, { readonly about: string }>>;
+  /** Its answers are lists, followed over pages: `fields:` may also place the list (`_list`) and the next page's link or cursor (`_next`). */
+  readonly readsList?: boolean;
   /** Rules across its keys, and the settings the source reads at run time. */
   settings?(input: SettingsInput, report: Report): Settings | undefined;
   /** Sources of the `releases` section switch on by their settings (a project listed, a check enabled). */

@@ -92,6 +92,8 @@ export interface AccountConfig {
   /** Fraction (0-0.9) of the rate limit left unused. */
   readonly headroom: number;
   readonly concurrency: number;
+  /** The most pages of one list followed (absent in hand-built configs: 50). */
+  readonly maxPagesPerList?: number;
   /** Absent only in hand-built configs, which get the defaults. */
   readonly http?: HttpConfig;
   /** Absent only in hand-built configs, which get the defaults. */

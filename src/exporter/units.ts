@@ -123,6 +123,7 @@ export function createAccountUnit(account: AccountConfig, deps: UnitDeps, restor
     logger: log.child({ component: 'upstream' }),
     account: account.name,
     clock,
+    ...(account.maxPagesPerList !== undefined && { maxPagesPerList: account.maxPagesPerList }),
   });
   const runtime = new UnitRuntime<MonitoringApi>({
     unit: { name: account.name, baseUrl: account.baseUrl, counterGraceMs: account.counterGraceMs, shard: deps.shard },

@@ -1,4 +1,4 @@
-import type { FieldReport, FoundField } from '../upstream/fields/resolve.js';
+import type { FieldReport, FoundField, ListReport } from '../upstream/fields/resolve.js';
 
 /**
  * What the answers of one source said of its declared fields. A field is missing when the
@@ -18,6 +18,24 @@ export interface FieldState {
 interface TargetAnswer {
   readonly found: ReadonlySet<string>;
   readonly atMs: number;
+  /** Where its list was and how it was read, for a list. */
+  readonly list: ListReport | undefined;
+}
+
+/**
+ * How a source's lists were read in the latest answers: over how many pages, and whether any
+ * is known to be short (the rest could not be read), with the first such one's figures.
+ */
+export interface ListState {
+  /** Answers that were lists. */
+  readonly lists: number;
+  /** Pages those answers took, all together. */
+  readonly pages: number;
+  /** Lists known to be short. */
+  readonly incomplete: number;
+  /** The first short list's target, figures and reason; else the latest list's. */
+  readonly target: string;
+  readonly report: ListReport;
 }
 
 /** Answers older than this no longer count: the target is gone or no longer polled. */
@@ -30,6 +48,10 @@ export class FieldHealth {
   private readonly carriers = new Map<string, number>();
   private readonly lastFound = new Map<string, FoundField>();
   private readonly logged = new Set<string>();
+  /** Pages the kept list answers took, all together: what a run of the source costs in requests. */
+  private pageCount = 0;
+  private listCount = 0;
+  private incompleteCount = 0;
   private lastPaths: readonly string[] = [];
   private nextSweepMs = 0;
   private readonly names: readonly string[];
@@ -50,7 +72,12 @@ export class FieldHealth {
     for (const [field, where] of Object.entries(report.found)) this.lastFound.set(field, where);
     if (report.missing.length > 0) this.lastPaths = report.paths;
     this.drop(target);
-    this.answers.set(target, { found, atMs: nowMs });
+    this.answers.set(target, { found, atMs: nowMs, list: report.list });
+    if (report.list !== undefined) {
+      this.listCount++;
+      this.pageCount += report.list.pages ?? 1;
+      if (report.list.incomplete !== undefined) this.incompleteCount++;
+    }
     for (const field of found) this.carriers.set(field, (this.carriers.get(field) ?? 0) + 1);
     if (this.answers.size > 64 && nowMs >= this.nextSweepMs) {
       // Swept at most hourly: looking through every host's answer at each answer would cost the square of the hosts.
@@ -77,10 +104,41 @@ export class FieldHealth {
     });
   }
 
+  /** How the lists of the kept answers were read; undefined while none was a list. */
+  listState(): ListState | undefined {
+    let lists = 0;
+    let incomplete = 0;
+    let shown: { target: string; report: ListReport } | undefined;
+    for (const [target, answer] of this.answers) {
+      if (answer.list === undefined) continue;
+      lists++;
+      if (answer.list.incomplete !== undefined) {
+        if (incomplete === 0) shown = { target, report: answer.list };
+        incomplete++;
+      } else if (incomplete === 0) shown = { target, report: answer.list };
+    }
+    return shown === undefined ? undefined : { lists, pages: this.pageCount, incomplete, ...shown };
+  }
+
+  /** Lists of the kept answers known to be short. */
+  incompleteLists(): number {
+    return this.incompleteCount;
+  }
+
+  /** Requests one answer takes on average, pages included (1 for a source whose lists fit one page). */
+  requestsPerAnswer(): number {
+    return this.listCount === 0 ? 1 : Math.max(1, this.pageCount / this.listCount);
+  }
+
   private drop(target: string): void {
     const answer = this.answers.get(target);
     if (answer === undefined) return;
     this.answers.delete(target);
+    if (answer.list !== undefined) {
+      this.listCount--;
+      this.pageCount -= answer.list.pages ?? 1;
+      if (answer.list.incomplete !== undefined) this.incompleteCount--;
+    }
     for (const field of answer.found) this.carriers.set(field, (this.carriers.get(field) ?? 1) - 1);
   }
 }

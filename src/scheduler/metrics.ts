@@ -15,6 +15,8 @@ export interface SchedulingView {
   lagSeconds(): number;
   /** Every declared field of every source that has had an answer, and whether no answer carries it. */
   fieldStates(): readonly { readonly source: string; readonly field: string; readonly missing: boolean }[];
+  /** Per source whose answers were lists: pages read and lists known to be short. */
+  listStates(): readonly { readonly source: string; readonly state: { readonly pages: number; readonly incomplete: number; readonly report: { readonly length: number; readonly announced?: number } } }[];
 }
 
 export interface SchedulerMetrics {
@@ -164,6 +166,23 @@ export function createSchedulerMetrics(registry: Registry, clock: { now(): numbe
     ['account', 'source', 'field'],
     (g, v) => {
       for (const state of v.fieldStates()) g.set({ account: v.account, source: state.source, field: state.field }, state.missing ? 1 : 0);
+    },
+  );
+
+  viewGauge(
+    'monapi_list_incomplete',
+    'Lists of a source known to be short in its latest answers: the upstream announced more (a next page, has_more, a total) than could be read (the page cap, a failed page, a link to another origin). What was read is exported; /status and monapi-exporter probe say why. 0 when every list was read to its end.',
+    ['account', 'source'],
+    (g, v) => {
+      for (const { source, state } of v.listStates()) g.set({ account: v.account, source }, state.incomplete);
+    },
+  );
+  viewGauge(
+    'monapi_list_pages',
+    'Pages the latest answers of a source that reads lists took, all together: each page is one request of the budget.',
+    ['account', 'source'],
+    (g, v) => {
+      for (const { source, state } of v.listStates()) g.set({ account: v.account, source }, state.pages);
     },
   );
 

@@ -12,7 +12,7 @@ import type { SchedulerMetrics, SchedulingView } from './metrics.js';
 import { computePlan, type PlanFigures } from './plan.js';
 import { Scheduler, type Job, type JobOutcome } from './scheduler.js';
 import type { FieldReport } from '../upstream/fields/resolve.js';
-import { FieldHealth, type FieldState } from './field-health.js';
+import { FieldHealth, type FieldState, type ListState } from './field-health.js';
 import { failingSources, reasonOf, sourceHealth, type FailingSource, type RunRecord, type SourceHealth } from './source-health.js';
 import type { TopicBoard } from './topics.js';
 
@@ -140,7 +140,9 @@ export class UnitRuntime<Api = unknown> implements SchedulingView {
     });
     const contextOf = (definition: SourceDefinition<Api, unknown>, fields: FieldHealth | undefined): SourceContext<Api, unknown> => {
       const config = options.sourceConfig[definition.name];
-      const record = (target: string, report: FieldReport) => fields?.record(target, report, options.clock.now());
+      const record = (target: string, report: FieldReport) => {
+        if (fields !== undefined) this.recordAnswer(definition.name, fields, target, report);
+      };
       return {
         unit: options.unit,
         exporter: options.exporter,
@@ -193,7 +195,7 @@ export class UnitRuntime<Api = unknown> implements SchedulingView {
       );
       return { definition, poller: definition.create(contextOf(definition, fields)), fields };
     });
-    for (const { definition, poller } of this.running) {
+    for (const { definition, poller, fields } of this.running) {
       if (poller.scope !== 'unit') continue;
       this.upsertJob({
         id: definition.name,
@@ -201,7 +203,7 @@ export class UnitRuntime<Api = unknown> implements SchedulingView {
         priority: definition.priority,
         cadenceMs: () => poller.cadence().everyMs,
         nextDueMs: (startedMs) => nextDue(poller.cadence(), startedMs),
-        requestsPerRun: () => 1,
+        requestsPerRun: () => Math.round(fields?.requestsPerAnswer() ?? 1),
         run: (signal) => poller.poll(signal),
       });
     }
@@ -332,6 +334,14 @@ export class UnitRuntime<Api = unknown> implements SchedulingView {
     return this.running.flatMap((r) => (r.fields?.states() ?? []).map((state) => ({ source: r.definition.name, ...state })));
   }
 
+  /** Per source whose answers were lists: how they were read, and whether one is known to be short. */
+  listStates(): { readonly source: string; readonly state: ListState }[] {
+    return this.running.flatMap((r) => {
+      const state = r.fields?.listState();
+      return state === undefined ? [] : [{ source: r.definition.name, state }];
+    });
+  }
+
   /** The sources failing now, for the landing page. */
   failingSources(): FailingSource[] {
     return failingSources(this.account, this.sourceHealth(), this.upgradeUrl);
@@ -353,6 +363,7 @@ export class UnitRuntime<Api = unknown> implements SchedulingView {
         failing_targets: h.failing,
         last_error: h.lastError && { target: h.lastError.target, at_ms: h.lastError.atMs, message: h.lastError.message },
         fields: this.fieldsStatus(h.source),
+        list: this.listStatus(h.source),
       })),
       ...own,
       plan: this.plan(),
@@ -361,6 +372,39 @@ export class UnitRuntime<Api = unknown> implements SchedulingView {
       lag_seconds: this.lagSeconds(),
       last_errors: [...this.errors],
     };
+  }
+
+  /** How a source's lists were read, for /status: where, over how many pages, and whether one is short and why. */
+  private listStatus(source: string): Record<string, unknown> | undefined {
+    const state = this.running.find((r) => r.definition.name === source)?.fields?.listState();
+    if (state === undefined) return undefined;
+    const { report } = state;
+    return {
+      path: report.path,
+      how: report.how,
+      lists: state.lists,
+      pages: state.pages,
+      via: report.via,
+      incomplete: state.incomplete,
+      ...(report.incomplete !== undefined && { example: { target: state.target, read: report.length, announced: report.announced, reason: report.incomplete } }),
+    };
+  }
+
+  /** What an answer said of a source's fields and list; a list read short is logged when the first one is, and when none is any more. */
+  private recordAnswer(source: string, fields: FieldHealth, target: string, report: FieldReport): void {
+    const [requests, short] = [fields.requestsPerAnswer(), fields.incompleteLists()];
+    fields.record(target, report, this.options.clock.now());
+    // Pages are requests: the plan counts what the lists now take.
+    if (fields.requestsPerAnswer() !== requests) this.planChanged();
+    const list = report.list;
+    if (short === 0 && list?.incomplete !== undefined) {
+      this.options.log.warn(
+        { source, target, read: list.length, announced: list.announced, pages: list.pages ?? 1, reason: list.incomplete },
+        `a list of source ${source} could not be read to its end: what was read is exported, and monapi_list_incomplete is 1 until every list is whole again`,
+      );
+    } else if (short > 0 && fields.incompleteLists() === 0) {
+      this.options.log.info({ source, target }, `the lists of source ${source} are read to their end again`);
+    }
   }
 
   /** A source's fields for /status: where each was found and in what unit, and the missing ones. */
@@ -458,7 +502,8 @@ export class UnitRuntime<Api = unknown> implements SchedulingView {
       if (jobs.get(id) === target && this.scheduler.has(id)) continue;
       jobs.set(id, target);
       // Upsert refreshes the target object (online state, hostname) without moving the due time.
-      this.upsertJob(new TargetJob(id, name, definition.priority, poller, target));
+      const fields = this.running.find((r) => r.definition.name === name)?.fields;
+      this.upsertJob(new TargetJob(id, name, definition.priority, poller, target, fields));
     }
   }
 
@@ -589,6 +634,8 @@ class TargetJob implements Job {
     readonly priority: Priority,
     private readonly poller: TargetPoller<unknown>,
     private readonly target: unknown,
+    /** What the source's answers said, for the pages a request of it takes. */
+    private readonly fields: FieldHealth | undefined,
   ) {}
 
   cadenceMs(): number {
@@ -600,7 +647,8 @@ class TargetJob implements Job {
   }
 
   requestsPerRun(): number {
-    return this.poller.requestsPerRun(this.target);
+    const requests = this.poller.requestsPerRun(this.target);
+    return this.fields === undefined ? requests : Math.round(requests * this.fields.requestsPerAnswer());
   }
 
   run(signal: AbortSignal): Promise<void> {

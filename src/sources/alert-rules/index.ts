@@ -16,6 +16,7 @@ export const alertRulesSource: MonitoringSource = {
   cadences: { alert_rules: { default: '10m', minMs: MINUTE } },
   endpoints: [ALERT_RULES_ENDPOINT],
   fields: ALERT_RULE_FIELDS,
+  readsList: ALERT_RULES_ENDPOINT.decode.list !== undefined,
   priority: 'normal',
   families: familyNames(ALERT_RULE_FAMILIES),
   create(ctx) {

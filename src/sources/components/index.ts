@@ -17,6 +17,7 @@ export const componentsSource: MonitoringSource = {
   needs: { hosts: 'the host list says which hosts to fetch components for' },
   endpoints: [COMPONENTS_ENDPOINT],
   fields: COMPONENT_FIELDS,
+  readsList: COMPONENTS_ENDPOINT.decode.list !== undefined,
   priority: 'normal',
   families: familyNames({ info: COMPONENT_INFO }),
   reads: [POLLED_HOSTS],

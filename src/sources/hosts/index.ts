@@ -23,6 +23,7 @@ export const hostsSource: MonitoringSource<HostSettings> = {
   settings: hostSettings,
   endpoints: [HOSTS_ENDPOINT],
   fields: HOST_FIELDS,
+  readsList: HOSTS_ENDPOINT.decode.list !== undefined,
   priority: 'high',
   families: familyNames(HOST_FAMILIES),
   reads: [HOST_DETAILS],

@@ -22,6 +22,7 @@ export const metricCatalogueSource: MonitoringSource = {
   cadences: { metric_catalogue: { default: '1h', minMs: 5 * MINUTE } },
   endpoints: [METRIC_CATALOGUE_ENDPOINT],
   fields: METRIC_CATALOGUE_FIELDS,
+  readsList: METRIC_CATALOGUE_ENDPOINT.decode.list !== undefined,
   priority: 'normal',
   families: [],
   reads: [POLLED_HOSTS],

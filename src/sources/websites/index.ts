@@ -27,6 +27,7 @@ export const websitesSource: MonitoringSource<WebsiteFilters> = {
   },
   endpoints: [WEBSITES_ENDPOINT],
   fields: WEBSITE_FIELDS,
+  readsList: WEBSITES_ENDPOINT.decode.list !== undefined,
   priority: 'high',
   families: familyNames(WEBSITE_FAMILIES),
   reads: [WEBSITE_SUMMARIES],

@@ -1,3 +1,4 @@
+import { LIST_PATH_KEY, NEXT_PAGE_KEY } from '../../config/source-spec.js';
 import type { DropReason } from '../tolerant/values.js';
 import type { FieldDecl, FieldDecls, FieldRecord } from './declare.js';
 import { PERIOD_KEY_WORDS, rateKeyRole, readKind, type PathFacts } from './kinds.js';
@@ -61,9 +62,7 @@ export interface ListReport {
   readonly incomplete?: string;
 }
 
-/** Keys of `fields:` that place a list and its next page rather than a field. */
-export const LIST_PATH_KEY = '_list';
-export const NEXT_PAGE_KEY = '_next';
+export { LIST_PATH_KEY, NEXT_PAGE_KEY } from '../../config/source-spec.js';
 
 /** An item the finder could not use, and why. */
 export interface ItemFieldProblem {

@@ -170,7 +170,7 @@ describe('followPages', () => {
   it('says a list is short when it has fewer items than announced, or more with no way to them', async () => {
     const { options } = site({});
     expect((await followPages(page({ hosts: [{ id: 1 }], total: 3 }), options())).incomplete).toBe('1 of the 3 items announced were read');
-    expect((await followPages(page({ hosts: [{ id: 1 }], has_more: true }), options())).incomplete).toMatch(/says there is more \(has_more\)/);
+    expect((await followPages(page({ hosts: [{ id: 1 }], meta: { has_more: true } }), options())).incomplete).toMatch(/says there is more \(meta\.has_more\)/);
     expect((await followPages(page({ hosts: [{ id: 1 }], total: 1 }), options())).incomplete).toBeUndefined();
   });
 });

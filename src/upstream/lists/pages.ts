@@ -57,12 +57,13 @@ export function linkHeaderNext(header: string | undefined): string | undefined {
   return undefined;
 }
 
-function holders(body: unknown): Readonly<Record<string, unknown>>[] {
+/** The objects of a page that may hold paging fields, each with the prefix of their paths (`meta.`). */
+function holders(body: unknown): (readonly [string, Readonly<Record<string, unknown>>])[] {
   if (!isRecord(body)) return [];
-  const found: Readonly<Record<string, unknown>>[] = [];
+  const found: (readonly [string, Readonly<Record<string, unknown>>])[] = [];
   for (const key of HOLDERS) {
     const holder = key === '' ? body : body[key];
-    if (isRecord(holder)) found.push(holder);
+    if (isRecord(holder)) found.push([key === '' ? '' : `${key}.`, holder]);
   }
   return found;
 }
@@ -114,40 +115,41 @@ export function nextPageOf(page: PageView, placed?: string): NextPage {
   const link = linkHeaderNext(page.headers.link);
   if (link !== undefined) return { kind: 'url', url: new URL(link, page.url).toString(), via: 'Link header' };
   const found = holders(page.body);
-  for (const holder of found) {
+  for (const [prefix, holder] of found) {
     for (const key of NEXT_URL_KEYS) {
       const href = hrefOf(holder[key]);
       // `next: true` or a page number under `next` is no link: left to the checks below.
-      if (href !== undefined && !/^\d+$/.test(href)) return { kind: 'url', url: new URL(href, page.url).toString(), via: key };
+      if (href !== undefined && !/^\d+$/.test(href)) return { kind: 'url', url: new URL(href, page.url).toString(), via: `${prefix}${key}` };
     }
   }
-  for (const holder of found) {
+  for (const [prefix, holder] of found) {
     for (const [key, parameter] of CURSOR_KEYS) {
       const value = holder[key];
       if ((typeof value === 'string' && value !== '') || (typeof value === 'number' && Number.isFinite(value))) {
         // A cursor beside `has_more: false` (or `hasNextPage: false`) points past the end.
         if (MORE_KEYS.some((more) => holder[more] === false)) return { kind: 'none' };
-        return { kind: 'url', url: withQuery(page.url, parameter, String(value)), via: key };
+        return { kind: 'url', url: withQuery(page.url, parameter, String(value)), via: `${prefix}${key}` };
       }
     }
   }
-  for (const holder of found) {
-    const next = NEXT_PAGE_KEYS.map((key) => wholeNumber(holder[key])).find((n) => n !== undefined);
-    if (next !== undefined && next > 0) return { kind: 'url', url: withQuery(page.url, 'page', String(next)), via: 'next_page' };
+  for (const [prefix, holder] of found) {
+    const nextKey = NEXT_PAGE_KEYS.find((key) => wholeNumber(holder[key]) !== undefined);
+    const next = nextKey === undefined ? undefined : wholeNumber(holder[nextKey]);
+    if (next !== undefined && next > 0) return { kind: 'url', url: withQuery(page.url, 'page', String(next)), via: `${prefix}${nextKey ?? ''}` };
     const current = PAGE_KEYS.map((key) => wholeNumber(holder[key])).find((n) => n !== undefined);
     const pages = PAGES_KEYS.map((key) => wholeNumber(holder[key])).find((n) => n !== undefined);
-    if (current !== undefined && pages !== undefined && current < pages) return { kind: 'url', url: withQuery(page.url, 'page', String(current + 1)), via: 'page of total_pages' };
+    if (current !== undefined && pages !== undefined && current < pages) return { kind: 'url', url: withQuery(page.url, 'page', String(current + 1)), via: `${prefix}page of total_pages` };
   }
-  for (const holder of found) {
+  for (const [prefix, holder] of found) {
     const more = MORE_KEYS.find((key) => holder[key] === true);
-    if (more !== undefined) return { kind: 'more', via: more };
+    if (more !== undefined) return { kind: 'more', via: `${prefix}${more}` };
   }
   return { kind: 'none' };
 }
 
 /** The number of items the page says the whole list has, when it says. */
 export function announcedTotal(body: unknown): number | undefined {
-  for (const holder of holders(body)) {
+  for (const [, holder] of holders(body)) {
     for (const key of TOTAL_KEYS) {
       const total = wholeNumber(holder[key]);
       if (total !== undefined) return total;

@@ -299,3 +299,58 @@ describe('MonitoringClient.series', () => {
     );
   });
 });
+
+describe('MonitoringClient lists over pages', () => {
+  const site = (id: number) => ({ id, name: `site-${id}`, url: `https://s${id}.example.com` });
+
+  it('asks for every page through the gate and joins them, whatever announces the next', async () => {
+    const { monitoring, sent, gate } = client((url) => {
+      const page = Number(url.searchParams.get('page') ?? '1');
+      const cursor = url.searchParams.get('cursor');
+      if (cursor === 'c3') return { items: [site(5)], has_more: false };
+      if (page === 1) return { _embedded: { websites: [site(1), site(2)] }, _links: { next: { href: '/api/v2/websites?page=2' } }, total: 5 };
+      // Page two goes on by a cursor: each page says for itself how the next is found.
+      return { _embedded: { websites: [site(3), site(4)] }, next_cursor: 'c3', has_more: true };
+    });
+    const decoded = await monitoring.websites();
+    expect(decoded.value.websites.map((w) => w.id)).toEqual([1, 2, 3, 4, 5]);
+    expect(sent.map((s) => `${s.url.pathname}${s.url.search}`)).toEqual(['/api/v2/websites', '/api/v2/websites?page=2', '/api/v2/websites?page=2&cursor=c3']);
+    expect(gate.calls).toHaveLength(3);
+    expect(decoded.fields?.list).toMatchObject({ path: '_embedded.websites', length: 5, pages: 3, announced: 5, via: '_links.next' });
+    expect(decoded.fields?.list?.incomplete).toBeUndefined();
+  });
+
+  it('never sends the key to another origin: the list is short, and says so', async () => {
+    const { monitoring, sent } = client(() => ({ websites: [site(1)], links: { next: 'https://elsewhere.example.net/api/v2/websites?page=2' }, total: 2 }));
+    const decoded = await monitoring.websites();
+    expect(sent.map((s) => s.url.host)).toEqual(['upstream.test']);
+    expect(decoded.value.websites).toHaveLength(1);
+    expect(decoded.fields?.list?.incomplete).toMatch(/another origin/);
+  });
+
+  it('stops at max_pages_per_list and says the list is short', async () => {
+    const { monitoring, sent } = client((url) => {
+      const page = Number(url.searchParams.get('page') ?? '1');
+      return { rules: [{ id: page, name: `r${page}`, expression: 'system.cpu.user > 90' }], meta: { page, total_pages: 100 } };
+    }, { maxPagesPerList: 3 });
+    const decoded = await monitoring.alertRules();
+    expect(decoded.value.map((r) => r.id)).toEqual(['1', '2', '3']);
+    expect(sent).toHaveLength(3);
+    expect(decoded.fields?.list?.incomplete).toMatch(/cap of 3 pages/);
+  });
+
+  it('keeps the pages read when a later page fails, and names the page', async () => {
+    const { transport, sent } = fakeTransport((url) => (url.searchParams.get('page') === '2' ? undefined : { hosts: [host('a'.repeat(32))], next_page: 2, total: 2 }));
+    const failing: Transport = {
+      get: (url, headers, signal) =>
+        new URL(url).searchParams.get('page') === '2'
+          ? Promise.resolve({ status: 503, headers: {}, body: Buffer.from('{"error":"unavailable","message":"try later"}') })
+          : transport.get(url, headers, signal),
+    };
+    const monitoring = monitoringCalls(new MonitoringClient({ baseUrl: BASE, apiKey: 'k-1', transport: failing, gate: recordingGate() }), {});
+    const decoded = await monitoring.hosts();
+    expect(decoded.value.hosts.map((h) => h.uuid)).toEqual(['a'.repeat(32)]);
+    expect(decoded.fields?.list?.incomplete).toMatch(/^page 2 failed: monitoring \/hosts: server error \(HTTP 503\)/);
+    expect(sent).toHaveLength(1);
+  });
+});
