@@ -19,10 +19,21 @@ describe('PasswordVerifier', () => {
   });
 
   it('refuses more than its queue holds instead of queueing without bound', async () => {
-    const made = Array.from({ length: 8 }, () => verifier.verify('wrong', HASH));
+    const made = Array.from({ length: 8 }, () => verifier.verify('wrong', HASH, { standing: 2 }));
     // One on the thread, four queued; the rest are told to come back.
     expect(made.filter((p) => p === undefined)).toHaveLength(3);
     expect(await Promise.all(made.filter((p) => p !== undefined))).toEqual([false, false, false, false, false]);
+  });
+
+  it('serves addresses without failures first, newest first, pushing the oldest of them out when full', async () => {
+    const failing = verifier.verify('wrong', HASH, { standing: 2 });
+    const clean = Array.from({ length: 6 }, () => verifier.verify('wrong', HASH, { standing: 1 }));
+    const known = verifier.verify('right', HASH, { standing: 0 });
+    const settled = await Promise.allSettled([failing, ...clean, known].map((p) => p ?? Promise.reject(new Error('refused'))));
+    // The failing one reached the idle thread first; the fifth and sixth clean ones pushed out the two oldest; the known one went next.
+    expect(settled[0]).toEqual({ status: 'fulfilled', value: false });
+    expect(settled.slice(1, 7).map((r) => (r.status === 'rejected' ? (r.reason as Error).name : r.value))).toEqual(['CheckShedError', 'CheckShedError', false, false, false, false]);
+    expect(settled[7]).toEqual({ status: 'fulfilled', value: true });
   });
 });
 

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTestPki, type TestPki } from '../../test/support/tls.js';
 import { thrownBy } from '../../test/support/thrown.js';
 import { FailureThrottle } from './password-check.js';
-import { BasicAuthChecker, loadWebConfig, parseWebConfig, WebConfigError } from './web-config.js';
+import { BasicAuthChecker, loadWebConfig, parseWebConfig, WebConfigError, type AuthOutcome } from './web-config.js';
 
 let pki: TestPki;
 let dir: string;
@@ -78,7 +78,8 @@ describe('BasicAuthChecker', () => {
     let now = 0;
     const auth = new BasicAuthChecker(new Map([['prometheus', HASH]]), undefined, new FailureThrottle(5, 2_000, () => now));
     expect(await auth.check(header('prometheus', 's3cret'), '10.0.0.1')).toBe('ok');
-    const outcomes = await Promise.all(Array.from({ length: 8 }, () => auth.check(header('prometheus', 'wrong'), '10.0.0.1')));
+    const outcomes: AuthOutcome[] = [];
+    for (let i = 0; i < 8; i++) outcomes.push(await auth.check(header('prometheus', `wrong-${i}`), '10.0.0.1'));
     expect(outcomes.filter((o) => o === 'denied')).toHaveLength(5);
     expect(outcomes.filter((o) => typeof o === 'object')).toEqual(Array.from({ length: 3 }, () => ({ retryAfterSeconds: 2 })));
     expect(await auth.check(header('prometheus', 's3cret'), '10.0.0.1')).toBe('ok');

@@ -1,10 +1,9 @@
-import { createHash } from 'node:crypto';
 import { dirname, resolve as resolvePath } from 'node:path';
 import { createSecureContext, type SecureContextOptions } from 'node:tls';
 import { parseDocument } from 'yaml';
 import { z } from 'zod';
 import { CONFIG_FILE_MAX_BYTES, InputFileError, PEM_FILE_MAX_BYTES, readBoundedFile } from '../config/input.js';
-import { FailureThrottle, sharedPasswordVerifier, type PasswordVerifier } from './password-check.js';
+import { CheckShedError, FailureThrottle, KnownGoodCredentials, sharedPasswordVerifier, type PasswordVerifier } from './password-check.js';
 
 /**
  * `--web.config.file`, in the format of the Prometheus exporter-toolkit, so the file an
@@ -189,20 +188,24 @@ export type AuthOutcome = 'ok' | 'denied' | { readonly retryAfterSeconds: number
 
 /**
  * Checks basic auth as the toolkit does: bcrypt per user, an unknown user costing the same
- * as a wrong password (no user enumeration by timing), and a cache of recent successes so a
- * scrape every 15 s does not pay a bcrypt each time. The bcrypt runs off the event loop
- * (password-check.ts), and a client address with too many failed checks is told to wait.
+ * as a wrong password (no user enumeration by timing), and credentials found right remembered
+ * so a scrape every 15 s does not pay a bcrypt each time. Known-good credentials pass before
+ * any throttle; the bcrypt runs off the event loop (password-check.ts), queued by the address's
+ * standing, and an address with too many failed checks is told to wait. Identical credentials
+ * checked at once share one bcrypt: Prometheus' scrapes after a restart cost one check, not one
+ * each.
  */
 export class BasicAuthChecker {
-  private readonly cache = new Map<string, true>();
-  private static readonly CACHE_SIZE = 256;
+  private readonly inFlight = new Map<string, Promise<boolean>>();
   /** bcrypt (cost 10) of a throw-away password: compared against when the user is unknown, so that answer takes as long as a wrong password. */
   private static readonly DUMMY = '$2b$10$6Qrx3JAYHI7d/SYLtm/Di.tIKM55E50ES0jDfxIQU4kRbavU0Y3qG';
 
+  /** Pass the throttle and the known-good store of the previous configuration on a reload: neither is about one file. */
   constructor(
     private readonly users: ReadonlyMap<string, string>,
     private readonly verifier: PasswordVerifier = sharedPasswordVerifier(),
     private readonly throttle: FailureThrottle = new FailureThrottle(),
+    private readonly knownGood: KnownGoodCredentials = new KnownGoodCredentials(),
   ) {}
 
   get enabled(): boolean {
@@ -219,20 +222,32 @@ export class BasicAuthChecker {
     const user = decoded.slice(0, colon);
     const password = decoded.slice(colon + 1);
     const hash = this.users.get(user);
-    const key = createHash('sha256').update(`${user}\u0000${password}\u0000${hash ?? ''}`).digest('hex');
-    if (hash !== undefined && this.cache.has(key)) return 'ok';
+    const digest = this.knownGood.digest(user, password, hash ?? BasicAuthChecker.DUMMY);
+    if (hash !== undefined && this.knownGood.has(user, digest)) return 'ok';
+    const standing = this.throttle.standing(address);
     const waitMs = this.throttle.take(address);
     if (waitMs > 0) return { retryAfterSeconds: Math.ceil(waitMs / 1000) };
-    const verifying = this.verifier.verify(password, hash ?? BasicAuthChecker.DUMMY);
-    if (verifying === undefined) {
-      this.throttle.refund(address);
+    const key = digest.toString('base64');
+    // The same credentials already under check: their answer is this one's too, without another bcrypt.
+    let settled = this.inFlight.get(key);
+    if (settled === undefined) {
+      const verifying = this.verifier.verify(password, hash ?? BasicAuthChecker.DUMMY, { address, standing });
+      if (verifying === undefined) return { retryAfterSeconds: 1 };
+      const checked = verifying.finally(() => this.inFlight.delete(key));
+      this.inFlight.set(key, checked);
+      settled = checked;
+    }
+    let matched: boolean;
+    try {
+      matched = await settled;
+    } catch (error) {
+      if (!(error instanceof CheckShedError)) throw error;
       return { retryAfterSeconds: 1 };
     }
-    const ok = (await verifying) && hash !== undefined;
+    const ok = matched && hash !== undefined;
     if (!ok) return 'denied';
     this.throttle.refund(address);
-    if (this.cache.size >= BasicAuthChecker.CACHE_SIZE) this.cache.delete(this.cache.keys().next().value ?? '');
-    this.cache.set(key, true);
+    this.knownGood.add(user, digest);
     return 'ok';
   }
 }

@@ -7,6 +7,7 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import { guardConnections, type ClosedReason, type ConnectionGuard } from './connection-guard.js';
 import { enforceHeaderDeadline } from './header-deadline.js';
 import { startHttpServer, type RunningServer } from './listen.js';
+import { FailureThrottle, KnownGoodCredentials, sharedPasswordVerifier } from './password-check.js';
 import { BasicAuthChecker, loadWebConfig, type WebConfig } from './web-config.js';
 
 /**
@@ -108,10 +109,13 @@ interface ActiveConfig {
  */
 export async function startWebServer(app: RequestListener, options: WebServerOptions): Promise<RunningServer> {
   const file = options.webConfigFile;
+  // Kept across reloads: a rotated password must not wipe the failures of a flood in progress, nor the logins known good.
+  const throttle = new FailureThrottle();
+  const knownGood = new KnownGoodCredentials();
   const load = (): ActiveConfig | undefined => {
     if (file === undefined) return undefined;
     const config = loadWebConfig(file);
-    return { config, auth: new BasicAuthChecker(config.users), fingerprint: fingerprintOf(file, config) };
+    return { config, auth: new BasicAuthChecker(config.users, sharedPasswordVerifier(), throttle, knownGood), fingerprint: fingerprintOf(file, config) };
   };
   let active = load();
   const tls = active?.config.tls;
