@@ -19,7 +19,7 @@ export const COMPONENT_FIELDS = declareFields({
     words: [['type'], ['software'], ['kind'], ['group']],
     not: ['host', 'id', 'version', 'name', 'display', 'object'],
     // What a list grouped by category or a JSON:API resource type says is no software name.
-    notValues: ['web_server', 'webserver', 'web', 'application_server', 'app_server', 'appserver', 'application', 'database', 'databases', 'db', 'cache', 'caches', 'server', 'servers', 'component', 'components', 'software', 'service', 'services', 'instance', 'instances'],
+    notValues: ['hosts', 'host', 'web_server', 'webserver', 'web', 'application_server', 'app_server', 'appserver', 'application', 'database', 'databases', 'db', 'cache', 'caches', 'server', 'servers', 'component', 'components', 'software', 'service', 'services', 'instance', 'instances'],
     useful: true,
   },
   display_name: { kind: 'string', about: 'the name the agent shows (mysql @ web-1)', words: [['display', 'name'], ['title'], ['label']], not: ['host'], useful: true, alternatives: ['name'] },

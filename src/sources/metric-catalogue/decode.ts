@@ -39,10 +39,20 @@ export const METRIC_CATALOGUE_FIELDS = declareFields({
 const WHAT = 'metric catalogue';
 const COMPONENT_KEYS = ['component', 'group', 'type', 'name'];
 
-/** The catalogue's list, when it is one, so its pages are joined before it is read. */
+/**
+ * The catalogue as a list, so its pages are joined before it is read: a map of component to
+ * names is the list of its groups (`{component, metrics}`), so a map split over pages joins too.
+ */
 function locateCatalogue(raw: unknown): ListCandidate | undefined {
   const body = container(raw);
-  return body !== undefined && Array.isArray(body.value) ? { items: body.value, path: body.key, envelope: isRecord(raw) ? raw : {} } : undefined;
+  if (body === undefined) return undefined;
+  const envelope = isRecord(raw) ? raw : {};
+  if (Array.isArray(body.value)) return { items: body.value, path: body.key, envelope };
+  const groups = Object.entries(body.value).flatMap(([component, group]) => {
+    const names = namesIn(group);
+    return names === undefined ? [] : [{ component, metrics: names.list }];
+  });
+  return { items: groups, path: body.key, envelope };
 }
 
 export const decodeMetricNames: JsonDecoder<MetricNames> = Object.assign((raw: unknown, context: RequestContext, options?: DecodeOptions): Decoded<MetricNames> => {
@@ -132,6 +142,11 @@ function container(raw: unknown): { value: unknown[] | Record<string, unknown>; 
   if (!isRecord(raw)) return undefined;
   for (const key of CONTAINER_KEYS) {
     const value = raw[key];
+    if (isRecord(value) && key === '_embedded') {
+      const inner = container(value);
+      if (inner) return { value: inner.value, key: inner.key ? `${key}.${inner.key}` : key };
+      continue;
+    }
     if (Array.isArray(value) || isRecord(value)) {
       // `{data: {metrics: {...}}}`: look one level further; `{metrics: {}}` is a host without metrics.
       if (isRecord(value) && Object.keys(value).length > 0 && !Object.values(value).some((group) => namesIn(group) !== undefined)) {
@@ -142,7 +157,11 @@ function container(raw: unknown): { value: unknown[] | Record<string, unknown>; 
       return { value, key };
     }
   }
-  return Object.values(raw).some((group) => namesIn(group) !== undefined) ? { value: raw, key: '' } : undefined;
+  if (Object.values(raw).some((group) => namesIn(group) !== undefined)) return { value: raw, key: '' };
+  // One list of objects under a name of the upstream's own (`{metric_groups: [...]}`).
+  const lists = Object.entries(raw).filter(([, value]) => Array.isArray(value) && value.length > 0 && value.every(isRecord));
+  const [only] = lists;
+  return lists.length === 1 && only !== undefined ? { value: only[1] as unknown[], key: only[0] } : undefined;
 }
 
 /** A JSON:API resource object (`{id, type, attributes}`) as the object it describes: its attributes, with its id beside them. */
@@ -153,7 +172,8 @@ function resourceView(item: Readonly<Record<string, unknown>>): Readonly<Record<
 
 /** A component's names: a list, or an object holding one (`{count: 57, names: [...]}`). */
 function namesIn(group: unknown): { list: readonly unknown[]; key: string } | undefined {
-  if (Array.isArray(group)) return { list: group, key: '' };
+  // A list of groups (`[{component, metrics: [...]}]`) holds no names itself.
+  if (Array.isArray(group)) return group.length > 0 && group.every((item) => isRecord(item) && GROUP_LIST_KEYS.some((k) => Array.isArray(item[k]))) ? undefined : { list: group, key: '' };
   if (!isRecord(group)) return undefined;
   const key = GROUP_LIST_KEYS.find((k) => Array.isArray(group[k]));
   return key === undefined ? undefined : { list: group[key] as unknown[], key: `.${key}` };

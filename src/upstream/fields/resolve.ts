@@ -113,7 +113,7 @@ function candidateOf(field: string, fieldIndex: number, decl: FieldDecl, leaf: L
   if (leaf.object && decl.kind !== 'rate' && !(decl.kind === 'strings' && decl.pairs === true)) return undefined;
   if (leaf.list && decl.kind !== 'strings') return undefined;
   const words = leaf.words;
-  if (decl.not?.some((w) => words.includes(w))) return undefined;
+  if (decl.not?.some((w) => words.includes(w) || notWordsOf(w).some((c) => words.includes(c)))) return undefined;
   const alternative = decl.words.findIndex((set) => set.every((w) => words.includes(w)));
   if (alternative < 0) return undefined;
   // A rate names its own period (`per_minute`): that is no period of the field's.
@@ -133,6 +133,12 @@ function candidateOf(field: string, fieldIndex: number, decl: FieldDecl, leaf: L
   // What identifies an item is named plainly (`id`, `rule_id`), never by a path about something else (`x_external.ref_id`).
   if ((decl.essential === true || decl.kind === 'id') && extra > 1) return undefined;
   return { field, fieldIndex, leaf, leafIndex, unfit, alternative, explicit: (period.explicit ? 1 : 0) + (stat.explicit ? 1 : 0), extraInKey, extra };
+}
+
+/** A `not` word in its canonical spellings too (`host` rules out `hosts`, the word a path's `host` becomes). */
+function notWordsOf(word: string): readonly string[] {
+  const words = keyWords(word);
+  return words.length === 1 ? words : [];
 }
 
 function better(a: Candidate, b: Candidate): number {
