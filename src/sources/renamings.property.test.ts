@@ -154,8 +154,19 @@ const CHECK: readonly Leaf[] = [
   { words: ['security', 'score'], value: 80, field: 'security_score', want: 0.8 },
 ];
 
-/** Where a list may sit, as services put it. */
-const wrap = (items: unknown[], plural: string) => fc.constantFrom<unknown>(items, { [plural]: items }, { data: items }, { data: { [plural]: items } }, { items, total: items.length }, { results: items });
+/** Where a list may sit, as services put it: bare, named, wrapped, and in the common envelopes (HAL, JSON:API, result wrappers). */
+const wrap = (items: unknown[], plural: string, firstId = 40001) =>
+  fc.constantFrom<unknown>(
+    items,
+    { [plural]: items },
+    { data: items },
+    { data: { [plural]: items } },
+    { items, total: items.length },
+    { results: items },
+    { _embedded: { [plural]: items }, _links: { self: { href: `/api/v2/${plural}` } }, total: items.length, page_size: 50 },
+    { success: true, errors: [], messages: [], result: items, result_info: { page: 1, per_page: 50, total_count: items.length, total_pages: 1 } },
+    { data: items.map((item, i) => ({ id: String(firstId + i), type: plural, attributes: item })), links: { self: `/api/v2/${plural}` }, meta: { total: items.length } },
+  );
 
 describe('renamed, nested and re-spelled bodies: every field read right or reported missing', () => {
   it('/websites items', () => {
@@ -226,7 +237,7 @@ describe('renamed, nested and re-spelled bodies: every field read right or repor
       fc.property(
         renaming(CHECK).chain((r) => {
           const item = renamed(CHECK, r);
-          return item === undefined ? fc.constant(undefined) : wrap([item], 'checks');
+          return item === undefined ? fc.constant(undefined) : wrap([item], 'checks', 9001);
         }),
         (body) => {
           if (body === undefined) return;
