@@ -26,6 +26,8 @@ export interface ListRead {
   /** The first page's body with every page's items in its list. */
   readonly body: unknown;
   readonly pages: number;
+  /** Where the list was in the first page (`''` for the body itself); undefined when no list was found. */
+  readonly path: string | undefined;
   /** Items read over every page; undefined when no list was found. */
   readonly items: number | undefined;
   /** The total the first page announced, when it did. */
@@ -42,7 +44,7 @@ export async function followPages(first: PageView, options: FollowOptions): Prom
   const announced = announcedTotal(first.body);
   if (found === undefined) {
     const incomplete = next.kind === 'none' ? undefined : `the body announces more (${next.via}) but holds no list to join the pages to`;
-    return { body: first.body, pages: 1, items: undefined, announced, via: next.kind === 'none' ? undefined : next.via, incomplete };
+    return { body: first.body, pages: 1, path: undefined, items: undefined, announced, via: next.kind === 'none' ? undefined : next.via, incomplete };
   }
   const items: unknown[] = [...found.items];
   const seen = new Set([first.url]);
@@ -85,5 +87,5 @@ export async function followPages(first: PageView, options: FollowOptions): Prom
   }
   if (incomplete === undefined && next.kind === 'more') incomplete = `the last page says there is more (${next.via}) but gives no link, cursor or page number`;
   if (incomplete === undefined && announced !== undefined && items.length < announced) incomplete = `${items.length} of the ${announced} items announced were read`;
-  return { body: pages === 1 ? first.body : withListAt(first.body, found.path, items), pages, items: items.length, announced, via, incomplete };
+  return { body: pages === 1 ? first.body : withListAt(first.body, found.path, items), pages, path: found.path, items: items.length, announced, via, incomplete };
 }

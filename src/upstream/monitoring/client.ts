@@ -196,7 +196,7 @@ export class MonitoringClient implements MonitoringApi {
       ...(read.announced !== undefined && { announced: read.announced }),
       ...(read.incomplete !== undefined && { incomplete: read.incomplete }),
     };
-    const withPaging = (report: FieldReport): FieldReport => ({ ...report, list: { path: report.list?.path ?? '', length: read.items ?? report.list?.length ?? 0, ...report.list, ...paging } });
+    const withPaging = (report: FieldReport): FieldReport => ({ ...report, list: { path: report.list?.path ?? (read.path === undefined || read.path === '' ? '(the body)' : read.path), length: read.items ?? report.list?.length ?? 0, ...report.list, ...paging } });
     try {
       const decoded = withoutSecrets(context, this.secrets, () => decoder(read.body, context, options));
       return { ...decoded, fields: withPaging(decoded.fields ?? { found: {}, missing: [], essentialMissing: [], items: read.items ?? 0, paths: [] }) };
