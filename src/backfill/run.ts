@@ -115,11 +115,38 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillRep
   return report;
 }
 
-/** The budget of the backfill for one account: what the live exporter leaves of the key. */
-export function backfillRate(account: AccountConfig, requestsPerMinute: number | undefined): { ratePerMinute: number; burst: number } {
-  const ratePerMinute = requestsPerMinute ?? Math.max(1, Math.floor(account.rateLimit.requestsPerMinute * account.headroom));
-  const burst = Math.max(1, Math.min(account.rateLimit.burst, Math.floor(account.rateLimit.burst * (ratePerMinute / account.rateLimit.requestsPerMinute))));
-  return { ratePerMinute, burst };
+/** A key's rate limit, as `/account` states it (either figure may be missing). */
+export interface StatedRateLimit {
+  readonly requestsPerMinute?: number | undefined;
+  readonly burst?: number | undefined;
+}
+
+export interface BackfillRate {
+  readonly ratePerMinute: number;
+  readonly burst: number;
+  /** The key's limit: the configuration's `rate_limit`, or a lower one `/account` states (as the live exporter's budget follows it); `from` names where the rate's came from. */
+  readonly limit: { readonly requestsPerMinute: number; readonly burst: number; readonly from: 'configuration' | '/account' };
+  /** The `--requests-per-minute` asked for, when it was above the limit and held to it. */
+  readonly clampedFrom: number | undefined;
+}
+
+/**
+ * The budget of the backfill for one account: by default what the live exporter leaves of the
+ * key (its limit times the account's `headroom`), or the rate asked for, never above the limit:
+ * more would only draw 429s.
+ */
+export function backfillRate(account: AccountConfig, requestsPerMinute: number | undefined, stated: StatedRateLimit = {}): BackfillRate {
+  const configured = account.rateLimit;
+  const statedLower = stated.requestsPerMinute !== undefined && stated.requestsPerMinute < configured.requestsPerMinute;
+  const limit = {
+    requestsPerMinute: Math.min(configured.requestsPerMinute, stated.requestsPerMinute ?? Infinity),
+    burst: Math.max(1, Math.min(configured.burst, Math.floor(stated.burst ?? Infinity))),
+    from: statedLower ? ('/account' as const) : ('configuration' as const),
+  };
+  const ratePerMinute = Math.max(1, Math.min(requestsPerMinute ?? Math.floor(limit.requestsPerMinute * account.headroom), limit.requestsPerMinute));
+  const burst = Math.max(1, Math.min(limit.burst, Math.floor(limit.burst * (ratePerMinute / limit.requestsPerMinute))));
+  const clampedFrom = requestsPerMinute !== undefined && requestsPerMinute > limit.requestsPerMinute ? requestsPerMinute : undefined;
+  return { ratePerMinute, burst, limit, clampedFrom };
 }
 
 interface AccountContext {
@@ -140,8 +167,10 @@ async function backfillAccount(account: AccountConfig, options: BackfillOptions)
     log.warn('the series source is off for this account: nothing to backfill');
     return report;
   }
-  const rate = backfillRate(account, options.requestsPerMinute);
-  const budget: RequestBudget = createRequestBudget({ name: account.name, ...rate, headroom: 0, concurrency: 1, initialTokens: rate.burst, clock: options.clock });
+  const budgetOf = (rate: BackfillRate, initialTokens: number): RequestBudget =>
+    createRequestBudget({ name: account.name, ratePerMinute: rate.ratePerMinute, burst: rate.burst, headroom: 0, concurrency: 1, initialTokens, clock: options.clock });
+  const configured = backfillRate(account, options.requestsPerMinute);
+  let budget = budgetOf(configured, configured.burst);
   const transport = new UndiciTransport(
     { headersTimeoutMs: account.http?.timeoutMs, bodyTimeoutMs: account.http?.timeoutMs, deadlineMs: account.http?.deadlineMs, maxResponseBytes: account.http?.maxResponseBytes },
     { ca: account.http?.ca, insecureSkipVerify: account.http?.insecureSkipVerify },
@@ -156,9 +185,23 @@ async function backfillAccount(account: AccountConfig, options: BackfillOptions)
     },
   };
   const client = new MonitoringClient({ baseUrl: account.baseUrl, apiKey: account.apiKey.reveal(), authScheme: account.authScheme, transport, gate, account: account.name, clock: options.clock });
-  log.info({ requestsPerMinute: rate.ratePerMinute }, 'backfill: starting');
   try {
-    const spanMs = options.sinceMs ?? (await retentionMs(client));
+    const facts = await accountFacts(client, options.sinceMs === undefined, log);
+    const rate = backfillRate(account, options.requestsPerMinute, facts.rateLimit);
+    if (rate.ratePerMinute !== configured.ratePerMinute || rate.burst !== configured.burst) {
+      // The key allows less than configured: a budget of its size, less what /account took of its burst.
+      budget.close();
+      budget = budgetOf(rate, Math.max(0, rate.burst - report.requests));
+    }
+    if (rate.clampedFrom !== undefined) {
+      log.warn(
+        { requested: rate.clampedFrom, limitPerMinute: rate.limit.requestsPerMinute, limitFrom: rate.limit.from },
+        `backfill: --requests-per-minute=${rate.clampedFrom} is above the account's rate limit (${rate.limit.requestsPerMinute} a minute, from ${rate.limit.from === 'configuration' ? 'rate_limit in the configuration' : '/account'}): the backfill sends at most ${rate.ratePerMinute} a minute, since more would only draw 429s`,
+      );
+    }
+    log.info({ requestsPerMinute: rate.ratePerMinute }, 'backfill: starting');
+    const spanMs = options.sinceMs ?? facts.retentionMs;
+    if (spanMs === undefined) throw new Error('/account does not state the plan\'s retention: give --since (such as 30d)');
     const settings = series.settings as SeriesSettings;
     const context: AccountContext = { account, client, settings, naming: seriesNaming(settings, RESERVED_FAMILIES), spanMs, report, log };
     const hosts = await hostsToBackfill(client, account);
@@ -187,12 +230,21 @@ async function backfillAccount(account: AccountConfig, options: BackfillOptions)
   return report;
 }
 
-/** The plan's retention, as `/account` states it. */
-async function retentionMs(client: MonitoringClient): Promise<number> {
-  const { value } = await client.get(ACCOUNT_ENDPOINT, {}, {}, 'bulk');
-  const days = value.limits.retention_days;
-  if (days === undefined) throw new Error('/account does not state the plan\'s retention: give --since (such as 30d)');
-  return days * DAY_MS;
+/**
+ * What `/account` says that the backfill needs: the plan's retention (the default history) and
+ * the key's rate limit. With `--since` given only the limit is wanted, and an `/account` that
+ * fails leaves the configuration's.
+ */
+async function accountFacts(client: MonitoringClient, retentionNeeded: boolean, log: Logger): Promise<{ retentionMs: number | undefined; rateLimit: StatedRateLimit }> {
+  try {
+    const { value } = await client.get(ACCOUNT_ENDPOINT, {}, {}, 'bulk');
+    const days = value.limits.retention_days;
+    return { retentionMs: days === undefined ? undefined : days * DAY_MS, rateLimit: { requestsPerMinute: value.rate_limit.requests_per_minute, burst: value.rate_limit.burst } };
+  } catch (error) {
+    if (retentionNeeded) throw error;
+    log.warn({ err: error instanceof Error ? error.message : String(error) }, 'backfill: /account did not answer: the rate limit in the configuration holds');
+    return { retentionMs: undefined, rateLimit: {} };
+  }
 }
 
 /** The hosts the live exporter polls: within the plan's host limit and the host filters. */

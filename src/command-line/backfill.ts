@@ -56,7 +56,7 @@ const BACKFILL_FLAGS: Readonly<Record<string, BackfillFlagSpec>> = {
   'requests-per-minute': {
     type: 'string',
     env: 'MONAPI_BACKFILL_REQUESTS_PER_MINUTE',
-    help: "Upstream requests per minute per account. Default: what the live exporter leaves of the key (the account's rate limit times its headroom, 12 of 120 by default).",
+    help: "Upstream requests per minute per account, at most the account's rate limit (held to it, with a warning). Default: what the live exporter leaves of the key (the account's rate limit times its headroom, 12 of 120 by default).",
   },
   label: {
     type: 'string',

@@ -24,6 +24,8 @@ export const START_MS = Date.UTC(2026, 10, 22, 12, 0, 0);
 export interface UpstreamAnswer {
   readonly path: string;
   readonly status: number;
+  /** When it was answered, on the fake clock. */
+  readonly atMs: number;
 }
 
 export interface BackfillWorld {
@@ -33,6 +35,8 @@ export interface BackfillWorld {
   readonly config: Config;
   /** Every answer the backfill got, in order. */
   readonly answers: readonly UpstreamAnswer[];
+  /** Requests sent and not yet answered. */
+  readonly inFlight: number;
   /** Called with each request's path once the simulator has answered it, before the backfill gets the answer. */
   onAnswer: ((path: string) => void) | undefined;
   /** An answer of the test's own for a request, instead of the simulator's; undefined passes it on. */
@@ -63,6 +67,7 @@ export async function startBackfillWorld(options: WorldOptions = {}): Promise<Ba
     simAccount,
     config: undefined as unknown as Config,
     answers,
+    inFlight: 0,
     onAnswer: undefined,
     answerInstead: undefined,
     async close() {
@@ -71,15 +76,17 @@ export async function startBackfillWorld(options: WorldOptions = {}): Promise<Ba
     },
   };
   const proxy = createServer((req, res) => {
+    (world as { inFlight: number }).inFlight += 1;
+    res.once('close', () => ((world as { inFlight: number }).inFlight -= 1));
     const instead = world.answerInstead?.(req.url ?? '/');
     if (instead !== undefined) {
-      answers.push({ path: req.url ?? '/', status: instead.status });
+      answers.push({ path: req.url ?? '/', status: instead.status, atMs: clock.now() });
       res.writeHead(instead.status, { 'content-type': 'application/json' }).end(instead.body);
       return;
     }
     const forwarded = request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers }, (answer: IncomingMessage) => {
       const path = req.url ?? '/';
-      answers.push({ path, status: answer.statusCode ?? 0 });
+      answers.push({ path, status: answer.statusCode ?? 0, atMs: clock.now() });
       world.onAnswer?.(path);
       res.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.pipe(res);
@@ -103,6 +110,22 @@ function closeServer(server: Server): Promise<void> {
     server.closeAllConnections();
     server.close(() => resolve());
   });
+}
+
+/**
+ * Runs `work` to its end, moving the fake clock on in steps of `stepMs` while the backfill waits
+ * on it (for its budget: a timer is set) and no request is in flight. Time stands still while
+ * a request is on its way or answered, as for an upstream that answers at once, and while the
+ * backfill writes.
+ */
+export async function withTimePassing<T>(world: BackfillWorld, work: Promise<T>, stepMs = 100): Promise<T> {
+  let settled = false;
+  const done = work.finally(() => (settled = true));
+  while (!settled) {
+    await new Promise((resolve) => setTimeout(resolve, 1));
+    if (!settled && world.inFlight === 0 && world.clock.pending() > 0) world.clock.advance(stepMs);
+  }
+  return done;
 }
 
 /** Keeps every series handed over, as a receiver would. */
