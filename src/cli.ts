@@ -34,6 +34,14 @@ async function main(argv: readonly string[]): Promise<number> {
   return serve(flags);
 }
 
+// A crash's message and stack pass the redactor too: Node's own report would print them as they are.
+const crash = (err: unknown) => {
+  stderr(`monapi-exporter: crashed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+};
+process.on('uncaughtException', crash);
+process.on('unhandledRejection', crash);
+
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;

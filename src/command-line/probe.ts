@@ -2,6 +2,7 @@ import pino from 'pino';
 import { parseDuration } from '../config/duration.js';
 import { probeAccounts, type AccountProbe, type SourceProbe } from '../exporter/probe.js';
 import { createLogger } from '../lib/logger.js';
+import { processRedactor } from '../lib/redact.js';
 import { SOURCES } from '../sources/index.js';
 import { LIST_PATH_KEY, NEXT_PAGE_KEY, type ListReport } from '../upstream/fields/resolve.js';
 import { keyWords } from '../upstream/fields/words.js';
@@ -108,12 +109,17 @@ export async function probe(argv: readonly string[]): Promise<number> {
   // Logs go to stderr, so stdout is the report alone.
   const log = createLogger({ level: flags.logLevel, format: flags.logFormat, destination: pino.destination({ dest: 2, sync: true }) });
   const probes = await probeAccounts(config, { log, shard: flags.shard, timeoutMs: own.timeoutMs, accounts: own.accounts });
-  stdout(own.format === 'json' ? `${JSON.stringify(probes, null, 2)}\n` : renderProbes(probes));
+  // Scrubbed string by string before JSON escapes them (stdout scrubs the whole text once more).
+  stdout(own.format === 'json' ? `${JSON.stringify(processRedactor.scrubValue(probes), null, 2)}\n` : renderProbes(probes));
   const clean = probes.every((p) => !p.timedOut && p.sources.every((s) => s.health?.up !== false && s.fields.every((f) => !f.missing) && !shortLists(s)));
   return clean ? 0 : 3;
 }
 
-const clip = (text: string, length: number) => (text.length > length ? `${text.slice(0, length - 3)}...` : text);
+/** Scrubbed, then cut: a key an upstream echoed must not be left in part at the cut. */
+const clip = (raw: string, length: number) => {
+  const text = processRedactor.scrub(raw);
+  return text.length > length ? `${text.slice(0, length - 3)}...` : text;
+};
 
 /** The report as text: per account, per source, what was found and what was not. */
 export function renderProbes(probes: readonly AccountProbe[]): string {

@@ -8,6 +8,7 @@
  * `issueMessage` turns zod's generic issues into such words.
  */
 import { z } from 'zod';
+import { processRedactor } from '../lib/redact.js';
 import { analyseCron } from './cron.js';
 import { formatDuration, parseDuration } from './duration.js';
 import { patternProblem, type PatternKind } from './patterns.js';
@@ -401,7 +402,11 @@ export function describeValue(value: unknown): string {
   if (value === null) return 'an empty value';
   if (Array.isArray(value)) return 'a list';
   if (typeof value === 'object') return 'a mapping';
-  if (typeof value === 'string') return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
+  if (typeof value === 'string') {
+    // Scrubbed before it is cut and quoted: a key pasted into the wrong field must not be left escaped or in part.
+    const shown = processRedactor.scrub(value);
+    return JSON.stringify(shown.length > 60 ? `${shown.slice(0, 57)}...` : shown);
+  }
   if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
   return typeof value;
 }

@@ -71,10 +71,19 @@ export function createLogger(options: LoggerOptions): Logger {
     redact: { paths: [...REDACT_PATHS], censor: REDACTED },
     timestamp: pino.stdTimeFunctions.isoTime,
     base: undefined,
-    // `"level":"info"` rather than 30: readable in any log tool without pino's number table.
-    formatters: { level: (label: string) => ({ level: label }) },
-    // The last step before a line leaves: whatever field or message carries a key, in whatever form.
-    hooks: { streamWrite: (line: string) => redactor.scrub(line) },
+    // `"level":"info"` rather than 30: readable in any log tool without pino's number table (formatters below).
+    formatters: {
+      level: (label: string) => ({ level: label }),
+      // Each string is scrubbed before JSON escapes it: a password with a quote or a backslash was left escaped in the line.
+      log: (object: Record<string, unknown>) => scrubLogged(object, redactor, 0) as Record<string, unknown>,
+    },
+    hooks: {
+      logMethod(this: Logger, args: Parameters<Logger['info']>, method: (...args: Parameters<Logger['info']>) => void) {
+        method.apply(this, args.map((arg) => (typeof arg === 'string' ? redactor.scrub(arg) : arg)) as Parameters<Logger['info']>);
+      },
+      // The last step before a line leaves: whatever field or message carries a key, in whatever form.
+      streamWrite: (line: string) => redactor.scrub(line),
+    },
   };
   if (options.format === 'pretty') {
     const pretty = (options.loadPretty ?? loadPinoPretty)();
@@ -90,4 +99,33 @@ export function createLogger(options: LoggerOptions): Logger {
     return logger;
   }
   return options.destination === undefined ? pino(base) : pino(base, options.destination);
+}
+
+/** Deep enough for any object the exporter logs; deeper values are left to the line's own scrub. */
+const MAX_SCRUB_DEPTH = 8;
+
+/**
+ * A copy of a logged object with its strings scrubbed: plain objects, arrays and errors (as
+ * pino would serialise them); any other object (a Secret, a Buffer) is left to its own JSON.
+ */
+function scrubLogged(value: unknown, redactor: Redactor, depth: number): unknown {
+  if (typeof value === 'string') return redactor.scrub(value);
+  if (value === null || typeof value !== 'object' || depth > MAX_SCRUB_DEPTH) return value;
+  if (value instanceof Error) {
+    // The same kind of error (pino names its type) with its message, stack, cause and fields scrubbed.
+    const copy: object = Object.create(Object.getPrototypeOf(value) as object | null) as object;
+    for (const key of Object.getOwnPropertyNames(value)) {
+      const { enumerable } = Object.getOwnPropertyDescriptor(value, key) as PropertyDescriptor;
+      // `stack` is an accessor bound to the original: read it there, keep a plain value.
+      const item = scrubLogged((value as unknown as Record<string, unknown>)[key], redactor, depth + 1);
+      Object.defineProperty(copy, key, { value: item, enumerable: enumerable === true, writable: true, configurable: true });
+    }
+    return copy;
+  }
+  if (Array.isArray(value)) return value.map((item) => scrubLogged(item, redactor, depth + 1));
+  const prototype: unknown = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) out[key] = scrubLogged(item, redactor, depth + 1);
+  return out;
 }

@@ -46,7 +46,13 @@ export interface RemoteWriteEndpoint {
 
 const RETRY_AFTER_CAP_MS = 5 * 60_000;
 /** Enough of a refusal's body to say why; receivers put the reason in the first line. */
-const REASON_BYTES = 512;
+const REASON_CHARS = 512;
+/**
+ * How much of the body is read before the first line is taken and scrubbed: the cut to
+ * `REASON_CHARS` comes after scrubbing, so a key the receiver echoes across the cut is scrubbed
+ * whole (cut first, 14 of a bearer token's 20 characters were left in the log).
+ */
+const READ_BYTES = 64 * 1024;
 
 export class HttpWriteSender implements WriteSender {
   private readonly dispatcher: Dispatcher;
@@ -102,7 +108,7 @@ export class HttpWriteSender implements WriteSender {
     const status = response.statusCode;
     const text = await readSome(response.body);
     if (status >= 200 && status < 300) return { kind: 'ok', status };
-    const reason = `HTTP ${status}${text === '' ? '' : `: ${processRedactor.scrub(text)}`}`;
+    const reason = `HTTP ${status}${text === '' ? '' : `: ${clip(processRedactor.scrub(text), REASON_CHARS)}`}`;
     if (status === 429 || status >= 500) {
       const retryAfter = response.headers['retry-after'];
       const retryAfterMs = parseRetryAfter(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter, Date.now(), RETRY_AFTER_CAP_MS);
@@ -116,19 +122,24 @@ export class HttpWriteSender implements WriteSender {
   }
 }
 
-/** The first line or so of a body, consuming the rest so the connection can be reused. */
+/** The first line of a body (of its first `READ_BYTES`), not yet scrubbed nor cut; the rest is consumed so the connection can be reused. */
 async function readSome(body: Dispatcher.ResponseData['body']): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   try {
     for await (const chunk of body) {
-      if (size < REASON_BYTES) chunks.push(chunk as Buffer);
+      if (size < READ_BYTES) chunks.push(chunk as Buffer);
       size += (chunk as Buffer).length;
     }
   } catch {
     // A body cut short still leaves its status to decide.
   }
-  return Buffer.concat(chunks).subarray(0, REASON_BYTES).toString('utf8').trim().split('\n')[0] ?? '';
+  return Buffer.concat(chunks).subarray(0, READ_BYTES).toString('utf8').trim().split('\n')[0] ?? '';
+}
+
+/** `text` cut to `most` characters, marked; call it on scrubbed text only. */
+function clip(text: string, most: number): string {
+  return text.length > most ? `${text.slice(0, most)}…` : text;
 }
 
 function describeNetworkError(error: unknown): string {

@@ -100,15 +100,16 @@ export function createServer(options: ServerOptions): RequestListener {
       .status(200)
       .type('text/html; charset=utf-8')
       .send(
+        // What the page quotes is scrubbed before it is cut and HTML-escaped; the page once more as a whole.
         scrub(landingPage({
           version,
           telemetryPath,
           ready: status.ready(),
-          notReadyReason: status.ready() ? undefined : notReadyReason(),
+          notReadyReason: status.ready() ? undefined : scrub(notReadyReason()),
           generation: store.generation,
           series: store.snapshot().series,
-          failing: status.failingSources?.() ?? [],
-          missingFields: status.missingFields?.() ?? [],
+          failing: redactor.scrubValue(status.failingSources?.() ?? []),
+          missingFields: redactor.scrubValue(status.missingFields?.() ?? []),
         })),
       );
   });
@@ -125,7 +126,8 @@ export function createServer(options: ServerOptions): RequestListener {
 
   app.get('/status', (_req: Request, res: Response) => {
     res.setHeader('Cache-Control', 'no-store');
-    res.status(200).type('application/json; charset=utf-8').send(scrub(JSON.stringify(status.status()) ?? 'null'));
+    // Each string scrubbed before JSON escapes it, then the text as a whole.
+    res.status(200).type('application/json; charset=utf-8').send(scrub(JSON.stringify(redactor.scrubValue(status.status())) ?? 'null'));
   });
   app.all('/status', methodNotAllowed);
 

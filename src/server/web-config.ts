@@ -3,6 +3,7 @@ import { createSecureContext, type SecureContextOptions } from 'node:tls';
 import { parseDocument } from 'yaml';
 import { z } from 'zod';
 import { CONFIG_FILE_MAX_BYTES, InputFileError, PEM_FILE_MAX_BYTES, readBoundedFile } from '../config/input.js';
+import { processRedactor } from '../lib/redact.js';
 import { CheckShedError, FailureThrottle, KnownGoodCredentials, sharedPasswordVerifier, type PasswordVerifier } from './password-check.js';
 
 /**
@@ -156,6 +157,8 @@ export function parseWebConfig(text: string, baseDir: string, source = '(inline)
     };
     const cert = t.cert ?? (t.cert_file === undefined ? undefined : read('cert_file', t.cert_file));
     const key = t.key ?? (t.key_file === undefined ? undefined : read('key_file', t.key_file));
+    // The server's private key is a secret like any key: no text the exporter shows may carry it, whole or a line of it.
+    processRedactor.add(key);
     if (t.cert === undefined && t.cert_file === undefined) problems.push('tls_server_config.cert_file: is required with tls_server_config');
     if (t.key === undefined && t.key_file === undefined) problems.push('tls_server_config.key_file: is required with tls_server_config');
     const needsCa = t.client_auth_type === 'VerifyClientCertIfGiven' || t.client_auth_type === 'RequireAndVerifyClientCert';

@@ -1,4 +1,6 @@
 import { spawnSync } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -136,6 +138,72 @@ describe('no key anywhere', () => {
     expect(texts.logs).toContain('configuration reload failed');
     for (const [where, text] of Object.entries(texts)) {
       expect(finder.finds(text), `a key (in some form) found in ${where}:\n${finder.scrub(text) === text ? '' : text.slice(0, 2000)}`).toBe(false);
+    }
+  }, 90_000);
+
+  it('a remote write password with quotes, a backslash and a dollar: not in logs, /status, reload answers or --config.check, escaped, encoded or cut', async () => {
+    // Passwords hold no whitespace (the loader refuses it); every other character an escaping changes is here.
+    const password = `Qz7"pa\\ss$w0rd'9x&<`;
+    const user = 'monapi';
+    const header = `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+    // A receiver that refuses every push and echoes the credentials: the password JSON-escaped, then the header across the 512th character.
+    const receiver = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        const prefix = JSON.stringify({ error: `user ${user} with password ${password} may not write` }).slice(0, -2);
+        const pad = 'x'.repeat(Math.max(0, 500 - prefix.length - '; header: '.length));
+        res.writeHead(400, { 'content-type': 'application/json' }).end(`${prefix}; ${pad}; header: ${req.headers.authorization ?? ''}"}`);
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/api/v1/write`;
+    try {
+      writeFileSync(join(dir, 'rw-password'), `${password}\n`);
+      const config = `accounts:
+  - name: pro
+    base_url: ${sim.monitoringBaseUrl}
+    api_key_env: KEY_401
+remote_write:
+  url: ${receiverUrl}
+  push_interval: 1s
+  basic_auth:
+    username: ${user}
+    password_file: rw-password
+`;
+      writeFileSync(join(dir, 'rw.yaml'), config);
+      const env = { KEY_401: sim.keys.pro };
+      const p = await startExporterProcess([`--config.file=${join(dir, 'rw.yaml')}`, '--log.level=debug', '--web.enable-lifecycle'], env, await freePort());
+      exporter = p;
+      await p.waitForLine(/the remote write receiver refused samples/, 30_000);
+      const texts: Record<string, string> = {};
+      const read = async (where: string, path: string, init?: RequestInit) => {
+        texts[where] = await (await fetch(`${p.url}${path}`, init)).text();
+        return texts[where];
+      };
+      // The password pasted into a field that quotes what it got.
+      writeFileSync(join(dir, 'rw.yaml'), config.replace('api_key_env: KEY_401\n', `api_key_env: KEY_401\n    headroom: '${password.replace(/'/g, "''")}'\n`));
+      expect(await read('reload', '/-/reload', { method: 'POST' })).toContain('accounts[0].headroom: must be a number (got "[REDACTED]")');
+      await read('/status', '/status');
+      await read('/', '/');
+      const broken = check([`--config.file=${join(dir, 'rw.yaml')}`, '--config.check'], env);
+      expect(broken.status).toBe(1);
+      texts['check: broken'] = broken.output;
+      p.child.kill('SIGTERM');
+      await p.exited();
+      texts.logs = p.lines.join('\n');
+      expect(texts.logs).toContain('HTTP 400');
+
+      const escaped = JSON.stringify(password).slice(1, -1);
+      for (const [where, text] of Object.entries(texts)) {
+        expect(text.includes('w0rd'), `the password, or part of it, in ${where}:\n${text.slice(0, 3000)}`).toBe(false);
+        expect(text.includes(escaped), `the password JSON-escaped in ${where}`).toBe(false);
+        expect(text.includes(header.slice(6, 20)), `the authorization header (base64), or part of it, in ${where}`).toBe(false);
+        const finder = new Redactor();
+        finder.add(password);
+        expect(finder.finds(text), `the password in some form in ${where}:\n${text.slice(0, 3000)}`).toBe(false);
+      }
+    } finally {
+      await new Promise<void>((resolve) => receiver.close(() => resolve()));
     }
   }, 90_000);
 });

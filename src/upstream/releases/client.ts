@@ -1,6 +1,7 @@
 import type { Priority, RequestGate } from '../http/gate.js';
 import { FREE_ENDPOINT_CACHE_MS } from '../../config/types.js';
 import { systemClock, type Clock as Clock } from '../../lib/clock.js';
+import { processRedactor } from '../../lib/redact.js';
 import { decodeBody, type Decoded, type JsonDecoder } from '../decode.js';
 import { checkBaseUrl } from '../http/base-url.js';
 import { UpstreamCaller } from '../http/caller.js';
@@ -307,7 +308,7 @@ function toLatestRelease(record: ReleaseRecord, context: RequestContext, answere
 function normalised(raw: string, context: RequestContext): string {
   const version = normaliseVersion(raw);
   if (version === undefined) {
-    throw new InvalidResponseError(context, `'${raw.slice(0, 60)}' is not a version`, ['version: not a version']);
+    throw new InvalidResponseError(context, `'${processRedactor.scrub(raw).slice(0, 60)}' is not a version`, ['version: not a version']);
   }
   return version;
 }

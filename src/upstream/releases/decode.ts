@@ -1,3 +1,4 @@
+import { processRedactor } from '../../lib/redact.js';
 import { InvalidResponseError, type RequestContext } from '../http/errors.js';
 import { findList, findObject, readObject, type Decoded, type DroppedItem, type JsonDecoder } from '../tolerant/body.js';
 import type { Fields } from '../tolerant/fields.js';
@@ -108,7 +109,7 @@ export function decodeTextValue(body: Buffer, context: RequestContext, what: str
   const lines = textLines(body);
   const [only] = lines;
   if (lines.length !== 1 || only === undefined || /\s/.test(only) || only.length > 512) {
-    const found = lines.length === 0 ? 'an empty body' : `${lines.length} line(s) starting ${JSON.stringify(lines[0]?.slice(0, 40))}`;
+    const found = lines.length === 0 ? 'an empty body' : `${lines.length} line(s) starting ${JSON.stringify(processRedactor.scrub(lines[0] ?? '').slice(0, 40))}`;
     throw new InvalidResponseError(context, `expected a single ${what} in the text body, found ${found}`, [`body: not a single ${what}`]);
   }
   return only;
