@@ -290,7 +290,7 @@ spec:
   nodeSelector:
     {{- toYaml . | nindent 4 }}
   {{- end }}
-  {{- with .Values.affinity }}
+  {{- with include "monapi-exporter.affinity" . | fromYaml }}
   affinity:
     {{- toYaml . | nindent 4 }}
   {{- end }}
@@ -336,4 +336,68 @@ cluster's APIs; `helm template` and `--dry-run=client` see only what --api-versi
 {{- $root := index . 0 -}}
 {{- $kind := index . 1 -}}
 {{- if or ($root.Capabilities.APIVersions.Has (printf "monitoring.coreos.com/v1/%s" $kind)) ($root.Capabilities.APIVersions.Has "monitoring.coreos.com/v1") }}true{{ end -}}
+{{- end }}
+
+{{/*
+The exporter pod's affinity: the values' affinity, and for the shards of a sharded install a pod
+anti-affinity that spreads them over nodes (sharding.podAntiAffinity: soft prefers it, hard
+requires it), so that losing one node takes at most one shard's accounts. An
+affinity.podAntiAffinity of the values replaces it.
+*/}}
+{{- define "monapi-exporter.affinity" -}}
+{{- $affinity := deepCopy (.Values.affinity | default dict) }}
+{{- $preset := .Values.sharding.podAntiAffinity }}
+{{- if and .Values.sharding.enabled $preset (not (hasKey $affinity "podAntiAffinity")) }}
+{{- $selector := include "monapi-exporter.selectorLabels" . | fromYaml }}
+{{- $_ := set $selector "app.kubernetes.io/component" "exporter" }}
+{{- $term := dict "labelSelector" (dict "matchLabels" $selector) "topologyKey" .Values.sharding.topologyKey }}
+{{- if eq $preset "hard" }}
+{{- $_ := set $affinity "podAntiAffinity" (dict "requiredDuringSchedulingIgnoredDuringExecution" (list $term)) }}
+{{- else }}
+{{- $_ := set $affinity "podAntiAffinity" (dict "preferredDuringSchedulingIgnoredDuringExecution" (list (dict "weight" 100 "podAffinityTerm" $term))) }}
+{{- end }}
+{{- end }}
+{{- if $affinity }}{{ toYaml $affinity }}{{ end }}
+{{- end }}
+
+{{/*
+The checks of the field's linters (docs/helm-chart.md, "Linters") that a workload of this chart
+fails on purpose, as annotations of the object, each with its reason as a comment above it:
+kube-score's kube-score/ignore (test/ship/chart-linters.test.ts scores every ci values file),
+and kube-linter's ignore-check.kube-linter.io/<check>. Argument: (list root kind), kind
+Deployment, StatefulSet or Job.
+*/}}
+{{- define "monapi-exporter.linterExceptions" -}}
+{{- $root := index . 0 }}
+{{- $kind := index . 1 }}
+{{- $ignore := list }}
+{{- $why := list }}
+{{- if ne $root.Values.image.pullPolicy "Always" }}
+{{- $ignore = append $ignore "container-image-pull-policy" }}
+{{- $why = append $why (printf "container-image-pull-policy: image.pullPolicy is %s: the image is pinned by its version tag or digest, so a pod starts without asking the registry. Set image.pullPolicy: Always where nodes are shared and imagePullSecrets must be checked at every start." $root.Values.image.pullPolicy) }}
+{{- end }}
+{{- if not $root.Values.networkPolicy.enabled }}
+{{- $ignore = append $ignore "pod-networkpolicy" }}
+{{- $why = append $why "pod-networkpolicy: networkPolicy.enabled is false (the default): its policy allows egress only to DNS and networkPolicy.egress.ports, which a proxy, another upstream port or a remote write receiver must be added to first." }}
+{{- end }}
+{{- if and (eq $kind "Deployment") (ne (toString $root.Values.deploymentStrategy.type) "RollingUpdate") }}
+{{- $ignore = append $ignore "deployment-strategy" }}
+{{- $why = append $why "deployment-strategy: Recreate, so that two pods never spend one API key's budget." }}
+{{- end }}
+{{- if eq $kind "Deployment" }}
+{{- $ignore = append $ignore "deployment-replicas" }}
+{{- $why = append $why "deployment-replicas: one pod, as every pod polls every API key; sharding spreads the accounts over the pods of a StatefulSet instead." }}
+{{- end }}
+{{- if $ignore }}
+# kube-score checks this object fails on purpose:
+{{- range $why }}
+# - {{ wrap 92 . | replace "\n" "\n#   " }}
+{{- end }}
+kube-score/ignore: {{ join "," $ignore }}
+{{- end }}
+{{- $serviceAccount := include "monapi-exporter.serviceAccountName" $root }}
+{{- if and (not $root.Values.serviceAccount.create) (ne $serviceAccount "default") }}
+# kube-linter cannot see the ServiceAccount: serviceAccount.create is false, it is made outside the chart.
+ignore-check.kube-linter.io/non-existent-service-account: {{ printf "serviceAccount.create is false: %s is made outside the chart" $serviceAccount | quote }}
+{{- end }}
 {{- end }}
