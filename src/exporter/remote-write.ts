@@ -190,7 +190,8 @@ export class LivePush {
     await this.pushing;
     await Promise.race([this.queue.flush(), new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
     await this.queue.close();
-    for (const episodes of [this.dropping, this.failing, this.rejected]) episodes.close();
+    // Stopping ends no failure: an end line ("recovered") would say what did not happen.
+    for (const episodes of [this.dropping, this.failing, this.rejected]) episodes.discard();
   }
 
   private schedule(): void {
