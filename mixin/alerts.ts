@@ -5,7 +5,9 @@ import { promDuration, type MixinConfig } from './config.js';
  * The alert rules, as data. `renderRules` turns them into a Prometheus rules file; the
  * checked-in `alerts/monapi-exporter.rules.yaml` and the Helm chart's copy are its output
  * with DEFAULT_CONFIG (`npm run mixin`). Every alert has a section in docs/runbooks.md
- * and promtool unit tests in alerts/monapi-exporter.rules.test.yaml.
+ * and promtool unit tests in alerts/monapi-exporter.rules.test.yaml. Summaries are static
+ * (mixtool's convention: one line that groups well in a notification); the labels and value
+ * of an alert are in its description (test/mixin/conventions.test.ts).
  *
  * Alerts on a series with a changing label (`monapi_up{reason}`) aggregate that label
  * away, so a new reason does not restart the `for:` timer or resolve and re-fire.
@@ -49,7 +51,7 @@ export function alertGroups(config: MixinConfig): RuleGroup[] {
   unless on(account, host_uuid) (monapi_host_allowed == 0)`,
       for: f.hostOffline,
       severity: 'warning',
-      summary: 'Host {{ $labels.hostname }} of account {{ $labels.account }} is offline.',
+      summary: 'A host is offline.',
       description:
         'The monitoring agent of host {{ $labels.hostname }} ({{ $labels.host_uuid }}, account {{ $labels.account }}) has not reported to the Monitoring API for more than 3 minutes. ' +
         'Either the host is down or its agent stopped sending; its metrics are missing meanwhile.',
@@ -60,7 +62,7 @@ export function alertGroups(config: MixinConfig): RuleGroup[] {
   unless on(account, website_id) (monapi_website_enabled == 0)`,
       for: f.websiteDown,
       severity: 'critical',
-      summary: 'Website {{ $labels.website }} of account {{ $labels.account }} is down.',
+      summary: 'A website is down.',
       description:
         'The upstream checks of website {{ $labels.website }} (id {{ $labels.website_id }}, account {{ $labels.account }}) have failed for ' +
         `${promDuration(f.websiteDown)}: its latest check got an error status or no answer.`,
@@ -77,7 +79,7 @@ export function alertGroups(config: MixinConfig): RuleGroup[] {
   unless on(account, website_id) (monapi_website_enabled == 0)`,
         for: f.certificateExpiring,
         severity,
-        summary: `The TLS certificate of website {{ $labels.website }} expires in less than ${days} days.`,
+        summary: `A website's TLS certificate expires in less than ${days} days.`,
         description:
           'The TLS certificate of website {{ $labels.website }} (id {{ $labels.website_id }}, account {{ $labels.account }}) expires in {{ printf "%.1f" $value }} days ' +
           '({{ if eq $labels.basis "estimate" }}reckoned to the day from the newest upstream check{{ else }}as upstream states it{{ end }}). Renew it before browsers refuse the site.',
@@ -92,7 +94,7 @@ export function alertGroups(config: MixinConfig): RuleGroup[] {
   unless on(account) (monapi_up{reason=~"unauthorized|plan_required"} == 0)`,
       for: f.upstreamUnreachable,
       severity: 'warning',
-      summary: 'The Monitoring API does not answer for account {{ $labels.account }}.',
+      summary: 'The Monitoring API does not answer for an account.',
       description:
         `Requests of account {{ $labels.account }} have failed (timeouts, network errors, 5xx) for ${promDuration(f.upstreamUnreachable)}, ` +
         'or the account has not had a first answer yet. Its metrics are frozen at their last values; see the account\'s last errors on the exporter\'s /status page.',
@@ -102,7 +104,7 @@ export function alertGroups(config: MixinConfig): RuleGroup[] {
       expr: `min by (account) (monapi_up{reason="unauthorized"}) == 0`,
       for: f.upstreamAuth,
       severity: 'critical',
-      summary: 'The Monitoring API refuses the API key of account {{ $labels.account }}.',
+      summary: 'The Monitoring API refuses an account\'s API key.',
       description:
         'The Monitoring API answered 401 to account {{ $labels.account }}: its API key is wrong, revoked or expired. The exporter polls nothing for this account until the key is replaced.',
     },
@@ -111,7 +113,7 @@ export function alertGroups(config: MixinConfig): RuleGroup[] {
       expr: `min by (account) (monapi_up{reason="plan_required"}) == 0`,
       for: f.upstreamAuth,
       severity: 'critical',
-      summary: 'The plan of account {{ $labels.account }} does not include the Monitoring API.',
+      summary: 'An account\'s plan does not include the Monitoring API.',
       description:
         'The Monitoring API answered 403 plan_required to account {{ $labels.account }}: the API needs the Pro plan or higher. The exporter polls nothing for this account until the plan is upgraded.',
     },
@@ -120,7 +122,7 @@ export function alertGroups(config: MixinConfig): RuleGroup[] {
       expr: `sum by (account) (increase(monapi_upstream_rate_limited_total[${promDuration(config.windows.rateLimited)}])) > 0`,
       for: f.rateLimited,
       severity: 'warning',
-      summary: 'The upstream keeps rate-limiting account {{ $labels.account }}.',
+      summary: 'The upstream keeps rate-limiting an account.',
       description:
         `Account {{ $labels.account }} got {{ $value | humanize }} 429 answers in the last ${promDuration(config.windows.rateLimited)}, and has kept getting them for ` +
         `${promDuration(f.rateLimited)}. The exporter stays inside its budget on its own, so something else is spending the same API key: another exporter or replica, or another tool.`,
@@ -132,7 +134,7 @@ export function alertGroups(config: MixinConfig): RuleGroup[] {
   > 1`,
       for: f.budgetTooSmall,
       severity: 'info',
-      summary: 'The configured cadences of account {{ $labels.account }} need more requests than its budget allows.',
+      summary: 'An account\'s configured cadences need more requests than its budget allows.',
       description:
         'The cadences configured for account {{ $labels.account }} ask for {{ $value | humanizePercentage }} of the request budget. The exporter stretches them to fit: ' +
         'data arrives less often than configured (monapi_plan_cadence_seconds{cadence="effective"}).',
@@ -142,7 +144,7 @@ export function alertGroups(config: MixinConfig): RuleGroup[] {
       expr: `sum by (account) (monapi_hosts{state="not_allowed"}) > 0`,
       for: f.hostsBeyondPlanLimit,
       severity: 'info',
-      summary: 'Account {{ $labels.account }} has hosts beyond its plan\'s host limit.',
+      summary: 'An account has hosts beyond its plan\'s host limit.',
       description:
         '{{ $value }} host(s) of account {{ $labels.account }} are beyond the plan\'s host limit: the Monitoring API collects no metrics for them, so they have no data.',
     },
@@ -155,7 +157,7 @@ export function alertGroups(config: MixinConfig): RuleGroup[] {
   unless on(account) (min by (account) (monapi_up) == 0)`,
       for: f.sourceFailing,
       severity: 'warning',
-      summary: 'Source {{ $labels.source }} of account {{ $labels.account }} keeps failing.',
+      summary: 'A source of an account keeps failing.',
       description:
         `Runs of source {{ $labels.source }} (account {{ $labels.account }}) have failed for ${promDuration(f.sourceFailing)} while the account itself answers: ` +
         'its series keep their last values. The reason is on monapi_source_up and the failing targets on the exporter\'s /status page; docs/troubleshooting.md says what each reason means.',
@@ -176,7 +178,7 @@ export function alertGroups(config: MixinConfig): RuleGroup[] {
   clamp_min(${t.staleCadences} * max by (account, source) (monapi_plan_cadence_seconds{cadence="effective"}), ${t.staleFloorSeconds})`,
       for: f.dataStale,
       severity: 'warning',
-      summary: 'Data of source {{ $labels.source }} for account {{ $labels.account }} is stale.',
+      summary: 'The data of a source is stale.',
       description:
         'The oldest data of source {{ $labels.source }} (account {{ $labels.account }}) is {{ $value | humanizeDuration }} old, ' +
         `more than ${t.staleCadences} times the source's effective cadence and more than ${promDuration(t.staleFloorSeconds)}: its polls keep failing or do not run. ` +
@@ -187,7 +189,7 @@ export function alertGroups(config: MixinConfig): RuleGroup[] {
       expr: `monapi_release_lookup_success == 0`,
       for: f.releaseLookupFailing,
       severity: 'warning',
-      summary: 'The release lookup of project {{ $labels.project }} keeps failing.',
+      summary: 'A release lookup keeps failing.',
       description:
         'The Release Lookup API has not answered the lookup of project {{ $labels.project }} (major line "{{ $labels.major }}") successfully for ' +
         `${promDuration(f.releaseLookupFailing)}. The last known release stays on display.`,
@@ -199,7 +201,7 @@ or
 max by (${shardBy}) (count_values by (${shardBy}) ("shard", monapi_exporter_shard_ordinal)) > 1`,
       for: f.sharding,
       severity: 'critical',
-      summary: `The exporters of ${deployment} disagree on their shards.`,
+      summary: 'The exporters of a sharded deployment disagree on their shards.',
       description:
         `The exporters of ${deployment} report different total shard counts, or two of them claim the same shard. ` +
         'Some accounts are then polled twice (spending their API key\'s budget twice) or not at all.',
@@ -211,9 +213,9 @@ max by (${shardBy}) (count_values by (${shardBy}) ("shard", monapi_exporter_shar
   > 0`,
       for: f.sharding,
       severity: 'critical',
-      summary: `{{ $value }} shard(s) of ${deployment} are missing.`,
+      summary: 'Shards of a sharded deployment are missing.',
       description:
-        `Fewer exporters of ${deployment} report than their total shard count says: the accounts of the missing shards are not polled.`,
+        `{{ $value }} shard(s) of ${deployment} are missing: fewer exporters report than their total shard count says, so the accounts of the missing shards are not polled.`,
     },
     {
       // One rule, not two: promtool refuses two rules of one name with the same labels.
@@ -223,11 +225,9 @@ or
 absent(up{${config.exporterSelector}})`,
       for: f.exporterDown,
       severity: 'critical',
-      summary:
-        '{{ if $labels.instance }}Prometheus cannot scrape the exporter {{ $labels.instance }} of job {{ $labels.job }}.' +
-        '{{ else }}Prometheus has no scrape target of the exporter (job {{ $labels.job }}).{{ end }}',
+      summary: 'Prometheus cannot scrape the exporter, or has no target of it.',
       description:
-        '{{ if $labels.instance }}Scrapes of {{ $labels.instance }}{{ with $labels.pod }} (pod {{ . }}{{ with $labels.namespace }} in namespace {{ . }}{{ end }}){{ end }} ' +
+        '{{ if $labels.instance }}Scrapes of {{ $labels.instance }} (job {{ $labels.job }}{{ with $labels.pod }}, pod {{ . }}{{ with $labels.namespace }} in namespace {{ . }}{{ end }}{{ end }}) ' +
         `have failed for ${promDuration(f.exporterDown)}: the exporter is down or crash-looping, or Prometheus cannot reach it (network policy, TLS or basic auth of the scrape).` +
         `{{ else }}Prometheus has had no target of job {{ $labels.job }} for ${promDuration(f.exporterDown)}: the exporter is not deployed, ` +
         'or its ServiceMonitor or scrape config is not picked up.{{ end }} Its accounts\' data is missing meanwhile, and the other alerts about them cannot fire.',

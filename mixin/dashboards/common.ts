@@ -32,26 +32,25 @@ import { PanelBuilder as TablePanel } from '@grafana/grafana-foundation-sdk/tabl
 import { PanelBuilder as TimeSeriesPanel } from '@grafana/grafana-foundation-sdk/timeseries';
 
 /**
- * What every dashboard of the mixin shares: the `datasource`, `cluster`, `job` and `account`
- * variables, the panel kinds with their defaults, and a layout that gives each panel an
- * explicit id and grid position. A dashboard file lists rows of `PanelSpec`s; `board()`
- * turns them into the JSON Grafana imports.
+ * What every dashboard of the mixin shares: the `datasource`, `cluster`, `job`, `instance` and
+ * `account` variables, the panel kinds with their defaults, and a layout that gives each panel
+ * an explicit id and grid position. A dashboard file lists rows of `PanelSpec`s; `board()`
+ * turns them into the JSON Grafana imports. The conventions of grafana's dashboard-linter
+ * hold (test/mixin/conventions.test.ts): every selector takes `job` and `instance` from their
+ * variables, multi-value variables take ".+" for All, dashboards are read-only.
  */
 
 export const DATASOURCE: DataSourceRef = { type: 'prometheus', uid: '${datasource}' };
 export const TAG = 'monapi';
 
 /**
- * The matchers every selector of every query starts with, so two clusters or two exporter
- * deployments (jobs) scraped into one Prometheus never mix. "All" is `.*`, which also matches
- * a series without the label: Prometheus servers that add no `cluster` label work unchanged.
+ * The matchers every selector of every query starts with, so two clusters, two exporter
+ * deployments (jobs) or two exporters of one deployment (instances, e.g. shards) scraped into
+ * one Prometheus never mix. The cluster's "All" is `.*`, which also matches a series without
+ * the label: Prometheus servers that add no `cluster` label work unchanged; every scraped
+ * series has a job and an instance, so theirs is `.+`.
  */
-export const SCOPE = 'cluster=~"$cluster", job=~"$job"';
-/**
- * The same for ALERTS: an alert aggregated per account (min by (account) (monapi_up), ...)
- * has no job label, and shows whichever job is picked.
- */
-export const ALERT_SCOPE = 'cluster=~"$cluster", job=~"$job|"';
+export const SCOPE = 'cluster=~"$cluster", job=~"$job", instance=~"$instance"';
 
 /** One PromQL query of a panel. Grafana variables ($account, $__rate_interval, ...) are substituted by Grafana. */
 export interface Query {
@@ -211,14 +210,18 @@ export interface BoardSpec {
   readonly uid: string;
   readonly title: string;
   readonly description: string;
-  /** Variables after `datasource`, `cluster`, `job` and `account`, in order. */
+  /** Variables after `datasource`, `cluster`, `job`, `instance` and `account`, in order. */
   readonly variables: readonly QueryVariableBuilder[];
   /** Min interval of every panel that sets none. */
   readonly minInterval?: string;
   readonly rows: readonly RowSpec[];
 }
 
-/** A query variable over the Prometheus data source: multi-value, with "All", refreshed with the time range. */
+/**
+ * A query variable over the Prometheus data source: multi-value, with "All", refreshed with
+ * the time range. "All" is `.+` (any value), not the list of every value Grafana would write
+ * otherwise: the same series, in a query that stays short with thousands of hosts.
+ */
 export function queryVariable(name: string, label: string, query: string): QueryVariableBuilder {
   return new QueryVariableBuilder(name)
     .label(label)
@@ -228,6 +231,7 @@ export function queryVariable(name: string, label: string, query: string): Query
     .sort(VariableSort.AlphabeticalAsc)
     .multi(true)
     .includeAll(true)
+    .allValue('.+')
     .current({ selected: true, text: ['All'], value: ['$__all'] });
 }
 
@@ -250,10 +254,13 @@ export const clusterVariable = (): QueryVariableBuilder =>
     .hide(VariableHide.HideVariable);
 
 /** The exporter deployments: one job per deployment (with the chart's ServiceMonitor, "monapi-exporter"). */
-export const jobVariable = (): QueryVariableBuilder =>
-  queryVariable('job', 'Job', 'label_values(monapi_exporter_build_info{cluster=~"$cluster"}, job)').allValue('.*');
+export const jobVariable = (): QueryVariableBuilder => queryVariable('job', 'Job', 'label_values(monapi_exporter_build_info{cluster=~"$cluster"}, job)');
 
-/** The account variable every dashboard has. */
+/** The exporter processes of the picked jobs: one per deployment, or one per shard. */
+export const instanceVariable = (): QueryVariableBuilder =>
+  queryVariable('instance', 'Exporter', 'label_values(monapi_exporter_build_info{cluster=~"$cluster", job=~"$job"}, instance)');
+
+/** The account variable every dashboard has: the accounts the picked exporters poll. */
 export const accountVariable = (): QueryVariableBuilder => queryVariable('account', 'Account', `label_values(monapi_up{${SCOPE}}, account)`);
 
 /** A variable that users do not pick: derived from the others. */
@@ -266,7 +273,8 @@ export function board(spec: BoardSpec): Dashboard {
     .uid(spec.uid)
     .description(spec.description)
     .tags([TAG])
-    .editable()
+    // Read-only: the JSON is generated from mixin/ and provisioned; edits in Grafana would be lost.
+    .readonly()
     .tooltip(DashboardCursorSync.Crosshair)
     .time({ from: 'now-6h', to: 'now' })
     .timezone('browser')
@@ -282,6 +290,7 @@ export function board(spec: BoardSpec): Dashboard {
     .withVariable(new DatasourceVariableBuilder('datasource').label('Data source').type('prometheus'))
     .withVariable(clusterVariable())
     .withVariable(jobVariable())
+    .withVariable(instanceVariable())
     .withVariable(accountVariable());
   for (const variable of spec.variables) builder.withVariable(variable);
 

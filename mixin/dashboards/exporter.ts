@@ -1,5 +1,5 @@
 import type { Dashboard } from '@grafana/grafana-foundation-sdk/dashboard';
-import { board, graph, queryVariable, SCOPE, upDownMapping, valueMapping, type RowSpec } from './common.js';
+import { board, graph, SCOPE, upDownMapping, valueMapping, type RowSpec } from './common.js';
 
 /**
  * Monapi / Exporter health: what the exporter spends of each API key's budget, how fresh
@@ -8,7 +8,8 @@ import { board, graph, queryVariable, SCOPE, upDownMapping, valueMapping, type R
  */
 
 const A = `${SCOPE}, account=~"$account"`;
-const I = `${SCOPE}, instance=~"$instance"`;
+/** The process panels: per exporter process, which SCOPE's instance variable picks. */
+const I = SCOPE;
 const RATE = '[$__rate_interval]';
 
 const budget: RowSpec = {
@@ -186,7 +187,7 @@ export function exporterDashboard(): Dashboard {
     uid: 'monapi-exporter',
     title: 'Monapi / Exporter health',
     description: 'The exporter itself: request budget, 429s, polling cycle, data freshness per source, errors, process.',
-    variables: [queryVariable('instance', 'Exporter', `label_values(monapi_exporter_build_info{${SCOPE}}, instance)`)],
+    variables: [],
     rows: [budget, polling, errors, process],
   });
 }

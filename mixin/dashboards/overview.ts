@@ -1,9 +1,21 @@
 import type { Dashboard } from '@grafana/grafana-foundation-sdk/dashboard';
-import { ALERT_SCOPE, board, SCOPE, upDownMapping, type PanelSpec, type RowSpec } from './common.js';
+import { board, SCOPE, upDownMapping, type PanelSpec, type RowSpec } from './common.js';
 
 /** Monapi / Overview: the accounts, their hosts and websites, alerts, and how far components are behind their releases. */
 
 const A = `${SCOPE}, account=~"$account"`;
+
+/**
+ * The alerts of the picked exporters. ALERTS carries the labels an alert's expression keeps:
+ * alerts on single series (a host, a website, a target) keep job and instance; alerts about a
+ * deployment (its shards, or no target at all) keep its job but no instance; alerts about an
+ * account aggregate both away, so those are kept when their account is one the picked
+ * exporters poll.
+ */
+const FIRING = 'alertstate="firing", alertname=~"Monapi.+", cluster=~"$cluster"';
+export const ALERTS_FIRING = `ALERTS{${FIRING}, job=~"$job", instance=~"$instance"}
+or ALERTS{${FIRING}, job=~"$job", instance=""}
+or (ALERTS{${FIRING}, job="", instance=""} and on(account) monapi_up{${A}})`;
 
 /**
  * Components (and agents) behind the latest release of their line, from the outdated check
@@ -133,11 +145,11 @@ const alerts: RowSpec = {
     {
       kind: 'table',
       title: 'Alerts firing',
-      description: 'Alerts of the monapi-exporter rules (alerts/monapi-exporter.rules.yaml) firing in this Prometheus.',
+      description: 'Alerts of the monapi-exporter rules (alerts/monapi-exporter.rules.yaml) firing in this Prometheus, about the picked exporters and the accounts they poll.',
       unit: 'none',
       w: 14,
       h: 8,
-      queries: [{ expr: `ALERTS{alertstate="firing", alertname=~"Monapi.+", ${ALERT_SCOPE}}` }],
+      queries: [{ expr: ALERTS_FIRING }],
       transformations: [{ id: 'organize', options: { excludeByName: { Time: true, __name__: true, alertstate: true, job: true, instance: true, Value: true } } }],
     },
     {

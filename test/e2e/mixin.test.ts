@@ -219,7 +219,7 @@ describe.each(PROMETHEUS_MAJORS)('Prometheus %i', (major) => {
           if (single.options[variable.name]!.length === 0) empty.push(`${dashboard.uid}: $${variable.name} with one value before it`);
         }
       }
-    expect(checked).toBe(12);
+    expect(checked).toBe(15);
       expect(empty).toEqual([]);
       // Hostnames shown, host_uuids selected: one hostname narrows $host to that host's uuids.
       const hosts = dashboards.find((d) => d.uid === 'monapi-hosts')!;
@@ -238,7 +238,7 @@ describe.each(PROMETHEUS_MAJORS)('Prometheus %i', (major) => {
         const { values } = await resolveVariables(dashboard, {}, range.time);
       // Without options Grafana leaves the cluster variable empty or at All (its allValue .*); either matches series without the label.
       expect(values.cluster).toBe('');
-      // The job at All (.*) and narrowed to the one job there is.
+      // The job at All (.+) and narrowed to the one job there is.
       const scopes: Record<string, string>[] = [{ cluster: '' }, { cluster: '.*' }, { cluster: '', job: 'monapi-exporter' }];
       for (const scope of scopes) {
         for (const query of panelQueries(dashboard)) {

@@ -97,11 +97,26 @@ describe('dashboards', () => {
 
   it('query through the datasource variable, with a refId and a query on every target', () => {
     for (const dashboard of dashboards) {
-      const [datasource, cluster, job, account] = dashboard.templating?.list ?? [];
+      const [datasource, cluster, job, instance, account] = dashboard.templating?.list ?? [];
       expect(datasource, dashboard.uid).toMatchObject({ type: 'datasource', name: 'datasource', query: 'prometheus' });
       expect(cluster, dashboard.uid).toMatchObject({ type: 'query', name: 'cluster', query: 'label_values(monapi_exporter_build_info, cluster)', includeAll: true, allValue: '.*', hide: 2 });
-      expect(job, dashboard.uid).toMatchObject({ type: 'query', name: 'job', query: 'label_values(monapi_exporter_build_info{cluster=~"$cluster"}, job)', multi: true, includeAll: true, allValue: '.*' });
-      expect(account, dashboard.uid).toMatchObject({ type: 'query', name: 'account', query: 'label_values(monapi_up{cluster=~"$cluster", job=~"$job"}, account)', multi: true, includeAll: true });
+      expect(job, dashboard.uid).toMatchObject({ type: 'query', name: 'job', query: 'label_values(monapi_exporter_build_info{cluster=~"$cluster"}, job)', multi: true, includeAll: true, allValue: '.+' });
+      expect(instance, dashboard.uid).toMatchObject({
+        type: 'query',
+        name: 'instance',
+        query: 'label_values(monapi_exporter_build_info{cluster=~"$cluster", job=~"$job"}, instance)',
+        multi: true,
+        includeAll: true,
+        allValue: '.+',
+      });
+      expect(account, dashboard.uid).toMatchObject({
+        type: 'query',
+        name: 'account',
+        query: 'label_values(monapi_up{cluster=~"$cluster", job=~"$job", instance=~"$instance"}, account)',
+        multi: true,
+        includeAll: true,
+        allValue: '.+',
+      });
       for (const panel of dataPanels(dashboard)) {
         expect(panel.datasource, `${dashboard.uid}: ${panel.title}`).toEqual({ type: 'prometheus', uid: '${datasource}' });
         expect(() => panelTime(TIME, panel)).not.toThrow();
@@ -120,14 +135,23 @@ describe('dashboards', () => {
     const hosts = byUid('monapi-hosts');
     expect(queryVariables(hosts)).toEqual([
       { name: 'cluster', query: 'label_values(monapi_exporter_build_info, cluster)', multi: false, includeAll: true, allValue: '.*', hidden: true },
-      { name: 'job', query: 'label_values(monapi_exporter_build_info{cluster=~"$cluster"}, job)', multi: true, includeAll: true, allValue: '.*', hidden: false },
-      { name: 'account', query: 'label_values(monapi_up{cluster=~"$cluster", job=~"$job"}, account)', multi: true, includeAll: true, hidden: false },
-      { name: 'hostname', query: 'label_values(monapi_host_info{cluster=~"$cluster", job=~"$job", account=~"$account"}, hostname)', multi: true, includeAll: true, hidden: false },
+      { name: 'job', query: 'label_values(monapi_exporter_build_info{cluster=~"$cluster"}, job)', multi: true, includeAll: true, allValue: '.+', hidden: false },
+      { name: 'instance', query: 'label_values(monapi_exporter_build_info{cluster=~"$cluster", job=~"$job"}, instance)', multi: true, includeAll: true, allValue: '.+', hidden: false },
+      { name: 'account', query: 'label_values(monapi_up{cluster=~"$cluster", job=~"$job", instance=~"$instance"}, account)', multi: true, includeAll: true, allValue: '.+', hidden: false },
       {
-        name: 'host',
-        query: 'label_values(monapi_host_info{cluster=~"$cluster", job=~"$job", account=~"$account", hostname=~"$hostname"}, host_uuid)',
+        name: 'hostname',
+        query: 'label_values(monapi_host_info{cluster=~"$cluster", job=~"$job", instance=~"$instance", account=~"$account"}, hostname)',
         multi: true,
         includeAll: true,
+        allValue: '.+',
+        hidden: false,
+      },
+      {
+        name: 'host',
+        query: 'label_values(monapi_host_info{cluster=~"$cluster", job=~"$job", instance=~"$instance", account=~"$account", hostname=~"$hostname"}, host_uuid)',
+        multi: true,
+        includeAll: true,
+        allValue: '.+',
         hidden: true,
       },
     ]);
@@ -146,7 +170,7 @@ describe('dashboards', () => {
     }
   });
 
-  it('filter every selector of every panel and variable query by the cluster and job variables', () => {
+  it('filter every selector of every panel and variable query by the cluster and job variables (instance too: conventions.test.ts)', () => {
     const unscoped: string[] = [];
     let selectors = 0;
     for (const dashboard of dashboards) {
@@ -156,7 +180,8 @@ describe('dashboards', () => {
           selectors++;
           // The cluster variable's own query comes before any cluster is chosen.
           if (where === '$cluster') continue;
-          const job = metric === 'ALERTS' ? 'job=~"$job|"' : 'job=~"$job"';
+          // Alerts about an account have no job (their rule aggregated it away): the query joins them to the picked exporters' accounts.
+          const job = metric === 'ALERTS' && matchers.includes('job=""') ? 'job=""' : 'job=~"$job"';
           if (!matchers.includes('cluster=~"$cluster"') || (!matchers.includes(job) && where !== '$job')) unscoped.push(`${dashboard.uid}: ${where}: ${selector}`);
         }
       }
