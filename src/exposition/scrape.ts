@@ -50,7 +50,26 @@ export class SelfMetricsCache {
     });
     return tail;
   }
+
+  /**
+   * Series the self-metrics add to a scrape (sample lines of the text format: a histogram
+   * counts each bucket, its sum and its count, as Prometheus stores them), from the rendering
+   * scrapes share.
+   */
+  async series(): Promise<number> {
+    const { raw } = await this.tail('text');
+    let count = 0;
+    let lineStart = 0;
+    for (let end = raw.indexOf(NEWLINE); end >= 0; end = raw.indexOf(NEWLINE, lineStart)) {
+      if (end > lineStart && raw[lineStart] !== HASH) count++;
+      lineStart = end + 1;
+    }
+    return count;
+  }
 }
+
+const NEWLINE = 0x0a;
+const HASH = 0x23;
 
 /**
  * Self-metrics that can go into the body: valid, and not clashing with a family the store
