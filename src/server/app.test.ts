@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { request } from 'node:http';
 import { promisify } from 'node:util';
 import { gunzipSync } from 'node:zlib';
@@ -10,6 +11,7 @@ import { rawRequest } from '../../test/server/http.js';
 import { joinBody } from '../exposition/gzip.js';
 import { MetricStore } from '../exposition/store.js';
 import { FakeClock } from '../lib/clock.js';
+import { Redactor } from '../lib/redact.js';
 import { createServer, startHttpServer, type FailingSource, type RunningServer, type ServerOptions, type StatusProvider } from './app.js';
 import type { MissingField } from './status.js';
 
@@ -312,16 +314,79 @@ describe('other routes', () => {
     expect(JSON.parse((await rawRequest(`${url}/status`)).body.toString())).toEqual({ changed: ['x'] });
   });
 
+  const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8';
+
+  it.each([
+    ['no Accept', {}, ''],
+    ['*/*', { accept: '*/*' }, ''],
+    ['application/json', { accept: 'application/json' }, ''],
+    ['JSON before HTML', { accept: 'application/json, text/html' }, ''],
+    ['text/plain', { accept: 'text/plain' }, ''],
+    ['a browser asking for ?format=json', { accept: BROWSER_ACCEPT }, '?format=json'],
+  ])('answers /status with the JSON for %s', async (_name, headers: Record<string, string>, query) => {
+    const { url, status } = await serve();
+    const res = await rawRequest(`${url}/status${query}`, { headers });
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(res.headers.vary).toBe('Accept');
+    expect(JSON.parse(res.body.toString())).toEqual(status.payload);
+  });
+
+  it.each([
+    ['a browser', { accept: BROWSER_ACCEPT }, ''],
+    ['HTML before JSON', { accept: 'text/html, application/json' }, ''],
+    ['?format=html', {}, '?format=html'],
+  ])('answers /status with the HTML page for %s, under a strict Content-Security-Policy', async (_name, headers: Record<string, string>, query) => {
+    const { url } = await serve();
+    const res = await rawRequest(`${url}/status${query}`, { headers });
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(res.headers.vary).toBe('Accept');
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.headers['x-content-type-options']).toBe('nosniff');
+    const csp = String(res.headers['content-security-policy']);
+    expect(csp.split('; ')).toEqual(expect.arrayContaining(["default-src 'none'", "frame-ancestors 'none'", "base-uri 'none'", "form-action 'none'"]));
+    // The one inline style sheet is allowed by its hash, and nothing else: no script at all.
+    const style = /<style>([\s\S]*?)<\/style>/.exec(res.body.toString())?.[1] ?? '';
+    expect(csp).toContain(`style-src 'sha256-${createHash('sha256').update(style).digest('base64')}'`);
+    expect(csp).not.toContain('script-src');
+    expect(res.body.toString()).not.toMatch(/<script|\sstyle=|\son[a-z]+=/i);
+    expect(res.body.toString()).toContain('<meta name="viewport" content="width=device-width, initial-scale=1">');
+  });
+
+  it('refuses an unknown ?format on /status', async () => {
+    const { url } = await serve();
+    expect((await rawRequest(`${url}/status?format=xml`)).status).toBe(400);
+  });
+
+  it('scrubs keys from the HTML status before escaping, so an echoed key with & or < is found whole', async () => {
+    const redactor = new Redactor();
+    const key = 'k3y&<secret>42';
+    redactor.add(key);
+    const { url, status } = await serve({ redactor });
+    status.payload = { accounts: [{ account: 'prod', up: true, sources: [{ source: 'hosts', up: false, reason: 'unauthorized', last_error: { message: `invalid key ${key}` } }] }] };
+    const html = (await rawRequest(`${url}/status?format=html`)).body.toString();
+    expect(html).toContain('invalid key [REDACTED]');
+    expect(html).not.toContain('k3y');
+  });
+
   it('shows a landing page with version, links and state', async () => {
-    const { url } = await serve({ telemetryPath: '/custom' });
+    // A clock that stands still: the page and the scrape share one rendering of the self-metrics.
+    const { url, store } = await serve({ telemetryPath: '/custom', clock: new FakeClock(Date.UTC(2026, 10, 22)) });
     const res = await rawRequest(`${url}/`);
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
     const html = res.body.toString();
     expect(html).toContain('9.9.9-test');
     for (const link of ['/custom', '/status', '/-/healthy', '/-/ready']) expect(html).toContain(`href="${link}"`);
-    expect(html).toContain('not ready (first poll still running)');
-    expect(html).toMatch(/\d+ series exposed/);
+    expect(html).toContain('Starting: not ready (first poll still running)');
+    expect(html).not.toContain('Every source works');
+    // Every series /metrics serves, the self-metrics included and said apart.
+    const body = (await rawRequest(`${url}/custom`, { headers: { accept: 'text/plain' } })).body.toString();
+    const samples = body.split('\n').filter((l) => l !== '' && !l.startsWith('#')).length;
+    const said = /(\d+) series on <a href="\/custom">\/custom<\/a>: (\d+) from the upstream APIs and (\d+) about the exporter itself/.exec(html);
+    expect(said?.slice(1).map(Number)).toEqual([samples, store.snapshot().series, samples - store.snapshot().series]);
+    expect(res.headers['content-security-policy']).toMatch(/^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/]+=*'; .*frame-ancestors 'none'$/);
   });
 
   it('names the failing sources and why on the landing page, escaped, while staying ready', async () => {
@@ -336,7 +401,9 @@ describe('other routes', () => {
     const html = (await rawRequest(`${url}/`)).body.toString();
     expect(html).toContain('account prod, source websites: <strong>decode_error</strong>: website list: no list found &#60;script&#62;');
     expect(html).toContain('account prod, source series: <strong>timeout</strong> (3 of 40 targets)');
-    expect(html).toContain('Upgrade: https://mon.example/upgrade?a=1&#38;b=2');
+    expect(html).toContain('<a href="https://mon.example/upgrade?a=1&#38;b=2" rel="noreferrer noopener">Upgrade: https://mon.example/upgrade?a=1&#38;b=2</a>');
+    expect(html).toContain('Ready, 3 of 3 sources failing');
+    expect(html).not.toContain('Every source works');
     expect(html).not.toContain('<script>');
     expect((await rawRequest(`${url}/-/ready`)).status).toBe(200);
   });

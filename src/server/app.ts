@@ -2,13 +2,14 @@ import type { RequestListener } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
+import { DEFAULT_SELF_METRICS_MAX_AGE_MS, SelfMetricsCache } from '../exposition/scrape.js';
 import type { MetricStore } from '../exposition/store.js';
-import type { Clock } from '../lib/clock.js';
+import { systemClock, type Clock } from '../lib/clock.js';
 import { requestFailureLogger } from './request-failures.js';
 import { processRedactor, type Redactor } from '../lib/redact.js';
 import { EXPORTER_VERSION } from '../version.js';
-import { landingPage } from './landing.js';
 import { mountLifecycle, type LifecycleRoutes } from './lifecycle.js';
+import { pageRoutes } from './pages.js';
 import type { StatusProvider } from './status.js';
 import { DEFAULT_MAX_CONCURRENT_SCRAPES, telemetryHandler } from './telemetry.js';
 
@@ -70,13 +71,18 @@ function methodNotAllowed(_req: Request, res: Response): void {
 
 /**
  * The exporter's HTTP interface: the telemetry path (content negotiation, gzip, HEAD), a
- * landing page, health and readiness probes and a JSON status. Scrapes only write bytes
- * the store already rendered and compressed, plus the few self-metrics.
+ * landing page, health and readiness probes and the status (HTML for browsers, JSON
+ * otherwise). Scrapes only write bytes the store already rendered and compressed, plus the
+ * few self-metrics.
  */
 export function createServer(options: ServerOptions): RequestListener {
   const { store, selfRegistry, status, log } = options;
   const telemetryPath = validateTelemetryPath(options.telemetryPath ?? DEFAULT_TELEMETRY_PATH);
   const version = options.version ?? EXPORTER_VERSION;
+  const clock = options.clock ?? systemClock;
+  const startedMs = clock.now();
+  // Shared with the scrapes, so the pages count the self-metrics' series without rendering them again.
+  const selfMetrics = new SelfMetricsCache(store, selfRegistry, options.selfMetricsMaxAgeMs ?? DEFAULT_SELF_METRICS_MAX_AGE_MS, clock);
   const serveTelemetry = telemetryHandler({
     store,
     selfRegistry,
@@ -84,6 +90,7 @@ export function createServer(options: ServerOptions): RequestListener {
     maxConcurrentScrapes: options.maxConcurrentScrapes ?? DEFAULT_MAX_CONCURRENT_SCRAPES,
     selfMetricsMaxAgeMs: options.selfMetricsMaxAgeMs,
     clock: options.clock,
+    selfMetrics,
   });
   const isTelemetryPath = telemetryPathMatcher(telemetryPath);
   const redactor = options.redactor ?? processRedactor;
@@ -95,24 +102,8 @@ export function createServer(options: ServerOptions): RequestListener {
 
   const notReadyReason = (): string => status.notReadyReason?.() ?? 'no data collected yet';
 
-  app.get('/', (_req: Request, res: Response) => {
-    res
-      .status(200)
-      .type('text/html; charset=utf-8')
-      .send(
-        // What the page quotes is scrubbed before it is cut and HTML-escaped; the page once more as a whole.
-        scrub(landingPage({
-          version,
-          telemetryPath,
-          ready: status.ready(),
-          notReadyReason: status.ready() ? undefined : scrub(notReadyReason()),
-          generation: store.generation,
-          series: store.snapshot().series,
-          failing: redactor.scrubValue(status.failingSources?.() ?? []),
-          missingFields: redactor.scrubValue(status.missingFields?.() ?? []),
-        })),
-      );
-  });
+  const pages = pageRoutes({ store, status, version, telemetryPath, redactor, clock, startedMs, notReadyReason, selfSeries: () => selfMetrics.series() });
+  app.get('/', pages.landing);
   app.all('/', methodNotAllowed);
 
   app.get('/-/healthy', (_req: Request, res: Response) => text(res, 200, 'OK\n'));
@@ -124,11 +115,7 @@ export function createServer(options: ServerOptions): RequestListener {
   });
   app.all('/-/ready', methodNotAllowed);
 
-  app.get('/status', (_req: Request, res: Response) => {
-    res.setHeader('Cache-Control', 'no-store');
-    // Each string scrubbed before JSON escapes it, then the text as a whole.
-    res.status(200).type('application/json; charset=utf-8').send(scrub(JSON.stringify(redactor.scrubValue(status.status())) ?? 'null'));
-  });
+  app.get('/status', pages.status);
   app.all('/status', methodNotAllowed);
 
   if (options.lifecycle) mountLifecycle(app, options.lifecycle, scrub);

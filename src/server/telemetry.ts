@@ -24,6 +24,8 @@ export interface TelemetryOptions {
   readonly selfMetricsMaxAgeMs?: number;
   /** Ages the self-metrics cache; default the system clock. */
   readonly clock?: Clock;
+  /** The rendering of the self-metrics to share (the landing page counts their series from it); default one of its own. */
+  readonly selfMetrics?: SelfMetricsCache;
 }
 
 export const DEFAULT_MAX_CONCURRENT_SCRAPES = 10;
@@ -106,7 +108,7 @@ export function telemetryHandler(options: TelemetryOptions): (req: IncomingMessa
   }
   const metrics = scrapeMetrics(options.selfRegistry);
   const failed = requestFailureLogger(log, options.clock);
-  const selfMetrics = new SelfMetricsCache(store, options.selfRegistry, options.selfMetricsMaxAgeMs ?? DEFAULT_SELF_METRICS_MAX_AGE_MS, options.clock);
+  const selfMetrics = options.selfMetrics ?? new SelfMetricsCache(store, options.selfRegistry, options.selfMetricsMaxAgeMs ?? DEFAULT_SELF_METRICS_MAX_AGE_MS, options.clock);
   let inFlight = 0;
 
   const serve = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
