@@ -144,9 +144,52 @@ describe('a found value must be what its field declares', () => {
     const body = { websites: [{ id: 1, status: 'up' }, { id: 2, status: 'paused' }, { id: 3, status: 'down' }] };
     const sites = monitoringDecoders.websites(body, context).value.websites;
     expect(sites.map((s) => [s.id, s.up, s.enabled])).toEqual([
-      [1, true, undefined],
+      [1, true, true],
       [2, undefined, false],
-      [3, false, undefined],
+      [3, false, true],
     ]);
+  });
+});
+
+describe('values of another kind than their field, seen on upstreams nobody on the team wrote', () => {
+  it('does not read numeric status codes as states: up is missing, never 0 for a paused site', () => {
+    const body = [
+      { id: 501, friendly_name: 'shop', status: 2 },
+      { id: 504, friendly_name: 'paused one', status: 0 },
+      { id: 503, friendly_name: 'down one', status: 9 },
+    ];
+    const decoded = monitoringDecoders.websites(body, context);
+    expect(decoded.value.websites.map((w) => w.up)).toEqual([undefined, undefined, undefined]);
+    expect(decoded.fields?.missing).toContain('up');
+  });
+
+  it('reads a status word as up and enabled at once', () => {
+    const body = { data: [1, 2, 3].map((id, i) => ({ id: String(id), type: 'monitors', attributes: { url: `https://s${id}.example.com`, status: ['up', 'down', 'paused'][i] } })) };
+    const sites = monitoringDecoders.websites(body, context).value.websites;
+    expect(sites.map((s) => [s.id, s.up, s.enabled])).toEqual([
+      [1, true, true],
+      [2, false, true],
+      [3, undefined, false],
+    ]);
+  });
+
+  it('splits a product/version type', () => {
+    const body = { components: [{ kind: 'web-server', software: 'nginx/1.26.2', name: 'nginx @ web-1' }] };
+    const [component] = monitoringDecoders.components(body, context).value.components;
+    expect(component).toMatchObject({ type: 'nginx', version: '1.26.2' });
+  });
+
+  it('reads a monitor-style query, and says an unreadable expression is no condition', () => {
+    const query = { rules: [{ id: 701, name: 'cpu', query: 'avg(last_5m):system.cpu.user{host:web-1,host:web-2} > 90' }] };
+    expect(monitoringDecoders.alertRules(query, context).value[0]).toMatchObject({ metric: 'system.cpu.user', operator: '>', threshold: 90, duration_seconds: 300 });
+    const unreadable = monitoringDecoders.alertRules({ rules: [{ id: 702, name: 'odd', query: 'anomalies(system.cpu.user, "basic", 2)' }] }, context);
+    expect(unreadable.value[0]?.metric).toBeUndefined();
+    expect(unreadable.fields?.missing).toEqual(expect.arrayContaining(['metric', 'operator', 'threshold']));
+  });
+
+  it('marks a scope it cannot read as unknown, so no "every host" is exported', () => {
+    const body = { rules: [{ id: 1, name: 'cpu', expression: 'system.cpu.user > 90', hosts: [{ hostname: 'web-1' }] }, { id: 2, name: 'all', expression: 'system.load.1 > 4' }] };
+    const rules = monitoringDecoders.alertRules(body, context).value;
+    expect(rules.map((r) => r.hosts_unknown)).toEqual([true, undefined]);
   });
 });

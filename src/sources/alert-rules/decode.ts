@@ -51,6 +51,8 @@ export interface AlertRule {
   readonly enabled?: boolean;
   /** The hosts the rule is bound to (its scope); undefined: every host. */
   readonly hosts?: readonly string[];
+  /** The rule names a scope that could not be read: which hosts it is bound to is unknown (never "every host"). */
+  readonly hosts_unknown?: true;
 }
 
 const OPERATOR_WORDS: Readonly<Record<string, string>> = {
@@ -68,11 +70,23 @@ export function normaliseOperator(text: string): string {
   return OPERATOR_WORDS[text.trim().toLowerCase()] ?? text.trim();
 }
 
-/** `system.cpu.user > 90`, `avg(system.cpu.user) >= 90%`, `nginx.http.status.5xx > 10 for 5m`. */
+/**
+ * A query in the monitor style of several vendors: `avg(last_5m):system.cpu.user{host:web-1} > 90`:
+ * an aggregation over a window, the metric with its scope, the comparison.
+ */
+const WINDOWED_QUERY = /^\s*[a-z_]+\(\s*last_(\d+\s*[smhdw])\s*\)\s*:\s*([a-z0-9_][a-z0-9_.|/-]*)\s*(?:\{[^}]*\})?\s*(.*)$/i;
+
+/** `system.cpu.user > 90`, `avg(system.cpu.user) >= 90%`, `nginx.http.status.5xx > 10 for 5m`, `avg(last_5m):system.cpu.user{host:web-1} > 90`. */
 export function parseExpression(
   text: string | undefined,
 ): { metric: string; operator: string; threshold: number; durationSeconds: number | undefined } | undefined {
   if (text === undefined) return undefined;
+  const windowed = WINDOWED_QUERY.exec(text);
+  if (windowed !== null) {
+    const [, window = '', metric = '', comparison = ''] = windowed;
+    const parsed = parseExpression(`${metric} ${comparison}`);
+    return parsed && { ...parsed, durationSeconds: parsed.durationSeconds ?? durationText(window.replace(/\s+/g, '')) };
+  }
   const match = EXPRESSION.exec(text);
   if (!match) return undefined;
   const [, metric = '', operator = '', value = '', duration] = match;
@@ -90,7 +104,7 @@ const RULE_LIST_KEYS = ['rules', 'alert_rules', 'alertRules', 'alerts'];
 
 export const decodeAlertRules: JsonDecoder<readonly AlertRule[]> = fieldListDecoder({ keys: RULE_LIST_KEYS, finders: ruleFinder }, (raw, context, options) => {
   const body = readFieldList(raw, context, { what: 'alert rule list', keys: RULE_LIST_KEYS, finder: ruleFinder(options?.fieldPaths) });
-  const rules = body.records.map((r): AlertRule => {
+  const rules = body.records.map((r, index): AlertRule => {
     const parsed = parseExpression(r.expression);
     const rule: { -readonly [K in keyof AlertRule]: AlertRule[K] } = { id: r.id ?? '' };
     const put = <K extends keyof AlertRule>(key: K, value: AlertRule[K] | undefined) => {
@@ -104,7 +118,12 @@ export const decodeAlertRules: JsonDecoder<readonly AlertRule[]> = fieldListDeco
     put('enabled', r.enabled);
     const hosts = r.hosts?.filter((uuid) => uuid.trim() !== '');
     if (hosts !== undefined && hosts.length > 0) rule.hosts = hosts;
+    if (body.unreadable[index]?.includes('hosts') === true) rule.hosts_unknown = true;
     return rule;
   });
-  return { value: rules, dropped: body.dropped, notes: body.notes, fields: body.report };
+  // An expression no rule's could be read is no condition: what it stood for is missing, said as such.
+  const unparsed = body.records.some((r) => r.expression !== undefined) && rules.every((rule) => rule.metric === undefined);
+  const missing = unparsed ? [...new Set([...body.report.missing, 'metric', 'operator', 'threshold'])] : body.report.missing;
+  const notes = unparsed ? [...body.notes, { field: 'expression', issue: `${body.report.found.expression?.sample ?? 'the expression'}: no metric, comparison and threshold could be read from it` }] : body.notes;
+  return { value: rules, dropped: body.dropped, notes, fields: { ...body.report, missing } };
 });

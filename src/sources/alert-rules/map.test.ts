@@ -55,6 +55,15 @@ describe('mapAlertRules', () => {
       ],
     },
     {
+      name: 'a rule whose scope could not be read: no hosts count, which would say every host',
+      input: [rule({ hosts_unknown: true })],
+      want: [
+        `monapi_alert_rule_enabled{${ID}} 1`,
+        `monapi_alert_rule_info{${ID},rule="cpu high",metric="system.cpu.user",operator=">"} 1`,
+        `monapi_alert_rule_threshold{${ID}} 0.9`,
+      ],
+    },
+    {
       name: 'odd values: empty strings, negative and huge thresholds, quotes escaped',
       input: [rule({ name: '', metric: '', operator: '', threshold: -1e300 }), rule({ id: '703', name: 'say "hi"\\', metric: 'custom.thing', threshold: 1e300, duration_seconds: 0 })],
       want: [

@@ -10,7 +10,7 @@ const FROM = 'from /alerts, polled in the background';
 
 export const ALERT_RULE_FAMILIES = {
   info: infoSpec('monapi_alert_rule_info', `Alert rule facts (value 1): name, watched agent metric and comparison operator, ${FROM}.`),
-  hosts: gaugeSpec('monapi_alert_rule_hosts', `Hosts the alert rule is bound to; 0: every host, ${FROM}.`),
+  hosts: gaugeSpec('monapi_alert_rule_hosts', `Hosts the alert rule is bound to; 0: every host; absent when upstream names a scope that could not be read, ${FROM}.`),
   host: infoSpec('monapi_alert_rule_host_info', `One series (value 1) per host the alert rule is bound to; a rule for every host has none, ${FROM}.`),
   enabled: gaugeSpec('monapi_alert_rule_enabled', `1 when the alert rule is enabled, else 0, ${FROM}.`),
   threshold: gaugeSpec(
@@ -48,7 +48,8 @@ export function mapAlertRules(rules: readonly AlertRule[], opts: AlertRuleMapOpt
       1,
     );
     const hosts = [...new Set(rule.hosts ?? [])];
-    c.add(ALERT_RULE_FAMILIES.hosts, id, hosts.length);
+    // 0 means every host: a scope that could not be read is no series, never that.
+    if (rule.hosts_unknown !== true) c.add(ALERT_RULE_FAMILIES.hosts, id, hosts.length);
     for (const hostUuid of hosts) c.add(ALERT_RULE_FAMILIES.host, { ...id, host_uuid: hostUuid }, 1);
     if (rule.enabled !== undefined) c.add(ALERT_RULE_FAMILIES.enabled, id, boolToNumber(rule.enabled));
     if (rule.threshold !== undefined) {

@@ -7,7 +7,7 @@ import { every, familyNames, groupName, type MonitoringSource, type SourceContex
 import { exactCertExpiryMs } from '../website-summary/map.js';
 import { WEBSITE_SUMMARIES } from '../website-summary/topics.js';
 import type { Website } from '../websites/decode.js';
-import { POLLED_WEBSITES } from '../websites/topics.js';
+import { SELECTED_WEBSITES } from '../websites/topics.js';
 import { CHECK_FIELDS, decodeChecks } from './decode.js';
 import { bucketsProblem, CHECK_FAMILIES, checksCadenceMs, DEFAULT_CHECK_BUCKETS, EMPTY_CHECKS_STATE, mapChecks, nextChecksQuery, type CheckBuckets, type ChecksState } from './map.js';
 import { decodeChecks as decodeChecksState, encodeChecks } from './state.js';
@@ -52,7 +52,8 @@ export const checksSource: MonitoringSource<CheckBuckets> = {
   fields: CHECK_FIELDS,
   priority: 'bulk',
   families: familyNames(CHECK_FAMILIES),
-  reads: [POLLED_WEBSITES, WEBSITE_SUMMARIES],
+  // Paused websites too, asked nothing: their counters stay, and the summary's certificate expiry goes on.
+  reads: [SELECTED_WEBSITES, WEBSITE_SUMMARIES],
   create: (ctx) => createChecksPoller(ctx),
 };
 
@@ -67,12 +68,13 @@ function createChecksPoller(ctx: SourceContext<MonitoringApi, CheckBuckets>) {
   let shownFromState: Set<string> | undefined;
   return {
     scope: 'target' as const,
-    targets: () => ctx.read(POLLED_WEBSITES),
+    targets: () => ctx.read(SELECTED_WEBSITES),
     cadence: (website: Website) => every(checksCadenceMs(ctx.cadenceMs('checks'), website.check_interval)),
-    requestsPerRun: () => 1,
+    // A paused website has no new checks: it is asked nothing.
+    requestsPerRun: (website: Website) => (website.enabled === false ? 0 : 1),
     async poll(website: Website, signal: AbortSignal) {
       if (shownFromState) {
-        const polled = ctx.read(POLLED_WEBSITES);
+        const polled = ctx.read(SELECTED_WEBSITES);
         for (const id of shownFromState) if (!polled.has(id)) ctx.sink.retract(group(id));
         shownFromState = undefined;
       }
@@ -80,7 +82,10 @@ function createChecksPoller(ctx: SourceContext<MonitoringApi, CheckBuckets>) {
       names.set(key, website.name);
       statesOf().sweep(ctx.clock.now());
       const previous = statesOf().get(key) ?? EMPTY_CHECKS_STATE;
-      const { value } = await ctx.upstream.get(CHECKS_ENDPOINT, { id: website.id }, { ...nextChecksQuery(previous, ctx.clock.now()) }, 'bulk');
+      const value =
+        website.enabled === false
+          ? { website_id: website.id, total: undefined, checks: [] }
+          : (await ctx.upstream.get(CHECKS_ENDPOINT, { id: website.id }, { ...nextChecksQuery(previous, ctx.clock.now()) }, 'bulk')).value;
       if (signal.aborted) return;
       const result = mapChecks(value, previous, {
         account: ctx.unit.name,

@@ -44,6 +44,7 @@ export interface ComponentList {
 }
 
 const componentFinder = findersOf(COMPONENT_FIELDS);
+const PRODUCT_VERSION = /^\s*([A-Za-z][\w.-]*?)\/v?(\d[\w.+~-]*)\s*$/;
 const nonEmpty = (text: string | undefined) => (text === undefined || text.trim() === '' ? undefined : text);
 
 const COMPONENT_LIST_KEYS = ['components', 'objects', 'instances', 'servers', 'detected'];
@@ -63,6 +64,12 @@ export const decodeComponents: JsonDecoder<ComponentList> = fieldListDecoder({ k
     for (const key of ['id', 'type', 'display_name', 'name', 'version'] as const) {
       const value = nonEmpty(r[key]);
       if (value !== undefined) component[key] = value;
+    }
+    // `nginx/1.26.2`, as a Server header writes it: the software, and its version.
+    const product = component.type === undefined ? undefined : PRODUCT_VERSION.exec(component.type);
+    if (product?.[1] !== undefined && product[2] !== undefined) {
+      component.type = product[1];
+      component.version ??= product[2];
     }
     return component;
   });

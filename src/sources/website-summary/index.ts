@@ -2,14 +2,14 @@ import { MINUTE } from '../../config/schema.js';
 import { endpoint } from '../../upstream/monitoring/client.js';
 import { every, groupName, type MonitoringSource } from '../source.js';
 import { decodeWebsiteSummary, WEBSITE_SUMMARY_FIELDS, type WebsiteSummary } from '../websites/decode.js';
-import { POLLED_WEBSITES } from '../websites/topics.js';
+import { SELECTED_WEBSITES } from '../websites/topics.js';
 import { mapWebsiteSummary } from './map.js';
 import { WEBSITE_SUMMARIES } from './topics.js';
 
 export const WEBSITE_SUMMARY_ENDPOINT = endpoint('/websites/{id}', decodeWebsiteSummary);
 
 /**
- * `/websites/{id}`, once per selected website at a slow cadence (uptime and TTFB aggregates,
+ * `/websites/{id}`, once per selected website (paused ones included) at a slow cadence (uptime and TTFB aggregates,
  * TLS and the certificate's expiry change slowly): its longer uptime windows are published
  * here; its 24-hour aggregates and certificate expiry complete the websites and checks
  * series (see map.ts).
@@ -26,7 +26,8 @@ export const websiteSummarySource: MonitoringSource = {
   priority: 'bulk',
   // Its one family, the uptime windows, is the websites source's (declared there; this source needs that one).
   families: [],
-  reads: [POLLED_WEBSITES],
+  // Paused websites too: no checks are made, but the certificate still expires and the summary says when.
+  reads: [SELECTED_WEBSITES],
   create(ctx) {
     // The website list and the checks read the answers at their next poll; no job follows
     // them, so they are provided once and kept up to date in place.
@@ -35,7 +36,7 @@ export const websiteSummarySource: MonitoringSource = {
     const group = (key: string) => groupName('website_summary', ctx.unit.name, key);
     return {
       scope: 'target',
-      targets: () => ctx.read(POLLED_WEBSITES),
+      targets: () => ctx.read(SELECTED_WEBSITES),
       cadence: () => every(ctx.cadenceMs('website_summary')),
       requestsPerRun: () => 1,
       async poll(website: { readonly id: number; readonly name: string }, signal) {

@@ -59,7 +59,8 @@ export const WEBSITE_FIELDS = declareFields({
     about: 'whether upstream checks the website (paused or disabled websites get no checks requests)',
     words: [['enabled'], ['active'], ['paused'], ['disabled'], ['monitoring'], ['status'], ['state']],
     not: ['code', 'at', 'checks'],
-    trueWords: ['active', 'enabled', 'running', 'monitoring', 'monitored', 'on', 'yes', 'true', 'resumed'],
+    // A website whose status says how its latest check went (`up`, `down`) is being checked.
+    trueWords: ['active', 'enabled', 'running', 'monitoring', 'monitored', 'on', 'yes', 'true', 'resumed', 'up', 'down', 'online', 'offline', 'ok', 'failing', 'healthy', 'unhealthy', 'degraded'],
     falseWords: ['paused', 'disabled', 'inactive', 'suspended', 'stopped', 'off', 'no', 'false', 'archived'],
   },
   check_interval: { kind: 'duration', about: 'time between two checks', words: [['interval'], ['frequency'], ['every']], not: ['next'], unit: 'seconds' },
@@ -70,6 +71,7 @@ export const WEBSITE_FIELDS = declareFields({
 const SUMMARY_FIGURES = {
   uptime_24h: AGGREGATES.uptime_24h,
   ttfb_avg_24h: AGGREGATES.ttfb_avg_24h,
+  ttfb_p95_24h: AGGREGATES.ttfb_p95_24h,
   uptime_7d: { kind: 'ratio', about: 'share of successful checks over 7 days', words: [['uptime'], ['availability']], period: '7d' },
   uptime_30d: { kind: 'ratio', about: 'share of successful checks over 30 days', words: [['uptime'], ['availability']], period: '30d' },
   tls_version: { kind: 'string', about: 'the TLS version of the latest connection', words: [['tls', 'version'], ['protocol']], not: ['http'] },
@@ -86,7 +88,7 @@ export const WEBSITE_SUMMARY_FIELDS = declareFields({
 
 export type WebsiteAggregates24h = Omit<FieldRecord<typeof AGGREGATES>, never>;
 /** The 24-hour aggregates the summary gives too, which fill the list's gaps. */
-export const SUMMARY_AGGREGATES = ['uptime_24h', 'ttfb_avg_24h'] as const satisfies readonly (keyof WebsiteAggregates24h)[];
+export const SUMMARY_AGGREGATES = ['uptime_24h', 'ttfb_avg_24h', 'ttfb_p95_24h'] as const satisfies readonly (keyof WebsiteAggregates24h)[];
 export type SummaryAggregate = (typeof SUMMARY_AGGREGATES)[number];
 
 export interface Website extends Partial<WebsiteAggregates24h> {

@@ -5,14 +5,14 @@ import { every, familyNames, groupName, type MonitoringSource } from '../source.
 import { WEBSITE_SUMMARIES } from '../website-summary/topics.js';
 import { decodeWebsites, WEBSITE_FIELDS, type Website } from './decode.js';
 import { mapWebsites, selectWebsites, WEBSITE_FAMILIES, withSummary, type WebsiteFilters } from './map.js';
-import { POLLED_WEBSITES } from './topics.js';
+import { SELECTED_WEBSITES } from './topics.js';
 
 export const WEBSITES_ENDPOINT = endpoint('/websites', decodeWebsites);
 
 /**
  * `/websites`: the 24-hour aggregates of every website, and the websites the per-website
- * sources poll: those the website filters select, less those upstream does not check
- * (`enabled: false`), which cannot have new checks.
+ * sources poll: those the website filters select; those upstream does not check
+ * (`enabled: false`) are asked for their summary only, since they cannot have new checks.
  */
 export const websitesSource: MonitoringSource<WebsiteFilters> = {
   name: 'websites',
@@ -42,12 +42,10 @@ export const websitesSource: MonitoringSource<WebsiteFilters> = {
         const summaries = ctx.read(WEBSITE_SUMMARIES);
         const websites = value.websites.map((site) => withSummary(site, summaries.get(site.id)));
         ctx.sink.publish(groupName('websites', ctx.unit.name), mapWebsites(websites, { account: ctx.unit.name }));
-        const polled = new Map<string, Website>();
-        for (const website of selectWebsites(websites, ctx.settings)) {
-          if (website.enabled !== false && !polled.has(String(website.id))) polled.set(String(website.id), website);
-        }
-        polledCount = polled.size;
-        ctx.provide(POLLED_WEBSITES, polled);
+        const selected = new Map<string, Website>();
+        for (const website of selectWebsites(websites, ctx.settings)) if (!selected.has(String(website.id))) selected.set(String(website.id), website);
+        polledCount = [...selected.values()].filter((website) => website.enabled !== false).length;
+        ctx.provide(SELECTED_WEBSITES, selected);
       },
     };
   },

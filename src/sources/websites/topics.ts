@@ -1,5 +1,9 @@
 import { topic } from '../source.js';
 import type { Website } from './decode.js';
 
-/** Websites the per-website sources poll: selected by the website filters, and checked upstream (not `enabled: false`). */
-export const POLLED_WEBSITES = topic<ReadonlyMap<string, Website>>('websites', 'polled', new Map());
+/**
+ * Websites the per-website sources poll: those the website filters select, paused ones
+ * (`enabled: false`) included: they are asked for no checks, but a paused website's
+ * certificate still expires, and its summary says when.
+ */
+export const SELECTED_WEBSITES = topic<ReadonlyMap<string, Website>>('websites', 'selected', new Map());

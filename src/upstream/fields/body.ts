@@ -32,6 +32,8 @@ export interface FieldList<D extends FieldDecls> {
   readonly envelope: Readonly<Record<string, unknown>>;
   readonly dropped: DroppedItem[];
   readonly notes: { readonly field: string; readonly issue: string }[];
+  /** Per record, the fields it carries whose value could not be read (absent: none). */
+  readonly unreadable: readonly (readonly string[] | undefined)[];
   readonly report: FieldReport;
   /** Where the list was (`websites`, `data.items`, `(grouped by key)`), and how long. */
   readonly list: NonNullable<FieldReport['list']>;
@@ -138,12 +140,15 @@ export function readFieldList<D extends FieldDecls>(raw: unknown, context: Reque
     droppedAt.push([index, { path: `${listPath}[${index}]`, reason: problem.reason, field: problem.field, issue: `${problem.field} ${problem.issue}` }]);
   }
   const records: FieldRecord<D>[] = [];
+  const unreadable: (readonly string[] | undefined)[] = [];
   read.records.forEach((record, i) => {
     if (record === undefined) return;
     const problem = spec.unusable?.(record);
     const index = indexOf[i] ?? i;
-    if (problem === undefined) records.push(record);
-    else droppedAt.push([index, { path: `${listPath}[${index}]`, reason: 'missing_field', field: problem.field, issue: `${problem.field}: ${problem.issue}` }]);
+    if (problem === undefined) {
+      records.push(record);
+      unreadable.push(read.unreadable[i]);
+    } else droppedAt.push([index, { path: `${listPath}[${index}]`, reason: 'missing_field', field: problem.field, issue: `${problem.field}: ${problem.issue}` }]);
   });
   const dropped = droppedAt.sort(([a], [b]) => a - b).map(([, item]) => item);
   const report = { ...read.report, list: { path: listPath, length: items.length, ...(located.how !== undefined && { how: located.how }) } };
@@ -154,6 +159,7 @@ export function readFieldList<D extends FieldDecls>(raw: unknown, context: Reque
     envelope: located.envelope,
     dropped,
     notes: [...read.notes],
+    unreadable,
     report,
     list: report.list,
   };

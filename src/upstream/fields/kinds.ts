@@ -17,6 +17,8 @@ export interface KindRead<T> {
 /** What is known of all the values at one path in one response (a percentage shows in its largest). */
 export interface PathFacts {
   readonly max: number | undefined;
+  /** A state field's path holds numbers other than 0 and 1 in some item: codes, not states. */
+  readonly codes?: boolean;
 }
 
 const ok = <T>(value: T): Read<T> => ({ ok: true, value });
@@ -203,7 +205,10 @@ function readRate(raw: unknown, words: readonly string[], decl: FieldDecl): Kind
 const FALSE_STATES = ['false', 'no', 'off', 'disabled', 'inactive', 'paused', 'stopped', 'suspended', 'down', 'offline', 'failing', 'error'];
 const TRUE_STATES = ['true', 'yes', 'on', 'enabled', 'active', 'running', 'up', 'online', 'ok', 'healthy'];
 
-function readState(raw: unknown, words: readonly string[], decl: FieldDecl): KindRead<boolean> {
+function readState(raw: unknown, words: readonly string[], decl: FieldDecl, facts: PathFacts): KindRead<boolean> {
+  if (facts.codes === true && (typeof raw === 'number' || (typeof raw === 'string' && /^\s*-?\d+(\.\d+)?\s*$/.test(raw)))) {
+    return { read: invalid(`${describe(raw)} is one of several codes at this path (numbers other than 0 and 1), not a state`) };
+  }
   const falseWords = decl.falseWords ?? [];
   // A key that names the opposite (`paused: true` for "enabled") is read the other way round.
   const inverted = words.some((w) => falseWords.includes(w));
@@ -300,7 +305,7 @@ export function readKind<K extends FieldKind>(decl: FieldDecl<K>, raw: unknown, 
     case 'rate':
       return readRate(raw, words, decl) as KindRead<FieldValues[K]>;
     case 'state':
-      return readState(raw, words, decl) as KindRead<FieldValues[K]>;
+      return readState(raw, words, decl, facts) as KindRead<FieldValues[K]>;
     case 'timestamp':
       return { read: timestamp(raw) } as KindRead<FieldValues[K]>;
     case 'integer':

@@ -78,6 +78,8 @@ export interface FieldsRead<D extends FieldDecls> {
   readonly problems: readonly ItemFieldProblem[];
   /** Fields present but unreadable in an item that was kept: noted, not fatal. */
   readonly notes: readonly { readonly field: string; readonly issue: string }[];
+  /** Per item, the fields it carries whose value could not be read (absent: none), so "unknown" is never taken for "none". */
+  readonly unreadable: readonly (readonly string[] | undefined)[];
   readonly report: FieldReport;
 }
 
@@ -162,6 +164,8 @@ export function matchFields(decls: FieldDecls, leaves: readonly Leaf[], override
     taken.add(leaf.path.join('\u0000'));
   }
   const candidates: Candidate[] = [];
+  /** Fields that took a path whose value they cannot be (taken last, when nothing else fit). */
+  const unfitTaken = new Set<string>();
   names.forEach((field, fieldIndex) => {
     const decl = decls[field];
     if (decl === undefined || placed.has(field)) return;
@@ -178,6 +182,7 @@ export function matchFields(decls: FieldDecls, leaves: readonly Leaf[], override
     const leafKey = leaf.path.join('\u0000');
     if (leaf !== candidate.leaf && taken.has(leafKey)) continue;
     matches.set(candidate.field, { path: leaf.path, words: leaf.words, configured: false });
+    if (candidate.unfit === 1) unfitTaken.add(candidate.field);
     taken.add(leafKey);
     // A rate's object is read whole: the keys it reads (count, period) are its own; the others (`burst`) stay free.
     // An object of pairs (tags) is read whole too: every key in it is one of its items.
@@ -189,6 +194,17 @@ export function matchFields(decls: FieldDecls, leaves: readonly Leaf[], override
         }
       }
     }
+  }
+  // A state word may answer two questions (`status: "paused"`: not up, and not enabled; `"up"`:
+  // up, and enabled): a state field with no path of its own reads another state field's too.
+  for (const candidate of candidates) {
+    const decl = decls[candidate.field];
+    if ((matches.get(candidate.field) !== undefined && !unfitTaken.has(candidate.field)) || decl?.kind !== 'state' || candidate.unfit === 1) continue;
+    const key = candidate.leaf.path.join('\u0000');
+    const owner = [...matches].find(([field, match]) => match !== undefined && decls[field]?.kind === 'state' && match.path.join('\u0000') === key);
+    if (owner === undefined) continue;
+    matches.set(candidate.field, { path: candidate.leaf.path, words: candidate.leaf.words, configured: false });
+    unfitTaken.delete(candidate.field);
   }
   // Paths no field took, but whose words and value fit a field: read when the field's own is null in an item.
   for (const candidate of candidates) {
@@ -288,6 +304,7 @@ export class FieldFinder<D extends FieldDecls> {
     const found: Record<string, FoundField> = {};
     const problems: ItemFieldProblem[] = [];
     const notes: { field: string; issue: string }[] = [];
+    const unreadable: (string[] | undefined)[] = [];
     const records = items.map((item, index) => {
       const matches = matchesOf[index] ?? new Map<string, FieldMatch | undefined>();
       const record: Record<string, unknown> = {};
@@ -312,8 +329,11 @@ export class FieldFinder<D extends FieldDecls> {
         const { read, unit } = readKind(decl, raw, match.words, facts.get(pathText) ?? NO_FACTS);
         if (!read.ok) {
           if (decl.essential) problem ??= { index, reason: read.reason, field, issue: `${pathText}: ${read.detail}` };
-          else if (!(match.configured ?? false) && this.takenByAnother(field, match, raw, item, record, found)) continue;
-          else notes.push({ field, issue: `${pathText}: ${read.detail}` });
+          else if (!(match.configured ?? false) && this.takenByAnother(field, match, raw, item, record, found, facts.get(pathText) ?? NO_FACTS)) continue;
+          else {
+            notes.push({ field, issue: `${pathText}: ${read.detail}` });
+            (unreadable[index] ??= []).push(field);
+          }
           continue;
         }
         record[field] = read.value;
@@ -334,6 +354,7 @@ export class FieldFinder<D extends FieldDecls> {
       records,
       problems,
       notes,
+      unreadable,
       report: {
         found,
         missing,
@@ -357,6 +378,7 @@ export class FieldFinder<D extends FieldDecls> {
     item: Readonly<Record<string, unknown>>,
     record: Record<string, unknown>,
     found: Record<string, FoundField>,
+    facts: PathFacts,
   ): boolean {
     const leaf: Leaf = { path: match.path, words: match.words, object: false, list: Array.isArray(raw), depth: match.path.length };
     for (const [index, other] of this.names.entries()) {
@@ -364,7 +386,7 @@ export class FieldFinder<D extends FieldDecls> {
       if (other === field || decl === undefined || record[other] !== undefined || this.overrides[other] !== undefined) continue;
       const candidate = candidateOf(other, index, decl, leaf, 0, item);
       if (candidate === undefined || candidate.unfit === 1) continue;
-      const { read, unit } = readKind(decl, raw, match.words, NO_FACTS);
+      const { read, unit } = readKind(decl, raw, match.words, facts);
       if (!read.ok) continue;
       record[other] = read.value;
       found[other] ??= { path: this.textOf(match.path), ...(unit !== undefined && { unit }), sample: clip(raw), configured: false };
@@ -373,21 +395,27 @@ export class FieldFinder<D extends FieldDecls> {
     return false;
   }
 
-  /** The largest number at each matched path of a ratio field, over every item. */
+  /**
+   * What the values at each matched path say over every item: the largest number at a ratio
+   * field's path (a percentage shows in its largest), and whether a state field's path holds
+   * numbers other than 0 and 1 (codes such as UptimeRobot's 0 paused, 2 up, 9 down: then no
+   * number there is a state, not even the 0).
+   */
   private pathFacts(items: readonly Readonly<Record<string, unknown>>[], matchesOf: readonly ReadonlyMap<string, FieldMatch | undefined>[]): Map<string, PathFacts> {
     const facts = new Map<string, PathFacts>();
-    const ratioFields = this.names.filter((n) => this.decls[n]?.kind === 'ratio');
-    if (ratioFields.length === 0) return facts;
+    const factFields = this.names.filter((n) => this.decls[n]?.kind === 'ratio' || this.decls[n]?.kind === 'state');
+    if (factFields.length === 0) return facts;
     items.forEach((item, index) => {
-      for (const field of ratioFields) {
+      for (const field of factFields) {
         const match = matchesOf[index]?.get(field);
         if (match === undefined) continue;
         const raw = valueAt(item, match.path);
-        const value = typeof raw === 'number' ? raw : typeof raw === 'string' ? Number.parseFloat(raw) : Number.NaN;
+        const value = typeof raw === 'number' ? raw : typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : Number.NaN;
         if (!Number.isFinite(value)) continue;
         const key = this.textOf(match.path);
-        const max = facts.get(key)?.max;
-        facts.set(key, { max: max === undefined ? value : Math.max(max, value) });
+        const known = facts.get(key) ?? NO_FACTS;
+        if (this.decls[field]?.kind === 'state') facts.set(key, { ...known, codes: (known.codes ?? false) || (value !== 0 && value !== 1) });
+        else facts.set(key, { ...known, max: known.max === undefined ? value : Math.max(known.max, value) });
       }
     });
     return facts;

@@ -3,7 +3,10 @@ import { checksSource } from '../../../src/sources/checks/index.js';
 import type { Website } from '../../../src/sources/websites/decode.js';
 import { startSourceHarness, type SourceHarness } from '../../support/sim-harness.js';
 import { websitesSource } from '../../../src/sources/websites/index.js';
-import { POLLED_WEBSITES } from '../../../src/sources/websites/topics.js';
+import { SELECTED_WEBSITES } from '../../../src/sources/websites/topics.js';
+
+/** The websites asked for checks: those selected, less the paused ones. */
+const checkedOf = <W extends { readonly enabled?: boolean }>(selected: ReadonlyMap<string, W>) => new Map([...selected].filter(([, w]) => w.enabled !== false));
 import { websiteSummarySource } from '../../../src/sources/website-summary/index.js';
 import { WEBSITE_SUMMARIES } from '../../../src/sources/website-summary/topics.js';
 
@@ -20,7 +23,7 @@ describe('website summary against the simulator', () => {
     harness = await startSourceHarness({ websites: 2 });
     const h = harness;
     await h.unitSource(websitesSource).poll(signal());
-    const [site] = h.read(POLLED_WEBSITES).values();
+    const [site] = checkedOf(h.read(SELECTED_WEBSITES)).values();
     if (!site) throw new Error('no websites');
     const summaries = h.targetSource<Website>(websiteSummarySource);
     const checks = h.targetSource<Website>(checksSource);

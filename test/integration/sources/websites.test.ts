@@ -1,6 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { WEBSITES_ENDPOINT, websitesSource } from '../../../src/sources/websites/index.js';
-import { POLLED_WEBSITES } from '../../../src/sources/websites/topics.js';
+import { SELECTED_WEBSITES } from '../../../src/sources/websites/topics.js';
+
+/** The websites asked for checks: those selected, less the paused ones. */
+const checkedOf = <W extends { readonly enabled?: boolean }>(selected: ReadonlyMap<string, W>) => new Map([...selected].filter(([, w]) => w.enabled !== false));
 import { changingClient, startSourceHarness, type SourceHarness } from '../../support/sim-harness.js';
 
 let harness: SourceHarness | undefined;
@@ -30,7 +33,7 @@ describe('websites source against the simulator', () => {
     const paused = expected.filter((w) => !w.enabled).map((w) => w.id);
     expect(paused.length).toBeGreaterThan(0);
     for (const id of paused) expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^monapi_website_enabled\\{account="sim",website_id="${id}",.*\\} 0$`)));
-    expect([...harness.read(POLLED_WEBSITES).values()].map((w) => w.id).sort()).toEqual(expected.map((w) => w.id).filter((id) => !excluded.includes(id) && !paused.includes(id)).sort());
+    expect([...checkedOf(harness.read(SELECTED_WEBSITES)).values()].map((w) => w.id).sort()).toEqual(expected.map((w) => w.id).filter((id) => !excluded.includes(id) && !paused.includes(id)).sort());
     expect(harness.topicChanges()).toBe(1);
   });
 
@@ -47,15 +50,15 @@ describe('websites source against the simulator', () => {
     if (!first) throw new Error('no websites');
     const idLabel = `website_id="${first.id}"`;
     expect(harness.sink.lines(GROUP).some((l) => l.includes(idLabel))).toBe(true);
-    expect(harness.read(POLLED_WEBSITES).has(String(first.id))).toBe(true);
+    expect(checkedOf(harness.read(SELECTED_WEBSITES)).has(String(first.id))).toBe(true);
 
     hidden.add(first.id);
     harness.clock.advance(60_000);
     await source.poll(new AbortController().signal);
     expect(harness.sink.lines(GROUP).some((l) => l.includes(idLabel))).toBe(false);
-    expect(harness.read(POLLED_WEBSITES).has(String(first.id))).toBe(false);
+    expect(checkedOf(harness.read(SELECTED_WEBSITES)).has(String(first.id))).toBe(false);
     const active = harness.simAccount.websites(harness.clock.now()).filter((w) => w.enabled);
-    expect(harness.read(POLLED_WEBSITES).size).toBe(active.length - 1);
+    expect(checkedOf(harness.read(SELECTED_WEBSITES)).size).toBe(active.length - 1);
     expect(harness.topicChanges()).toBe(2);
   });
 });
