@@ -102,7 +102,7 @@ function pngSize(png: Buffer): { width: number; height: number } {
 let browser: Browser;
 beforeAll(async () => {
   browser = await launchChromium();
-}, 60_000);
+}, 120_000);
 afterAll(async () => {
   await browser?.close();
 });
@@ -142,7 +142,7 @@ describe('the status page with hostile upstream text', () => {
       expect((await res.json()) as { accounts: { account: string }[] }).toMatchObject({ accounts: [{ account: 'agency' }, { account: 'shop' }, { account: 'legacy' }] });
     }
     expect((await fetch(`${url}/status`, { headers: { accept: BROWSER_ACCEPT } })).headers.get('content-type')).toBe('text/html; charset=utf-8');
-  });
+  }, 60_000);
 
   it('shows every hostile text as text, and none becomes an element, an attribute or a script', async () => {
     await page.open(`${running.exporter.url}/status`, DESKTOP);
@@ -172,7 +172,7 @@ describe('the status page with hostile upstream text', () => {
     expect(dom.text).toContain('Incomplete lists.');
     expect(dom.text).toContain('websites.up');
     expect(dom.text).toContain('  - name: agency\n    fields:\n      websites:\n        up: <dotted path>');
-  });
+  }, 60_000);
 
   it('fits a phone: no sideways scrolling even with very long words, tables as blocks', async () => {
     await page.open(`${running.exporter.url}/status`, PHONE);
@@ -188,7 +188,7 @@ describe('the status page with hostile upstream text', () => {
     expect(layout.scrollWidth).toBeLessThanOrEqual(PHONE.width);
     expect(layout.td).toBe('block');
     expect(layout.thead).toBe('none');
-  });
+  }, 60_000);
 
   it('has a landing page that says one thing about readiness, counts every series it serves and links to the status page', async () => {
     const url = running.exporter.url;
@@ -213,7 +213,7 @@ describe('the status page with hostile upstream text', () => {
     expect(store).toBe(running.exporter.store.snapshot().series);
     expect(self).toBe(samples - (store ?? 0));
     expect(dom.text).toContain(HOSTILE.error.slice(0, 100));
-  });
+  }, 60_000);
 });
 
 describe('the status page in plain words', () => {
@@ -247,5 +247,5 @@ describe('the status page in plain words', () => {
     // The pictures in the docs are of this page at these widths (made again with UPDATE_SCREENSHOTS=1).
     expect(pngSize(readFileSync(PICTURES.desktop)).width).toBe(DESKTOP.width);
     expect(pngSize(readFileSync(PICTURES.phone)).width).toBe(PHONE.width * PHONE.scale);
-  });
+  }, 60_000);
 });

@@ -80,7 +80,8 @@ export async function launchChromium(): Promise<Browser> {
   const child = spawn(CHROMIUM, [...FLAGS, ...(root ? ['--no-sandbox'] : []), `--user-data-dir=${profile}`, 'about:blank'], { stdio: ['ignore', 'ignore', 'pipe'] });
   const endpoint = await new Promise<string>((resolve, reject) => {
     let said = '';
-    const timer = setTimeout(() => reject(new Error(`chromium did not start in 30 s: ${said.slice(-2000)}`)), 30_000);
+    // Seconds on an idle machine; far more on two cores shared with a test run.
+    const timer = setTimeout(() => reject(new Error(`chromium did not start in 90 s: ${said.slice(-2000)}`)), 90_000);
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (chunk: string) => {
       said += chunk;
