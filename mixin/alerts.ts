@@ -9,8 +9,12 @@ import { promDuration, type MixinConfig } from './config.js';
  * (mixtool's convention: one line that groups well in a notification); the labels and value
  * of an alert are in its description (test/mixin/conventions.test.ts).
  *
- * Alerts on a series with a changing label (`monapi_up{reason}`) aggregate that label
- * away, so a new reason does not restart the `for:` timer or resolve and re-fire.
+ * Alerts keep one series per thing they are about: `monapi_up` and `monapi_source_up` have
+ * one series per account and source, and a reason is read from `monapi_up_reason` /
+ * `monapi_source_up_reason`, whose series always exist (1 for the current reason), and
+ * never becomes an alert label, so a new reason does not restart the `for:` timer or
+ * resolve and re-fire. The `max by`/`min by` keep the alerts about the account (or source)
+ * alone when two Prometheus jobs or instances scrape one exporter.
  */
 
 export type Severity = 'critical' | 'warning' | 'info';
@@ -91,7 +95,7 @@ export function alertGroups(config: MixinConfig): RuleGroup[] {
     {
       alert: 'MonapiUpstreamUnreachable',
       expr: `min by (account) (monapi_up) == 0
-  unless on(account) (monapi_up{reason=~"unauthorized|plan_required"} == 0)`,
+  unless on(account) (max by (account) (monapi_up_reason{reason=~"unauthorized|plan_required"}) == 1)`,
       for: f.upstreamUnreachable,
       severity: 'warning',
       summary: 'The Monitoring API does not answer for an account.',
@@ -101,7 +105,7 @@ export function alertGroups(config: MixinConfig): RuleGroup[] {
     },
     {
       alert: 'MonapiUpstreamUnauthorized',
-      expr: `min by (account) (monapi_up{reason="unauthorized"}) == 0`,
+      expr: `max by (account) (monapi_up_reason{reason="unauthorized"}) == 1`,
       for: f.upstreamAuth,
       severity: 'critical',
       summary: 'The Monitoring API refuses an account\'s API key.',
@@ -110,7 +114,7 @@ export function alertGroups(config: MixinConfig): RuleGroup[] {
     },
     {
       alert: 'MonapiUpstreamPlanRequired',
-      expr: `min by (account) (monapi_up{reason="plan_required"}) == 0`,
+      expr: `max by (account) (monapi_up_reason{reason="plan_required"}) == 1`,
       for: f.upstreamAuth,
       severity: 'critical',
       summary: 'An account\'s plan does not include the Monitoring API.',
@@ -160,7 +164,7 @@ export function alertGroups(config: MixinConfig): RuleGroup[] {
       summary: 'A source of an account keeps failing.',
       description:
         `Runs of source {{ $labels.source }} (account {{ $labels.account }}) have failed for ${promDuration(f.sourceFailing)} while the account itself answers: ` +
-        'its series keep their last values. The reason is on monapi_source_up and the failing targets on the exporter\'s /status page; docs/troubleshooting.md says what each reason means.',
+        'its series keep their last values. The reason is the one of monapi_source_up_reason at 1, the failing targets are on the exporter\'s /status page; docs/troubleshooting.md says what each reason means.',
     },
     {
       alert: 'MonapiListIncomplete',

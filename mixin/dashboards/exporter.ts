@@ -96,7 +96,7 @@ const errors: RowSpec = {
     {
       kind: 'statetimeline',
       title: 'Accounts answering',
-      description: 'Whether each account\'s Monitoring API answers (monapi_up); the reason is on the exporter\'s /status page and on monapi_up.',
+      description: 'Whether each account\'s Monitoring API answers (monapi_up); the reason is the one of monapi_up_reason at 1, and on the exporter\'s /status page.',
       unit: 'none',
       w: 8,
       h: 8,
@@ -122,7 +122,7 @@ const errors: RowSpec = {
     {
       kind: 'statetimeline',
       title: 'Sources working',
-      description: 'Whether each source\'s last run worked for every target (monapi_source_up); the reason is on monapi_source_up and the exporter\'s /status page.',
+      description: 'Whether each source\'s last run worked for every target (monapi_source_up); the reason is the one of monapi_source_up_reason at 1, and on the exporter\'s /status page.',
       unit: 'none',
       w: 8,
       h: 8,

@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { PlanFigures } from './plan.js';
-import type { SourceHealth } from './source-health.js';
+import { ACCOUNT_DOWN_REASONS, SOURCE_DOWN_REASONS, type AccountUp, type SourceHealth } from './source-health.js';
 
 /** A view of one unit's scheduling (an account, or the release lookups) that the self-metrics read at scrape time. */
 export interface SchedulingView {
@@ -11,7 +11,7 @@ export interface SchedulingView {
   /** Per source: seconds since the least recently refreshed target last succeeded. */
   staleness(nowMs: number): ReadonlyMap<string, number>;
   /** Whether the upstream answers the unit's key; undefined for a unit without `monapi_up` (the release lookups). */
-  up(): { readonly up: boolean; readonly reason: string } | undefined;
+  up(): AccountUp | undefined;
   lagSeconds(): number;
   /** Every declared field of every source that has had an answer, and whether no answer carries it. */
   fieldStates(): readonly { readonly source: string; readonly field: string; readonly missing: boolean }[];
@@ -30,6 +30,10 @@ export interface SchedulerMetrics {
 /**
  * Self-metrics of the scheduler: per job kind (source) freshness, duration and errors;
  * the plan figures that say why data is as old as it is; and `monapi_up` per account.
+ * A state is never a label whose value changes with it: `monapi_up` and `monapi_source_up`
+ * have one series per account and source whatever happens, and the reason is a family of
+ * its own with a series for every known reason, 1 for the current one (kube-state-metrics'
+ * `kube_pod_status_phase`), so that a failure changes values, never the set of series.
  * Long because it is one declaration per family, each read at scrape time from the views;
  * kept together so the names, help texts and labels can be read as one table.
  */
@@ -135,11 +139,20 @@ export function createSchedulerMetrics(registry: Registry, clock: { now(): numbe
   );
   viewGauge(
     'monapi_up',
-    'Whether the account answers the exporter: 0 with reason unauthorized or plan_required after a 401 or 403, 0 with reason unreachable after repeated failures, 0 with reason pending before the first answer.',
+    'Whether the account answers the exporter: 1, or 0 before its first answer, after a 401 or 403 plan_required, or after repeated failures; monapi_up_reason says which.',
+    ['account'],
+    (g, v) => {
+      const state = v.up();
+      if (state) g.set({ account: v.account }, state.up ? 1 : 0);
+    },
+  );
+  viewGauge(
+    'monapi_up_reason',
+    `Why the account does not answer: 1 for the reason of monapi_up 0, 0 for the others, all 0 while it answers. Reasons: ${ACCOUNT_DOWN_REASONS.join(', ')} (docs/troubleshooting.md).`,
     ['account', 'reason'],
     (g, v) => {
       const state = v.up();
-      if (state) g.set({ account: v.account, reason: state.reason }, state.up ? 1 : 0);
+      if (state) for (const reason of ACCOUNT_DOWN_REASONS) g.set({ account: v.account, reason }, state.reason === reason ? 1 : 0);
     },
   );
 
@@ -149,9 +162,17 @@ export function createSchedulerMetrics(registry: Registry, clock: { now(): numbe
     });
   healthGauge(
     'monapi_source_up',
-    'Whether a source works: 1 (reason="") when the last run of every job of it succeeded; 0 while any fails, with the reason most of them share (unauthorized, plan_required, not_found, rate_limited, bad_request, http_5xx, timeout, network, decode_error, internal), or pending before its first run. /status names the failing targets; docs/troubleshooting.md says what to do.',
+    'Whether a source works: 1 when the last run of every job of it succeeded, 0 while any fails or before its first run; monapi_source_up_reason says why, /status names the failing targets.',
+    ['account', 'source'],
+    (g, account, h) => g.set({ account, source: h.source }, h.up ? 1 : 0),
+  );
+  healthGauge(
+    'monapi_source_up_reason',
+    `Why a source does not work: 1 for the reason of monapi_source_up 0 (the one most failing jobs share), 0 for the others, all 0 while it works. Reasons: ${SOURCE_DOWN_REASONS.join(', ')}; docs/troubleshooting.md says what to do.`,
     ['account', 'source', 'reason'],
-    (g, account, h) => g.set({ account, source: h.source, reason: h.reason }, h.up ? 1 : 0),
+    (g, account, h) => {
+      for (const reason of SOURCE_DOWN_REASONS) g.set({ account, source: h.source, reason }, h.reason === reason ? 1 : 0);
+    },
   );
   healthGauge(
     'monapi_source_failing_targets',

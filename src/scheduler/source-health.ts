@@ -4,12 +4,13 @@ import { FieldsMissingError, UpstreamError } from '../upstream/http/errors.js';
 /**
  * Whether each source works, in words operators can act on. A source is up when no job of
  * it failed on its last run; otherwise it is down with the reason most of its failing jobs
- * share. The reasons are a small fixed set (a label value), explained in
- * docs/troubleshooting.md.
+ * share. The reasons are a small fixed set, explained in docs/troubleshooting.md: each is
+ * a series of `monapi_source_up_reason` that always exists (1 for the current reason, 0 for
+ * the others), so that a failing source changes values, never series.
  */
 
-export const SOURCE_REASONS = [
-  '',
+/** Why a source is down: every value of the `reason` label of `monapi_source_up_reason`. */
+export const SOURCE_DOWN_REASONS = [
   'pending',
   'unauthorized',
   'plan_required',
@@ -23,10 +24,23 @@ export const SOURCE_REASONS = [
   'shape',
   'internal',
 ] as const;
-export type SourceReason = (typeof SOURCE_REASONS)[number];
+export type SourceDownReason = (typeof SOURCE_DOWN_REASONS)[number];
+/** A source's reason: '' while it is up. */
+export type SourceReason = SourceDownReason | '';
 
-/** The reason label of a failed run. */
-export function reasonOf(error: unknown): Exclude<SourceReason, '' | 'pending'> {
+/**
+ * Why an account does not answer (`monapi_up` 0): every value of the `reason` label of
+ * `monapi_up_reason`. `pending` before its first answer, `unauthorized` and `plan_required`
+ * after a 401 or a 403 plan_required, `unreachable` after repeated failures of other kinds.
+ */
+export const ACCOUNT_DOWN_REASONS = ['pending', 'unauthorized', 'plan_required', 'unreachable'] as const;
+export type AccountDownReason = (typeof ACCOUNT_DOWN_REASONS)[number];
+
+/** Whether an account answers, and if not, why. */
+export type AccountUp = { readonly up: true; readonly reason: '' } | { readonly up: false; readonly reason: AccountDownReason };
+
+/** The reason of a failed run. */
+export function reasonOf(error: unknown): Exclude<SourceDownReason, 'pending'> {
   // Answered and parsed, but none of the fields the source needs is there.
   if (error instanceof FieldsMissingError) return 'shape';
   if (error instanceof UpstreamError) {

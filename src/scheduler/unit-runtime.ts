@@ -13,7 +13,7 @@ import { computePlan, type PlanFigures } from './plan.js';
 import { Scheduler, type Job, type JobOutcome } from './scheduler.js';
 import type { FieldReport } from '../upstream/fields/resolve.js';
 import { FieldHealth, type FieldState, type ListState } from './field-health.js';
-import { failingSources, reasonOf, sourceHealth, type FailingSource, type RunRecord, type SourceHealth } from './source-health.js';
+import { failingSources, reasonOf, sourceHealth, type AccountUp, type FailingSource, type RunRecord, type SourceHealth } from './source-health.js';
 import type { TopicBoard } from './topics.js';
 
 export interface UnitRuntimeOptions<Api> {
@@ -101,7 +101,7 @@ export class UnitRuntime<Api = unknown> implements SchedulingView {
   /** The upstream-stated limit last acted on, so it is logged once per change. */
   private upstreamLimitKey = '';
   private consecutiveFailures = 0;
-  private authFailure: string | undefined;
+  private authFailure: 'unauthorized' | 'plan_required' | undefined;
   private answered = false;
   private cachedPlan: PlanFigures | undefined;
   private loggedPlanKey = '';
@@ -308,7 +308,8 @@ export class UnitRuntime<Api = unknown> implements SchedulingView {
     return new Map([...oldest].map(([source, ms]) => [source, Math.max(0, (nowMs - ms) / 1000)]));
   }
 
-  up(): { up: boolean; reason: string } | undefined {
+  /** Whether the account answers (`monapi_up`), and if not, why (`monapi_up_reason`); undefined for a unit without them. */
+  up(): AccountUp | undefined {
     if (!this.options.reportsUp) return undefined;
     if (this.authFailure) return { up: false, reason: this.authFailure };
     if (this.consecutiveFailures >= UNREACHABLE_AFTER) return { up: false, reason: 'unreachable' };

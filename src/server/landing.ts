@@ -31,7 +31,7 @@ export function landingPage(info: LandingPageInfo): string {
     info.failing.length === 0
       ? ''
       : `<h2>Failing sources</h2>
-<p>These sources keep their last data on ${path} and report <code>monapi_source_up 0</code> with the reason; docs/troubleshooting.md says what each reason means, and the <a href="/status">status page</a> shows their last errors.</p>
+<p>These sources keep their last data on ${path} and report <code>monapi_source_up 0</code>, and their reason as <code>monapi_source_up_reason 1</code>; docs/troubleshooting.md says what each reason means, and the <a href="/status">status page</a> shows their last errors.</p>
 <ul class="plain">
 ${info.failing.map(failingItem).join('\n')}
 </ul>`;

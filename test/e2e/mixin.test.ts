@@ -313,9 +313,10 @@ describe('the alert rules when the simulator sends a 429 storm', () => {
       [...run.servers.values()].map(async (server) => {
         await server.waitFor('ALERTS{alertstate="firing", alertname="MonapiRateLimited"}', firing('MonapiRateLimited'), 120_000);
         const unreachable = await server.waitFor('ALERTS{alertstate="firing", alertname="MonapiUpstreamUnreachable"}', firing('MonapiUpstreamUnreachable'), 120_000);
-        // One series per account whatever monapi_up's reason says.
+        // One series per account whatever the reason says.
         expect(unreachable.map((s) => Object.keys(s.metric).sort())).toEqual(both.map(() => ['__name__', 'account', 'alertname', 'alertstate', 'severity']));
-        expect((await server.query('monapi_up{reason="unreachable"}')).map((s) => s.metric.account).sort()).toEqual(both);
+        expect((await server.query('monapi_up_reason{reason="unreachable"} == 1')).map((s) => s.metric.account).sort()).toEqual(both);
+        expect((await server.query('monapi_up == 0')).map((s) => Object.keys(s.metric).sort())).toEqual(both.map(() => ['__name__', 'account', 'instance', 'job']));
       }),
     );
     expect([...run.servers.keys()]).toEqual([...PROMETHEUS_MAJORS]);

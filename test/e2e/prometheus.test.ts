@@ -160,10 +160,15 @@ describe.each(PROMETHEUS_MAJORS.flatMap((major) => SHAPE_SETS.map((set) => [majo
     const up = await prometheus.query(`up{job="monapi",${target}}`);
     expect(up.map((s) => s.value)).toEqual([1]);
     const accounts = await prometheus.query(`monapi_up{${target}}`);
-    expect(accounts.map((s) => [s.metric.account, s.metric.reason ?? '', s.value]).sort()).toEqual([
-      ['business', '', 1],
-      ['pro', '', 1],
+    expect(accounts.map((s) => [s.metric.account, s.metric.reason, s.value]).sort()).toEqual([
+      ['business', undefined, 1],
+      ['pro', undefined, 1],
     ]);
+    // Every reason has a series, none at 1 while the account answers.
+    const reasons = await prometheus.query(`monapi_up_reason{${target}}`);
+    expect(reasons.map((s) => `${s.metric.account}/${s.metric.reason} ${s.value}`).sort()).toEqual(
+      ['business', 'pro'].flatMap((account) => ['pending', 'plan_required', 'unauthorized', 'unreachable'].map((reason) => `${account}/${reason} 0`)),
+    );
     const failedScrapes = await prometheus.query('sum(prometheus_target_scrapes_sample_out_of_order_total + prometheus_target_scrapes_sample_duplicate_timestamp_total)');
     expect(failedScrapes[0]?.value ?? 0).toBe(0);
   });
@@ -281,8 +286,8 @@ describe.each(PROMETHEUS_MAJORS.flatMap((major) => SHAPE_SETS.map((set) => [majo
     // Checks were counted, not only started at 0.
     const [checks] = await prometheus.query(`sum(monapi_website_checks_total{${target}})`);
     expect(checks?.value).toBeGreaterThan(0);
-    const failing = await prometheus.query(`monapi_source_up{${target}} != 1`);
-    expect(failing.map((s) => `${s.metric.account}/${s.metric.source}: ${s.metric.reason}`)).toEqual([]);
+    const failing = await prometheus.query(`monapi_source_up_reason{${target}} == 1 or monapi_source_up{${target}} != 1`);
+    expect(failing.map((s) => `${s.metric.account}/${s.metric.source}: ${s.metric.reason ?? 'no reason'}`)).toEqual([]);
     const sources = await prometheus.query(`count(monapi_source_up{${target}} == 1)`);
     expect(sources[0]?.value).toBeGreaterThanOrEqual(2 * 11);
     const dropped = await prometheus.query(`monapi_decode_dropped_items_total{${target}} > 0`);

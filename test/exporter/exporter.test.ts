@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { drive, type Driven } from '../support/drive.js';
-import { sampleValue } from '../support/exposition-text.js';
+import { sampleValue, samplesOf } from '../support/exposition-text.js';
 
 /** The whole exporter against the simulator on a fake clock: behaviour an operator relies on. */
 
@@ -23,9 +23,14 @@ describe('the exporter against the simulator', () => {
     });
     await driven.advance(30_000);
     const body = await driven.scrape();
-    expect(sampleValue(body, 'monapi_up{account="good",reason=""}')).toBe(1);
-    expect(sampleValue(body, 'monapi_up{account="starter",reason="plan_required"}')).toBe(0);
-    expect(sampleValue(body, 'monapi_up{account="wrong",reason="unauthorized"}')).toBe(0);
+    expect(sampleValue(body, 'monapi_up{account="good"}')).toBe(1);
+    expect(sampleValue(body, 'monapi_up{account="starter"}')).toBe(0);
+    expect(sampleValue(body, 'monapi_up{account="wrong"}')).toBe(0);
+    expect(samplesOf(body, 'monapi_up_reason').filter((line) => line.endsWith(' 1'))).toEqual([
+      'monapi_up_reason{account="starter",reason="plan_required"} 1',
+      'monapi_up_reason{account="wrong",reason="unauthorized"} 1',
+    ]);
+    expect(samplesOf(body, 'monapi_up_reason')).toHaveLength(3 * 4);
     // A refused key is an answer: the exporter is ready and says so through monapi_up.
     expect(driven.exporter.ready()).toBe(true);
     const status = await (await fetch(`${driven.exporter.url}/status`)).text();

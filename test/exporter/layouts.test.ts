@@ -100,7 +100,8 @@ describe.each(LAYOUTS.map((l) => [l.name, l] as const))('in the %s layout', (nam
     expect(lines(body, /^monapi_source_up\{/).filter((l) => !l.endsWith(' 1'))).toEqual([]);
     expect(lines(body, /^monapi_decode_field_missing\{.* 1$/)).toEqual([]);
     expect(lines(body, /^monapi_list_incomplete\{/).filter((l) => !l.endsWith(' 0'))).toEqual([]);
-    expect(lines(body, /^monapi_up\{account="pro"/)).toEqual(['monapi_up{account="pro",reason=""} 1']);
+    expect(lines(body, /^monapi_up\{account="pro"/)).toEqual(['monapi_up{account="pro"} 1']);
+    expect(lines(body, /^monapi_(source_)?up_reason\{/).filter((l) => !l.endsWith(' 0'))).toEqual([]);
   });
 
   it("exports every item of every list, as many as the simulator's totals", () => {

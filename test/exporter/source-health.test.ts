@@ -6,9 +6,10 @@ import { drive, type Driven } from '../support/drive.js';
 import { sampleValue, samplesOf } from '../support/exposition-text.js';
 
 /**
- * Every failure is visible where operators look: monapi_source_up per source with a reason,
- * /status and the landing page, while readiness stays about the process. And the request
- * budget follows the rate limit /account states when it is lower than the configured one.
+ * Every failure is visible where operators look: monapi_source_up per source and
+ * monapi_source_up_reason, /status and the landing page, while readiness stays about the
+ * process; and a failure changes values, never the set of series. And the request budget
+ * follows the rate limit /account states when it is lower than the configured one.
  */
 
 let driven: Driven | undefined;
@@ -39,14 +40,15 @@ describe('source health', () => {
     await driven.advance(90_000);
     let body = await driven.scrape();
     const up = samplesOf(body, 'monapi_source_up');
-    for (const source of ['hosts', 'account', 'websites', 'checks', 'website_summary', 'alerts', 'alert_rules', 'series', 'components', 'metric_catalogue', 'host_details']) {
-      expect(up, source).toContain(`monapi_source_up{account="acme",source="${source}",reason=""} 1`);
-    }
+    const sources = ['hosts', 'account', 'websites', 'checks', 'website_summary', 'alerts', 'alert_rules', 'series', 'components', 'metric_catalogue', 'host_details', 'api_description'];
+    expect(up.sort()).toEqual(sources.map((source) => `monapi_source_up{account="acme",source="${source}"} 1`).sort());
 
     await setFaults(driven.simulator, { malformed_json: 1 });
     await driven.advance(61_000);
     body = await driven.scrape();
-    expect(sampleValue(body, 'monapi_source_up{account="acme",source="hosts",reason="decode_error"}')).toBe(0);
+    expect(sampleValue(body, 'monapi_source_up{account="acme",source="hosts"}')).toBe(0);
+    expect(sampleValue(body, 'monapi_source_up_reason{account="acme",source="hosts",reason="decode_error"}')).toBe(1);
+    expect(samplesOf(body, 'monapi_source_up_reason').filter((line) => line.startsWith('monapi_source_up_reason{account="acme",source="hosts",') && line.endsWith(' 1'))).toHaveLength(1);
     expect(sampleValue(body, 'monapi_source_failing_targets{account="acme",source="hosts"}')).toBe(1);
     // Still ready: a failing upstream must not make Prometheus stop scraping what is known.
     expect((await fetch(`${driven.exporter.url}/-/ready`)).status).toBe(200);
@@ -61,7 +63,8 @@ describe('source health', () => {
     await clearFaults(driven.simulator);
     await driven.advance(61_000);
     body = await driven.scrape();
-    expect(sampleValue(body, 'monapi_source_up{account="acme",source="hosts",reason=""}')).toBe(1);
+    expect(sampleValue(body, 'monapi_source_up{account="acme",source="hosts"}')).toBe(1);
+    expect(sampleValue(body, 'monapi_source_up_reason{account="acme",source="hosts",reason="decode_error"}')).toBe(0);
     expect(await (await fetch(`${driven.exporter.url}/`)).text()).toContain('Every source works.');
   });
 
@@ -70,7 +73,8 @@ describe('source health', () => {
     driven = await drive({ simulator: { hosts: 1, websites: 1 }, config: `accounts:\n${account('starter', 'KEY')}`, env: (sim) => ({ KEY: sim.keys.starter }), log });
     await driven.advance(30 * 60_000);
     const body = await driven.scrape();
-    expect(sampleValue(body, 'monapi_source_up{account="starter",source="hosts",reason="plan_required"}')).toBe(0);
+    expect(sampleValue(body, 'monapi_source_up{account="starter",source="hosts"}')).toBe(0);
+    expect(sampleValue(body, 'monapi_source_up_reason{account="starter",source="hosts",reason="plan_required"}')).toBe(1);
     const status = (await (await fetch(`${driven.exporter.url}/status`)).json()) as { accounts: { upgrade_url?: string }[] };
     const url = status.accounts[0]?.upgrade_url;
     expect(url).toMatch(/^https?:\/\//);
@@ -79,6 +83,92 @@ describe('source health', () => {
     expect(logged).toHaveLength(1);
     expect(logged[0]?.upgradeUrl).toBe(url);
     expect(JSON.stringify(lines)).not.toContain(driven.simulator.keys.starter);
+  });
+});
+
+/**
+ * The series of a text exposition by family (its `# TYPE` line): every sample's name and
+ * labels, without the value. A histogram's or summary's `_bucket`, `_sum` and `_count` lines
+ * belong to their family.
+ */
+function seriesByFamily(body: string): Map<string, string[]> {
+  const families = new Map<string, string[]>();
+  let family: string[] | undefined;
+  for (const line of body.split('\n')) {
+    const type = /^# TYPE (\S+) /.exec(line);
+    if (type) {
+      family = [];
+      families.set(type[1]!, family);
+    } else if (line !== '' && !line.startsWith('#')) {
+      if (family === undefined) throw new Error(`a sample before any # TYPE line: ${line}`);
+      family.push(line.slice(0, line.lastIndexOf(' ')));
+    }
+  }
+  for (const series of families.values()) series.sort();
+  return families;
+}
+
+/**
+ * Counters and histograms: their series only ever grow, as outcomes, status codes or values
+ * (a CDN's cache status) are seen for the first time, and never go while the exporter runs.
+ */
+const COUNTED = /^# TYPE (\S+) (counter|histogram)$/gm;
+
+describe('series identity', () => {
+  it.each([
+    ['unreachable: every request answered 503', { error_503: 1 }, 'unreachable', 'http_5xx'],
+    ['answering with broken JSON', { malformed_json: 1 }, 'unreachable', 'decode_error'],
+  ] as const)('keeps every series of every family when an account goes down and up again (%s)', async (_name, faults, accountReason, sourceReason) => {
+    driven = await drive({
+      simulator: { hosts: 2, websites: 1 },
+      config: `accounts:\n${account('acme', 'KEY')}${account('other', 'OTHER')}`,
+      env: (sim) => ({ KEY: sim.keys.pro, OTHER: sim.keys.business }),
+    });
+    await driven.advance(90_000);
+    const up = await driven.scrape();
+    expect(sampleValue(up, 'monapi_up{account="acme"}')).toBe(1);
+    expect(sampleValue(up, 'monapi_source_up{account="acme",source="hosts"}')).toBe(1);
+    expect([...up.matchAll(/^monapi_(source_)?up_reason\{.*\} 1$/gm)]).toEqual([]);
+
+    // Both accounts share the simulator, so both go down; "other" shows the same series stay for every account.
+    await setFaults(driven.simulator, faults);
+    await driven.advance(3 * 61_000);
+    const down = await driven.scrape();
+    expect(sampleValue(down, 'monapi_source_up{account="acme",source="hosts"}')).toBe(0);
+    expect(sampleValue(down, `monapi_source_up_reason{account="acme",source="hosts",reason="${sourceReason}"}`)).toBe(1);
+    expect(sampleValue(down, 'monapi_up{account="acme"}')).toBe(0);
+    expect(sampleValue(down, `monapi_up_reason{account="acme",reason="${accountReason}"}`)).toBe(1);
+
+    await clearFaults(driven.simulator);
+    await driven.advance(3 * 61_000);
+    const upAgain = await driven.scrape();
+    expect(sampleValue(upAgain, 'monapi_up{account="acme"}')).toBe(1);
+    expect(sampleValue(upAgain, 'monapi_source_up{account="acme",source="hosts"}')).toBe(1);
+    expect([...upAgain.matchAll(/^monapi_(source_)?up_reason\{.*\} 1$/gm)]).toEqual([]);
+
+    const [before, during, after] = [up, down, upAgain].map(seriesByFamily);
+    const counted = new Set([...up.matchAll(COUNTED)].map((m) => m[1]!));
+    // The same families in the three states; every other family with the same series in each.
+    expect([...during!.keys()].sort()).toEqual([...before!.keys()].sort());
+    expect([...after!.keys()].sort()).toEqual([...before!.keys()].sort());
+    for (const [family, series] of before!) {
+      if (counted.has(family)) {
+        // A counter keeps every series it had (the first error adds monapi_job_runs_total{outcome="error"}).
+        expect(during!.get(family), family).toEqual(expect.arrayContaining(series));
+        expect(after!.get(family), family).toEqual(expect.arrayContaining(during!.get(family)!));
+      } else {
+        expect(during!.get(family), `${family} down`).toEqual(series);
+        expect(after!.get(family), `${family} up again`).toEqual(series);
+      }
+    }
+    // The families whose series carried the state before this change are among those compared whole.
+    for (const family of ['monapi_up', 'monapi_up_reason', 'monapi_source_up', 'monapi_source_up_reason', 'monapi_hosts']) {
+      expect(counted.has(family), family).toBe(false);
+      expect(before!.get(family)?.length, family).toBeGreaterThan(0);
+    }
+    expect(counted.size).toBeGreaterThan(10);
+    expect(before!.size - counted.size).toBeGreaterThan(50);
+    expect(before!.get('monapi_up_reason')).toHaveLength(2 * 4);
   });
 });
 

@@ -159,7 +159,8 @@ describe('a restart shows what it restored at once', () => {
     await r.start({ stateFile });
     await r.advance(1_000);
     const after = await r.scrape();
-    expect(after).toMatch(/^monapi_up\{account="pro",reason="pending"\} 0$/m);
+    expect(after).toMatch(/^monapi_up\{account="pro"\} 0$/m);
+    expect(after).toMatch(/^monapi_up_reason\{account="pro",reason="pending"\} 1$/m);
     expect(counterLines(after, FAMILY)).toEqual(counterLines(before, FAMILY));
     expect(counterLines(after, 'monapi_website_checks_total')).toEqual(counterLines(before, 'monapi_website_checks_total'));
   }, 60_000);

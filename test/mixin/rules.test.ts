@@ -102,19 +102,25 @@ describe('alert rules', () => {
     }
   });
 
-  it('aggregate the reason label of monapi_up away, so a new reason neither resolves nor restarts an alert', () => {
-    const onUp = rules.filter((r) => /\bmonapi_up\b/.test(r.expr));
+  it('select monapi_up and monapi_source_up whole and read a reason only from its own family, aggregated, so a new reason neither resolves nor restarts an alert', () => {
+    const onUp = rules.filter((r) => /\bmonapi_(source_)?up(_reason)?\b/.test(r.expr));
     expect(onUp.map((r) => r.alert)).toEqual(['MonapiUpstreamUnreachable', 'MonapiUpstreamUnauthorized', 'MonapiUpstreamPlanRequired', 'MonapiSourceFailing']);
-    for (const rule of onUp.slice(0, 3)) expect(rule.expr, rule.alert).toMatch(/^min by \(account\) \(monapi_up[^)]*\) == 0/);
-    // Elsewhere monapi_up only ever appears aggregated by account.
     for (const rule of onUp) {
-      const bare = rule.expr.replace(/min by \(account\) \(monapi_up[^)]*\)/g, '').replace(/\(monapi_up\{reason=~"[^"]*"\} == 0\)/g, '');
-      expect(bare, rule.alert).not.toMatch(/\bmonapi_up\b/);
+      // One series per account (source): never a selector on a reason label of monapi_up or monapi_source_up.
+      expect(rule.expr, rule.alert).not.toMatch(/\bmonapi_(source_)?up\{/);
+      // monapi_up(_reason) only ever appears aggregated by account, monapi_source_up by account and source.
+      const bare = rule.expr
+        .replace(/min by \(account\) \(monapi_up\)/g, '')
+        .replace(/max by \(account\) \(monapi_up_reason\{reason=~?"[a-z_|]+"\}\)/g, '')
+        .replace(/min by \(account, source\) \(monapi_source_up\)/g, '');
+      expect(bare, rule.alert).not.toMatch(/\bmonapi_(source_)?up(_reason)?\b/);
     }
-    // The same holds for monapi_source_up's reason.
-    for (const rule of rules.filter((r) => /\bmonapi_source_up\b/.test(r.expr))) {
-      expect(rule.expr, rule.alert).toMatch(/^min by \(account, source\) \(monapi_source_up\) == 0/);
-    }
+    expect(onUp.map((r) => r.expr.match(/monapi_up_reason\{[^}]*\}/g) ?? [])).toEqual([
+      ['monapi_up_reason{reason=~"unauthorized|plan_required"}'],
+      ['monapi_up_reason{reason="unauthorized"}'],
+      ['monapi_up_reason{reason="plan_required"}'],
+      [],
+    ]);
   });
 
   it('use only metric families the exporter serves', () => {

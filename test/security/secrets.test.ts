@@ -132,8 +132,8 @@ describe('no key anywhere', () => {
     await p.exited();
     texts.logs = p.lines.join('\n');
 
-    expect(texts['/metrics']).toMatch(/monapi_up\{account="refused",reason="unauthorized"\} 0/);
-    for (const account of ['starter', 'starter-url', 'starter-b64', 'starter-upper']) expect(texts['/metrics']).toMatch(new RegExp(`monapi_up\\{account="${account}",reason="plan_required"\\} 0`));
+    expect(texts['/metrics']).toMatch(/monapi_up_reason\{account="refused",reason="unauthorized"\} 1/);
+    for (const account of ['starter', 'starter-url', 'starter-b64', 'starter-upper']) expect(texts['/metrics']).toMatch(new RegExp(`monapi_up_reason\\{account="${account}",reason="plan_required"\\} 1`));
     expect(texts.logs).toContain('"level":"debug"');
     expect(texts.logs).toContain('configuration reload failed');
     for (const [where, text] of Object.entries(texts)) {
@@ -207,3 +207,4 @@ remote_write:
     }
   }, 90_000);
 });
+

@@ -39,6 +39,7 @@ describe('mapHosts', () => {
         'monapi_hosts{account="prod",state="not_allowed"} 0',
         'monapi_hosts{account="prod",state="offline"} 0',
         'monapi_hosts{account="prod",state="online"} 1',
+        'monapi_hosts{account="prod",state="unknown"} 0',
       ],
     },
     {
@@ -49,6 +50,7 @@ describe('mapHosts', () => {
         'monapi_hosts{account="prod",state="not_allowed"} 0',
         'monapi_hosts{account="prod",state="offline"} 0',
         'monapi_hosts{account="prod",state="online"} 0',
+        'monapi_hosts{account="prod",state="unknown"} 0',
       ],
     },
     {
@@ -67,7 +69,7 @@ describe('mapHosts', () => {
     if (input.length === 0) expect(lines).toEqual(want);
   });
 
-  it('counts states: not_allowed wins over online', () => {
+  it('counts states: not_allowed wins over online; every state has a series, 0 or not', () => {
     const hosts = [
       host({ uuid: A, online: true, allowed: true }),
       host({ uuid: B, online: false, allowed: true }),
@@ -79,6 +81,7 @@ describe('mapHosts', () => {
       'monapi_hosts{account="prod",state="not_allowed"} 2',
       'monapi_hosts{account="prod",state="offline"} 1',
       'monapi_hosts{account="prod",state="online"} 1',
+      'monapi_hosts{account="prod",state="unknown"} 0',
     ]);
   });
 

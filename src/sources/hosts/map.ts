@@ -45,7 +45,7 @@ export const HOST_FAMILIES = {
   ),
   count: gaugeSpec(
     'monapi_hosts',
-    `Number of hosts by state: online, offline (allowed but not reporting), not_allowed (beyond the plan's host limit), or unknown (upstream sends neither online nor last_seen; only while there are such hosts), ${FROM}.`,
+    `Number of hosts by state: online, offline (allowed but not reporting), not_allowed (beyond the plan's host limit), or unknown (upstream sends neither online nor last_seen); every state always has a series, ${FROM}.`,
   ),
 } as const;
 
@@ -121,9 +121,8 @@ export function mapHosts(list: readonly Host[], opts: HostMapOptions): FamilySam
     else states.unknown += 1;
   }
 
-  for (const [state, n] of Object.entries(states)) {
-    if (state !== 'unknown' || n > 0) c.add(HOST_FAMILIES.count, { account, state }, n);
-  }
+  // Every state, 0 or not: a host changing state changes values, never the set of series.
+  for (const [state, n] of Object.entries(states)) c.add(HOST_FAMILIES.count, { account, state }, n);
   return c.toFamilies();
 }
 

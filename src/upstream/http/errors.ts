@@ -4,7 +4,8 @@ import type { DroppedItem } from '../tolerant/values.js';
 /**
  * Every outcome of an upstream request that is not a decoded success. The budget decides
  * what to do from the class alone (pause the key, retry, give up), and the exporter turns
- * the class into the `reason` label of `monapi_up`. Messages never contain API keys.
+ * the class into the reason of `monapi_up_reason` and `monapi_source_up_reason`. Messages
+ * never contain API keys.
  */
 
 export type UpstreamApi = 'monitoring' | 'releases';
