@@ -62,6 +62,8 @@ export interface FieldDecl<K extends FieldKind = FieldKind> {
   readonly essential?: boolean;
   /** One of the fields the source is polled for: a response that carries none of them is a shape failure. */
   readonly useful?: boolean;
+  /** Read when there, never reported missing: a figure another source's answer usually gives, which this one only fills in (the summary's p95). */
+  readonly fillsGap?: boolean;
   /** Fields that say the same in another form (an expression for metric and threshold): with one of them found, this one is not missing. */
   readonly alternatives?: readonly string[];
   /** A duration's unit when neither its words nor its value say. */

@@ -347,7 +347,7 @@ export class FieldFinder<D extends FieldDecls> {
       return record as FieldRecord<D>;
     });
     // An empty list says nothing of its items' fields: none is missing from it (a host without components, an account without events).
-    const missing = items.length === 0 ? [] : this.names.filter((n) => found[n] === undefined && !(this.decls[n]?.alternatives ?? []).some((a) => found[a] !== undefined));
+    const missing = items.length === 0 ? [] : this.names.filter((n) => found[n] === undefined && this.decls[n]?.fillsGap !== true && !(this.decls[n]?.alternatives ?? []).some((a) => found[a] !== undefined));
     const useful = this.names.filter((n) => this.decls[n]?.useful === true);
     const useless = items.length > 0 && useful.length > 0 && useful.every((n) => found[n] === undefined);
     return {
