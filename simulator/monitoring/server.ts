@@ -254,10 +254,12 @@ export function createMonitoringApi(options: MonitoringApiOptions): Router {
     const times: number[] = [];
     for (let t = Math.ceil(sinceMs / intervalMs) * intervalMs; t <= now; t += intervalMs) times.push(t);
 
+    // Every name has the same timestamps: formatted once a request, not once a name.
+    const stamps = times.map(rfc3339Seconds);
     const series: Record<string, SeriesPoint[]> = {};
     for (const name of names.value) {
-      series[name] = times.map((t) => ({
-        timestamp: rfc3339Seconds(t),
+      series[name] = times.map((t, i) => ({
+        timestamp: stamps[i]!,
         // A host beyond the plan's limit has no metrics collected: its points exist, all null.
         value: host.allowed ? account.pointValue(uuid, name, t, intervalS, now) : null,
       }));
