@@ -43,6 +43,7 @@ describe('alert rules', () => {
       'MonapiBudgetTooSmall',
       'MonapiHostsBeyondPlanLimit',
       'MonapiSourceFailing',
+      'MonapiListIncomplete',
       'MonapiDataStale',
       'MonapiReleaseLookupFailing',
       'MonapiShardingMismatch',
