@@ -252,6 +252,7 @@ const NO_FACTS: PathFacts = { max: undefined };
  */
 export class FieldFinder<D extends FieldDecls> {
   private readonly shapes = new Map<string, Shape>();
+  private readonly claimantsOf = new Map<string, readonly string[]>();
   /** Each matched path as text, made once: paths come from the shapes, which are kept. */
   private readonly pathTexts = new WeakMap<readonly string[], string>();
   private readonly names: readonly string[];
@@ -329,7 +330,7 @@ export class FieldFinder<D extends FieldDecls> {
         const { read, unit } = readKind(decl, raw, match.words, facts.get(pathText) ?? NO_FACTS);
         if (!read.ok) {
           if (decl.essential) problem ??= { index, reason: read.reason, field, issue: `${pathText}: ${read.detail}` };
-          else if (!(match.configured ?? false) && this.takenByAnother(field, match, raw, item, record, found, facts.get(pathText) ?? NO_FACTS)) continue;
+          else if (!(match.configured ?? false) && this.takenByAnother(field, match, raw, record, found, facts.get(pathText) ?? NO_FACTS)) continue;
           else {
             notes.push({ field, issue: `${pathText}: ${read.detail}` });
             (unreadable[index] ??= []).push(field);
@@ -375,17 +376,13 @@ export class FieldFinder<D extends FieldDecls> {
     field: string,
     match: { readonly path: readonly string[]; readonly words: readonly string[] },
     raw: unknown,
-    item: Readonly<Record<string, unknown>>,
     record: Record<string, unknown>,
     found: Record<string, FoundField>,
     facts: PathFacts,
   ): boolean {
-    const leaf: Leaf = { path: match.path, words: match.words, object: false, list: Array.isArray(raw), depth: match.path.length };
-    for (const [index, other] of this.names.entries()) {
+    for (const other of this.claimants(field, match, Array.isArray(raw))) {
       const decl = this.decls[other];
-      if (other === field || decl === undefined || record[other] !== undefined || this.overrides[other] !== undefined) continue;
-      const candidate = candidateOf(other, index, decl, leaf, 0, item);
-      if (candidate === undefined || candidate.unfit === 1) continue;
+      if (decl === undefined || record[other] !== undefined) continue;
       const { read, unit } = readKind(decl, raw, match.words, facts);
       if (!read.ok) continue;
       record[other] = read.value;
@@ -393,6 +390,22 @@ export class FieldFinder<D extends FieldDecls> {
       return true;
     }
     return false;
+  }
+
+  /** The other fields whose words take a matched path (the operator's placed ones aside), worked out once per path. */
+  private claimants(field: string, match: { readonly path: readonly string[]; readonly words: readonly string[] }, list: boolean): readonly string[] {
+    const key = `${field}\u0000${this.textOf(match.path)}\u0000${list}`;
+    let others = this.claimantsOf.get(key);
+    if (others === undefined) {
+      const leaf: Leaf = { path: match.path, words: match.words, object: false, list, depth: match.path.length };
+      others = this.names.filter((other, index) => {
+        const decl = this.decls[other];
+        return other !== field && decl !== undefined && this.overrides[other] === undefined && candidateOf(other, index, decl, leaf, 0, undefined) !== undefined;
+      });
+      if (this.claimantsOf.size >= 1024) this.claimantsOf.clear();
+      this.claimantsOf.set(key, others);
+    }
+    return others;
   }
 
   /**

@@ -39,9 +39,11 @@ export interface ListRead {
 }
 
 export async function followPages(first: PageView, options: FollowOptions): Promise<ListRead> {
-  const found = options.locate(first.body);
   let next = nextPageOf(first, options.placedNext);
   const announced = announcedTotal(first.body);
+  // One page that announces neither more nor a total is the whole list: its decoder finds it (nearly every poll).
+  if (next.kind === 'none' && announced === undefined) return { body: first.body, pages: 1, path: undefined, items: undefined, announced, via: undefined, incomplete: undefined };
+  const found = options.locate(first.body);
   if (found === undefined) {
     const incomplete = next.kind === 'none' ? undefined : `the body announces more (${next.via}) but holds no list to join the pages to`;
     return { body: first.body, pages: 1, path: undefined, items: undefined, announced, via: next.kind === 'none' ? undefined : next.via, incomplete };

@@ -142,8 +142,9 @@ export function pairsAsObjects(item: unknown, seconds: (text: string) => number 
   }
   if (!isRecord(item) || depth > 5) return item;
   let copy: Record<string, unknown> | undefined;
-  for (const [key, value] of Object.entries(item)) {
-    if (!Array.isArray(value) && !isRecord(value)) continue;
+  for (const key in item) {
+    const value = item[key];
+    if (value === null || typeof value !== 'object') continue;
     const read = pairsAsObjects(value, seconds, depth + 1);
     if (read !== value) (copy ??= { ...item })[key] = read;
   }
