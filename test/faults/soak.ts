@@ -26,7 +26,8 @@ export interface SoakResult {
   readonly realSeconds: number;
 }
 
-function collectGarbage(): void {
+/** A full garbage collection, with or without --expose-gc. */
+export function collectGarbage(): void {
   setFlagsFromString('--expose-gc');
   (runInNewContext('gc') as () => void)();
 }
