@@ -223,16 +223,21 @@ export interface BoardSpec {
  * otherwise: the same series, in a query that stays short with thousands of hosts.
  */
 export function queryVariable(name: string, label: string, query: string): QueryVariableBuilder {
-  return new QueryVariableBuilder(name)
+  return multiValueVariable(name, label, query, '.+');
+}
+
+/** Multi-value, with "All"; without an allValue Grafana writes "All" as the list of the options. */
+function multiValueVariable(name: string, label: string, query: string, allValue?: string): QueryVariableBuilder {
+  const builder = new QueryVariableBuilder(name)
     .label(label)
     .datasource(DATASOURCE)
     .query(query)
     .refresh(VariableRefresh.OnTimeRangeChanged)
     .sort(VariableSort.AlphabeticalAsc)
     .multi(true)
-    .includeAll(true)
-    .allValue('.+')
-    .current({ selected: true, text: ['All'], value: ['$__all'] });
+    .includeAll(true);
+  if (allValue !== undefined) builder.allValue(allValue);
+  return builder.current({ selected: true, text: ['All'], value: ['$__all'] });
 }
 
 /**
@@ -263,8 +268,13 @@ export const instanceVariable = (): QueryVariableBuilder =>
 /** The account variable every dashboard has: the accounts the picked exporters poll. */
 export const accountVariable = (): QueryVariableBuilder => queryVariable('account', 'Account', `label_values(monapi_up{${SCOPE}}, account)`);
 
-/** A variable that users do not pick: derived from the others. */
-export const hidden = (variable: QueryVariableBuilder): QueryVariableBuilder => variable.hide(VariableHide.HideVariable);
+/**
+ * A variable that users do not pick, derived from the others (the host UUIDs of the picked host
+ * names): hidden, at "All", which stays the list of its options. That list is what narrows the
+ * panels to the picked ones; ".+" would match every host whatever was picked (the one exception
+ * to ".+", listed in test/mixin/conventions.test.ts).
+ */
+export const derivedVariable = (name: string, label: string, query: string): QueryVariableBuilder => multiValueVariable(name, label, query).hide(VariableHide.HideVariable);
 
 const GRID_COLUMNS = 24;
 

@@ -1,5 +1,5 @@
 import type { Dashboard } from '@grafana/grafana-foundation-sdk/dashboard';
-import { board, graph, hidden, queryVariable, SCOPE, upDownMapping, withHostname, type PanelSpec, type Query, type RowSpec } from './common.js';
+import { board, derivedVariable, graph, queryVariable, SCOPE, upDownMapping, withHostname, type PanelSpec, type Query, type RowSpec } from './common.js';
 
 /**
  * Monapi / Hosts: what the agents report, per host. The `hostname` variable shows names;
@@ -212,7 +212,7 @@ export function hostsDashboard(): Dashboard {
     description: 'System, nginx, PHP-FPM, MySQL and Varnish metrics of the selected hosts, as their agents report them to the Monitoring API.',
     variables: [
       queryVariable('hostname', 'Host', `label_values(monapi_host_info{${SCOPE}, account=~"$account"}, hostname)`),
-      hidden(queryVariable('host', 'Host UUID', `label_values(monapi_host_info{${SCOPE}, account=~"$account", hostname=~"$hostname"}, host_uuid)`)),
+      derivedVariable('host', 'Host UUID', `label_values(monapi_host_info{${SCOPE}, account=~"$account", hostname=~"$hostname"}, host_uuid)`),
     ],
     // The agents report once a minute: shorter rate windows would hold no new point half the time.
     minInterval: '1m',

@@ -151,7 +151,7 @@ describe('dashboards', () => {
         query: 'label_values(monapi_host_info{cluster=~"$cluster", job=~"$job", instance=~"$instance", account=~"$account", hostname=~"$hostname"}, host_uuid)',
         multi: true,
         includeAll: true,
-        allValue: '.+',
+        // Its All is the list of the picked hostnames' UUIDs: ".+" would drop the hostname.
         hidden: true,
       },
     ]);
