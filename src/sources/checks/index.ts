@@ -81,7 +81,10 @@ function createChecksPoller(ctx: SourceContext<MonitoringApi, CheckBuckets>) {
       const key = String(website.id);
       names.set(key, website.name);
       statesOf().sweep(ctx.clock.now());
-      const previous = statesOf().get(key) ?? EMPTY_CHECKS_STATE;
+      const kept = statesOf().get(key);
+      const previous = kept ?? EMPTY_CHECKS_STATE;
+      // A paused website never checked here has no counters to keep or show, only its certificate's expiry.
+      const neverChecked = website.enabled === false && kept === undefined;
       const value =
         website.enabled === false
           ? { website_id: website.id, total: undefined, checks: [] }
@@ -94,6 +97,10 @@ function createChecksPoller(ctx: SourceContext<MonitoringApi, CheckBuckets>) {
         buckets,
         certExpiresAtMs: exactCertExpiryMs(ctx.read(WEBSITE_SUMMARIES).get(website.id)),
       });
+      if (neverChecked) {
+        ctx.sink.publish(group(key), result.families.filter((family) => family.spec === CHECK_FAMILIES.certExpiry));
+        return;
+      }
       statesOf().set(key, result.state);
       ctx.sink.publish(group(key), result.families);
       if (result.behind) {
