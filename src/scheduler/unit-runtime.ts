@@ -562,6 +562,8 @@ export class UnitRuntime<Api = unknown> implements SchedulingView {
       this.lastRuns.set(job.id, { ok: true, reason: '', atMs: finishedMs, message: '', target });
       this.lastSuccessMs.set(job.id, finishedMs);
       this.options.metrics.observeRun(this.account, job.source, seconds, 'success', finishedMs);
+      // A run that asked the upstream nothing (a paused website's) says nothing of the key.
+      if (job.requestsPerRun() === 0) return;
       this.consecutiveFailures = 0;
       if (this.authFailure) this.options.log.info({ was: this.authFailure }, 'the API key is accepted again; polling resumes');
       this.authFailure = undefined;
