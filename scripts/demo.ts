@@ -8,6 +8,7 @@ import { ScaledClock } from '../src/lib/clock.js';
 import { createLogger } from '../src/lib/logger.js';
 import { startExporter, type RunningExporter } from '../src/exporter/index.js';
 import { SHAPE_SETS, startSimulator, type RunningSimulator, type ShapeSet } from '../simulator/index.js';
+import { findPrometheus, PrometheusNotFound, startDemoPrometheus, type DemoPrometheus } from './demo-prometheus.js';
 
 /**
  * `npm run demo`: the simulator in-process and the exporter against it, configured through
@@ -33,6 +34,8 @@ export interface DemoOptions {
   lateData?: boolean;
   /** Simulated time at start, Unix ms (default: now); tests pick a moment the simulated world makes interesting. */
   startMs?: number;
+  /** --prometheus: start a Prometheus scraping the exporter; '' finds one, a path names it. Only main() reads it. */
+  prometheus?: string;
 }
 
 export interface RunningDemo {
@@ -66,6 +69,10 @@ Flags:
   --late-data               agent points arrive up to 2 hours late, a few never
   --log.level L             debug, info, warn, error (default info)
   --log.format F            json or pretty (default pretty on a terminal)
+  --prometheus[=PATH]       also start a Prometheus (the one on PATH, else the cached build of
+                            scripts/prometheus3, or PATH) scraping the exporter every 5 s with
+                            the alert rules of alerts/ loaded, data in a temporary folder; prints
+                            its URL. Without one found: says how to get one and exits 2
   --help
 `;
 
@@ -78,7 +85,8 @@ function positiveInt(flag: string, text: string | undefined, fallback: number): 
 
 export function parseDemoArgs(argv: readonly string[]): DemoOptions | 'help' {
   const { values } = parseArgs({
-    args: [...argv],
+    // --prometheus takes an optional value: alone it means "find one".
+    args: argv.map((a) => (a === '--prometheus' ? '--prometheus=' : a)),
     options: {
       hosts: { type: 'string' },
       websites: { type: 'string' },
@@ -93,6 +101,7 @@ export function parseDemoArgs(argv: readonly string[]): DemoOptions | 'help' {
       speed: { type: 'string' },
       shapes: { type: 'string' },
       'late-data': { type: 'boolean' },
+      prometheus: { type: 'string' },
       help: { type: 'boolean' },
     },
     strict: true,
@@ -123,6 +132,7 @@ export function parseDemoArgs(argv: readonly string[]): DemoOptions | 'help' {
     speed: positiveInt('speed', values.speed, 1),
     shapes: shapes as ShapeSet,
     lateData: values['late-data'] ?? false,
+    ...(values.prometheus === undefined ? {} : { prometheus: values.prometheus }),
   };
 }
 
@@ -225,8 +235,29 @@ async function main(): Promise<void> {
     process.stdout.write(HELP);
     return;
   }
+  // Found before anything starts: without a Prometheus the demo does not start half-way.
+  let prometheusBinary: string | undefined;
+  if (opts.prometheus !== undefined) {
+    try {
+      prometheusBinary = findPrometheus(opts.prometheus);
+    } catch (err) {
+      if (!(err instanceof PrometheusNotFound)) throw err;
+      process.stderr.write(`demo: ${err.message}\n`);
+      process.exitCode = 2;
+      return;
+    }
+  }
   const demo = await startDemo(opts);
   const { simulator, exporter } = demo;
+  let prometheus: DemoPrometheus | undefined;
+  if (prometheusBinary !== undefined) {
+    try {
+      prometheus = await startDemoPrometheus(prometheusBinary, exporter.url);
+    } catch (err) {
+      await demo.stop();
+      throw err;
+    }
+  }
   process.stdout.write(`
 monapi-exporter demo
   exporter   ${exporter.url}/            landing page
@@ -239,14 +270,28 @@ monapi-exporter demo
   config     ${demo.configFile}
   scale      ${opts.hosts} hosts and ${opts.websites} websites per account, ${opts.rateLimitPerMinute} requests/min per key (burst ${opts.burst})${opts.speed === 1 ? '' : `, time ${opts.speed}x faster`}
   upstream   ${opts.shapes ?? 'standard'} response shapes${opts.lateData ? ', late data' : ''}
-Press Ctrl+C to stop.
+${
+  prometheus === undefined
+    ? ''
+    : `  prometheus ${prometheus.url}   Prometheus ${prometheus.version} (pid ${prometheus.pid}), scraping the exporter every 5 s, alert rules loaded
+${
+  prometheus.links.graph === undefined || prometheus.links.alerts === undefined
+    ? '             (this build has no web UI: scripts/prometheus3 builds without it; the API answers)\n'
+    : `             ${prometheus.links.graph}   monapi_up
+             ${prometheus.links.alerts}   alerts
+`
+}             ${prometheus.links.query}
+             ${prometheus.links.alertsApi}
+`
+}Press Ctrl+C to stop.
 
 `);
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
   });
-  setTimeout(() => process.exit(0), 5_000).unref();
+  setTimeout(() => process.exit(0), prometheus === undefined ? 5_000 : 10_000).unref();
+  await prometheus?.stop();
   await demo.stop();
 }
 
