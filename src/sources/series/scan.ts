@@ -47,17 +47,50 @@ const POWERS_OF_TEN = Array.from({ length: 23 }, (_, n) => 10 ** n);
 class NotDocumented extends Error {}
 const NOT_DOCUMENTED = new NotDocumented();
 
+/**
+ * A point as an encoder writes it with a given time, up to its value (`{"timestamp":"<time>",
+ * "value":`), to match a body against: as little-endian 32-bit words, read four bytes at a time
+ * (a quarter of the comparisons a byte at a time takes, and most of a point's bytes are these),
+ * and the bytes after the last whole word.
+ */
+class CompactHead {
+  readonly length: number;
+  private readonly words: Uint32Array;
+  private readonly tail: Uint8Array;
+
+  constructor(time: Uint8Array) {
+    const bytes = Buffer.concat([POINT_HEAD, time, POINT_MIDDLE]);
+    const whole = bytes.length >> 2;
+    this.length = bytes.length;
+    this.words = new Uint32Array(whole);
+    for (let i = 0; i < whole; i++) this.words[i] = bytes.readUInt32LE(i * 4);
+    this.tail = Uint8Array.from(bytes.subarray(whole * 4));
+  }
+
+  /** Whether the body holds exactly these bytes from `start`. */
+  matches(body: Buffer, view: DataView, start: number): boolean {
+    if (start + this.length > body.length) return false;
+    const words = this.words;
+    let at = start;
+    for (let i = 0; i < words.length; i++, at += 4) if (view.getUint32(at, true) !== words[i]) return false;
+    const tail = this.tail;
+    for (let i = 0; i < tail.length; i++, at++) if (body[at] !== tail[i]) return false;
+    return true;
+  }
+}
+
 /** The timestamp texts seen at each position, with their bytes, shared by every body read. */
 class PositionTexts {
   private readonly bytes: Buffer[] = [];
   private readonly texts: string[] = [];
+  private readonly heads: CompactHead[] = [];
 
-  /** The bytes of the text seen at a position, if any. */
-  known(position: number): Buffer | undefined {
-    return this.bytes[position];
+  /** How an encoder writes a point with the text seen at the position, if any, up to its value. */
+  compactHead(position: number): CompactHead | undefined {
+    return this.heads[position];
   }
 
-  /** The text seen at a position, which `known` gave bytes for. */
+  /** The text seen at a position, which `compactHead` gave a point for. */
   textAt(position: number): string {
     return this.texts[position] as string;
   }
@@ -78,8 +111,10 @@ class PositionTexts {
     for (let i = start; i < end; i++) if ((body[i] as number) >= 0x80) throw NOT_DOCUMENTED;
     const text = body.toString('latin1', start, end);
     if (position <= this.texts.length) {
-      this.bytes[position] = Buffer.from(body.subarray(start, end));
+      const bytes = Buffer.from(body.subarray(start, end));
+      this.bytes[position] = bytes;
       this.texts[position] = text;
+      this.heads[position] = new CompactHead(bytes);
     }
     return text;
   }
@@ -128,7 +163,11 @@ export interface ScannedSeriesBody {
 
 class Scanner {
   at = 0;
-  constructor(private readonly body: Buffer) {}
+  /** The body's bytes as words too, for `CompactHead`. */
+  private readonly view: DataView;
+  constructor(private readonly body: Buffer) {
+    this.view = new DataView(body.buffer, body.byteOffset, body.length);
+  }
 
   space(): number {
     const body = this.body;
@@ -249,15 +288,9 @@ class Scanner {
   compactPoint(position: number): ScannedPoint | undefined {
     const body = this.body;
     const start = this.at;
-    const head = POINT_HEAD;
-    let at = start;
-    for (let i = 0; i < head.length; i++, at++) if (body[at] !== head[i]) return undefined;
-    const known = TIMES.known(position);
-    if (known === undefined) return undefined;
-    for (let i = 0; i < known.length; i++, at++) if (body[at] !== known[i]) return undefined;
-    const middle = POINT_MIDDLE;
-    for (let i = 0; i < middle.length; i++, at++) if (body[at] !== middle[i]) return undefined;
-    this.at = at;
+    const head = TIMES.compactHead(position);
+    if (head === undefined || !head.matches(body, this.view, start)) return undefined;
+    this.at = start + head.length;
     const value = this.numberOrNull();
     if (body[this.at] !== CLOSE_OBJECT) {
       this.at = start;
