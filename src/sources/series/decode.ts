@@ -98,25 +98,30 @@ const decodeSeriesValue: JsonDecoder<SeriesResponse> = (raw, context, options) =
   const { located } = envelope;
 
   const points = new PointReader(fieldPaths);
-  const series: Record<string, SeriesPoint[]> = {};
+  const all = located.map;
+  // The map itself while every list in it is kept as it came (nearly every body): a copy from
+  // the first list that is not. A `__proto__` name is always copied, as an assignment sets it.
+  let copy: Record<string, SeriesPoint[]> | undefined = Object.hasOwn(all, '__proto__') ? {} : undefined;
   const dropped: DroppedItem[] = [];
   let kept = 0;
   let inexact: Set<string> | undefined;
   let replacementsAfterFirst: number | undefined;
-  const all = located.map;
   for (const name in all) {
     if (!Object.hasOwn(all, name)) continue;
     const list = all[name];
     if (!Array.isArray(list)) {
+      copy ??= listsBefore(all, name);
       dropped.push({ path: `${located.path}[${JSON.stringify(name)}]`, reason: 'wrong_type', field: 'series', issue: `expected a list of points, got ${describe(list)}` });
       continue;
     }
     const good = points.readAll(list, dropped, located.path, name);
     if (!points.lastExact) (inexact ??= new Set()).add(name);
     replacementsAfterFirst ??= points.times.replacements;
-    series[name] = good;
+    if (copy === undefined && good !== list) copy = listsBefore(all, name);
+    if (copy !== undefined) copy[name] = good;
     kept += good.length;
   }
+  const series = copy ?? (all as Record<string, SeriesPoint[]>);
   // A text replaced after the first list was read may differ from what an earlier list holds: no timeline then.
   if (replacementsAfterFirst !== undefined && points.times.replacements === replacementsAfterFirst) {
     TIMELINES.set(series, { generation: points.times.generation, inexact });
@@ -154,6 +159,16 @@ function foundEnvelope(raw: Readonly<Record<string, unknown>>, context: RequestC
   }
   const { found, missing, ...report } = envelope.report;
   return { interval, since: record?.since, host_uuid: record?.host_uuid, located, found: { ...found }, missing: [...missing], report, notes: envelope.notes };
+}
+
+/** The lists of a series map before `name`, all kept as they came, as a copy to go on with. */
+function listsBefore(all: Readonly<Record<string, unknown>>, name: string): Record<string, SeriesPoint[]> {
+  const copy: Record<string, SeriesPoint[]> = {};
+  for (const key in all) {
+    if (key === name) break;
+    if (Object.hasOwn(all, key)) copy[key] = all[key] as SeriesPoint[];
+  }
+  return copy;
 }
 
 /** The unit the engine gives the documented `interval`: found once. */
