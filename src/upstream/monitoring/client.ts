@@ -75,7 +75,26 @@ export interface MonitoringApi {
 
 /** The path of one request, its parameters filled in (`/websites/7`): one target's answers. */
 export function requestPath(target: Endpoint<unknown>, params: PathParams = {}): string {
-  return target.path.replace(/\{(\w+)\}/g, (_whole, name: string) => String(params[name] ?? `{${name}}`));
+  const parts = routeParts(target.path);
+  let path = parts[0] as string;
+  for (let i = 1; i < parts.length; i += 2) {
+    const name = parts[i] as string;
+    path += String(params[name] ?? `{${name}}`) + (parts[i + 1] as string);
+  }
+  return path;
+}
+
+const ROUTE_PARAMETER = /\{(\w+)\}/;
+const routes = new Map<string, readonly string[]>();
+
+/**
+ * A route template split once, not per request: its text around the parameters, with each
+ * parameter's name between (`/hosts/{uuid}/metrics` is `['/hosts/', 'uuid', '/metrics']`).
+ */
+function routeParts(template: string): readonly string[] {
+  let parts = routes.get(template);
+  if (parts === undefined) routes.set(template, (parts = template.split(ROUTE_PARAMETER)));
+  return parts;
 }
 
 /**
@@ -100,12 +119,15 @@ export function sourceApi(client: MonitoringApi, fieldPaths: Readonly<Record<str
 
 export class MonitoringClient implements MonitoringApi {
   private readonly baseUrl: string;
+  /** The base URL's origin, the only one next pages are followed on. */
+  private readonly origin: string;
   private readonly caller: UpstreamCaller;
   private readonly maxPagesPerList: number;
   private readonly secrets: readonly string[];
 
   constructor(options: MonitoringClientOptions) {
     this.baseUrl = checkMonitoringBaseUrl(options.baseUrl);
+    this.origin = new URL(this.baseUrl).origin;
     if (options.apiKey.trim() === '') throw new TypeError('monitoring apiKey must not be empty');
     if (/[\r\n]/.test(options.apiKey)) throw new TypeError('monitoring apiKey must not contain line breaks');
     const scheme = options.authScheme ?? 'bearer';
@@ -183,7 +205,7 @@ export class MonitoringClient implements MonitoringApi {
     const read = await followPages(first, {
       locate: (body) => locate(body, options),
       fetch: (url) => this.caller.sendUrl(priority, endpoint, url, {}, (response, context) => page(response, context, url)),
-      origin: new URL(this.baseUrl).origin,
+      origin: this.origin,
       maxPages: this.maxPagesPerList,
       placedNext: options?.fieldPaths?.[NEXT_PAGE_KEY],
       // A page the budget gave up on is a list read short; an abort (a stop, a reload) ends the request.
@@ -218,16 +240,23 @@ function checkMonitoringBaseUrl(raw: string): string {
 
 /** The path with its parameters filled in: a string must not be empty, a number must be an integer. */
 function pathOf(target: Endpoint<unknown>, params: PathParams): string {
-  return target.path.replace(/\{(\w+)\}/g, (_whole, name: string) => {
+  const parts = routeParts(target.path);
+  let path = parts[0] as string;
+  for (let i = 1; i < parts.length; i += 2) {
+    const name = parts[i] as string;
     const value = params[name];
     if (value === undefined) throw new TypeError(`${target.path}: path parameter ${name} is missing`);
+    let text: string;
     if (typeof value === 'number') {
       if (!Number.isSafeInteger(value)) throw new TypeError(`${name} must be an integer, got ${String(value)}`);
-      return String(value);
+      text = String(value);
+    } else {
+      if (value === '') throw new TypeError(`${name} must not be empty`);
+      text = encodeURIComponent(value);
     }
-    if (value === '') throw new TypeError(`${name} must not be empty`);
-    return encodeURIComponent(value);
-  });
+    path += text + (parts[i + 1] as string);
+  }
+  return path;
 }
 
 /** The query string, in the endpoint's order of parameters; undefined values are left out. */
