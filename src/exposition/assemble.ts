@@ -6,8 +6,9 @@ import { DEFLATE_WINDOW, crc32Combine, crc32Of, deflateUnit } from './gzip.js';
  *
  * Layout: families by name; each family is its header (different per format) followed by its
  * lines L, the groups' lines in group order (the same bytes in both formats unless samples
- * carry timestamps). L is laid out only for families whose lines changed; the serving thread
- * keeps the last L of the others.
+ * carry timestamps). L is laid out only for families whose lines changed; the builder keeps
+ * the last L of the others, and copies every family into one contiguous body per format and
+ * encoding once the compression is done (builder.ts).
  *
  * Compression, the expensive part, is split into units compressed independently on the
  * libuv thread pool. Small families and families whose OpenMetrics lines differ go into
@@ -44,14 +45,14 @@ export interface CompressedUnit<Deflated = Buffer> {
   readonly length: number;
   readonly crc32: number;
   readonly deflated: Deflated;
-  /** The run it compresses, if any: its data is in shared memory and the serving thread keeps it by this id. */
+  /** The run it compresses, if any. */
   readonly runId?: number;
 }
 
 /**
- * What the builder keeps of a family's lines between builds, while they stay the same: what
- * the per-format units are made from again each build, and the runs' units. The whole lines
- * go to the serving thread; they are kept here only where the per-format units need them all.
+ * What the builder keeps of a family's lines between builds, while they stay the same: the
+ * lines (or runs) the bodies are copied from, what the per-format units are made from again
+ * each build, and the runs' units.
  */
 export interface BuiltFamily<Deflated = Buffer> {
   readonly length: number;
@@ -76,15 +77,10 @@ export interface FamilyRuns {
   readonly runs: readonly Run[];
 }
 
-/**
- * A run's lines in shared memory, which the serving thread keeps by id while the run lasts:
- * a build sends only the new runs, so the serving thread's heap does not take in the whole
- * family again (its garbage collector counts every buffer it is handed).
- */
+/** A run's lines and their DEFLATE data, kept by the builder while none of its groups changes. */
 export interface Run {
   readonly id: number;
   readonly lines: Buffer;
-  /** Its DEFLATE data in shared memory too. */
   readonly unit: CompressedUnit;
 }
 
@@ -137,13 +133,8 @@ export interface BuildOutput {
   readonly openMetrics: BuiltBody;
   /** Per family, in input order: what to keep for the next build. */
   readonly built: readonly BuiltFamily[];
-  /** Per family: the lines laid out in this build (undefined where `previous` was reused or the family is in runs). */
-  readonly lines: readonly (Buffer | undefined)[];
-  readonly openMetricsLines: readonly (Buffer | undefined)[];
   /** Per family: its runs for the next build (the same object where `previous` was reused). */
   readonly runs: readonly (FamilyRuns | undefined)[];
-  /** The runs laid out in this build, which the serving thread has not seen yet. */
-  readonly newRuns: readonly Run[];
   /** Raw bytes this build compressed, of both bodies (a measure of its work). */
   readonly compressedBytes: number;
 }
@@ -157,20 +148,6 @@ function ownBuffer(size: number): Buffer {
   return Buffer.from(new ArrayBuffer(size));
 }
 
-/** In shared memory: the serving thread reads it while the builder keeps it for the next build. */
-function sharedBuffer(size: number): Buffer {
-  return Buffer.from(new SharedArrayBuffer(size));
-}
-
-function copyOf(buffer: Buffer, allocate: (size: number) => Buffer = ownBuffer): Buffer {
-  const copy = allocate(buffer.length);
-  buffer.copy(copy);
-  return copy;
-}
-
-function sharedCopy(buffer: Buffer): Buffer {
-  return copyOf(buffer, sharedBuffer);
-}
 
 /** A family laid out as runs in this build: each run's lines, and which runs are kept as they were. */
 interface RunLayout {
@@ -339,7 +316,7 @@ function layOutLines(input: BuildInput): Layout {
     keptCount[f] = keptRuns.length;
     runLines[f] = sizes.map((size, run) => {
       const keptRun = keptRuns[run];
-      if (!keptRun) return sharedBuffer(size);
+      if (!keptRun) return ownBuffer(size);
       // A kept run's groups did not change: anything else is a bug in tracking the changes.
       if (keptRun.lines.length !== size) throw new Error(`run ${run} of a family kept ${keptRun.lines.length} bytes but holds ${size}`);
       return keptRun.lines;
@@ -394,9 +371,9 @@ class CompressionQueue {
   readonly tasks: (() => Promise<Buffer>)[] = [];
   rawBytes = 0;
   constructor(private readonly level: number) {}
-  add(raw: Buffer, dictionary: Buffer | undefined, shared = false): number {
+  add(raw: Buffer, dictionary: Buffer | undefined): number {
     this.rawBytes += raw.length;
-    this.tasks.push(shared ? () => deflateUnit(raw, dictionary, this.level).then(sharedCopy) : () => deflateUnit(raw, dictionary, this.level));
+    this.tasks.push(() => deflateUnit(raw, dictionary, this.level));
     return this.tasks.length - 1;
   }
 }
@@ -501,7 +478,7 @@ function layOutFamily(lines: Buffer | undefined, openMetricsLines: Buffer | unde
     length += raw.length;
     const kept = runs.kept[run];
     if (kept) return kept.unit;
-    return { length: raw.length, crc32: crc32Of(raw), deflated: queue.add(raw, undefined, true), runId: ++lastRunId };
+    return { length: raw.length, crc32: crc32Of(raw), deflated: queue.add(raw, undefined), runId: ++lastRunId };
   });
   return { length, openMetricsLength: length, lines: undefined, openMetricsLines: undefined, tail: lastBytes(runs.lines, DEFLATE_WINDOW), shared };
 }
@@ -542,19 +519,10 @@ export async function buildBodies(input: BuildInput): Promise<BuildOutput> {
     ...(unit.runId === undefined ? {} : { runId: unit.runId }),
   });
 
-  // Keep copies of what later builds need: the laid-out lines themselves go to the serving thread.
   const built: BuiltFamily[] = now.map((current, f) => {
     if (input.families[f]?.previous) return current as BuiltFamily;
-    return {
-      length: current.length,
-      openMetricsLength: current.openMetricsLength,
-      lines: current.lines && copyOf(current.lines),
-      openMetricsLines: current.openMetricsLines && copyOf(current.openMetricsLines),
-      tail: current.tail && copyOf(current.tail),
-      shared: current.shared.map(finished),
-    };
+    return { ...current, shared: current.shared.map(finished) };
   });
-  const newRuns: Run[] = [];
   const runs = input.families.map((family, f): FamilyRuns | undefined => {
     if (family.previous) return family.runs;
     const layout = laidOut.runs[f];
@@ -564,9 +532,7 @@ export async function buildBodies(input: BuildInput): Promise<BuildOutput> {
       const kept = layout.kept[i];
       if (kept) return kept;
       const unit = units[i] as CompressedUnit;
-      const run = { id: unit.runId as number, lines, unit };
-      newRuns.push(run);
-      return run;
+      return { id: unit.runId as number, lines, unit };
     });
     return { runOf: layout.runOf, runs: familyRuns };
   });
@@ -574,10 +540,7 @@ export async function buildBodies(input: BuildInput): Promise<BuildOutput> {
     text: text.finish(results),
     openMetrics: openMetrics.finish(results),
     built,
-    lines: laidOut.lines,
-    openMetricsLines: laidOut.openMetricsLines,
     runs,
-    newRuns,
     compressedBytes: queue.rawBytes,
   };
 }

@@ -1,6 +1,6 @@
 import { getHeapStatistics } from 'node:v8';
 import { parentPort } from 'node:worker_threads';
-import { BodyBuilder, transferList, type BuilderMessage, type BuilderReply } from './builder.js';
+import { BodyBuilder, type BuilderMessage, type BuilderReply } from './builder.js';
 
 /**
  * The builder thread: lays out and compresses the exposition bodies of every MetricStore of
@@ -22,7 +22,8 @@ function storeOf(id: number): BodyBuilder {
 }
 
 function reply(message: BuilderReply): void {
-  port?.postMessage(message, transferList(message));
+  // The bodies are SharedArrayBuffers: posting shares them, nothing is copied.
+  port?.postMessage(message);
 }
 
 port.on('message', (message: BuilderMessage) => {
@@ -38,6 +39,9 @@ port.on('message', (message: BuilderMessage) => {
       return;
     case 'retract':
       storeOf(message.store).removeGroup(message.name);
+      return;
+    case 'forget-chunks':
+      storeOf(message.store).forgetChunks();
       return;
     case 'memory':
       reply({ type: 'memory', request: message.request, heapUsed: getHeapStatistics().used_heap_size });

@@ -1,4 +1,5 @@
 import { buildBodies, type BuiltBody, type BuiltFamily, type FamilyRuns, type GroupToBuild } from './assemble.js';
+import { ChunkedBodies, type Chunk, type ChunkLayout } from './chunks.js';
 
 /**
  * The builder thread's side of one MetricStore: the groups' encoded lines (handed over at
@@ -49,23 +50,29 @@ export interface BuildRequest {
   readonly gzipLevel: number;
 }
 
+/** The serving side lost a reply: the next build sends every chunk again. */
+export interface ForgetChunksMessage {
+  readonly type: 'forget-chunks';
+  readonly store: number;
+}
+
 export interface MemoryRequest {
   readonly type: 'memory';
   readonly request: number;
 }
 
-export type BuilderMessage = FamilyMessage | DropFamilyMessage | GroupMessage | RetractMessage | BuildRequest | MemoryRequest;
+export type BuilderMessage = FamilyMessage | DropFamilyMessage | GroupMessage | RetractMessage | BuildRequest | ForgetChunksMessage | MemoryRequest;
 
-/** One format's compressed data part, as the serving thread needs it. */
+/** One format's data part as scrapes write it: each encoding a few large chunks (chunks.ts). */
 export interface BuiltFormat {
+  /** Chunk ids of the raw body, in order. */
+  readonly raw: Int32Array;
+  /** Chunk ids of its DEFLATE data, in order. */
+  readonly deflated: Int32Array;
+  /** CRC-32 of the raw body. */
   readonly crc32: number;
   readonly length: number;
-  /** The DEFLATE units of this format alone, one after the other (handed over, not copied). */
-  readonly deflated: ArrayBuffer;
-  /** Where each of those units ends in `deflated`. */
-  readonly ends: Uint32Array;
-  /** The body's units in order: a run's id, or -1 for the next unit of `deflated`. */
-  readonly units: Int32Array;
+  readonly deflatedLength: number;
 }
 
 export type BuilderReply =
@@ -74,19 +81,10 @@ export type BuilderReply =
       readonly type: 'built';
       readonly request: number;
       readonly changed: true;
-      /** Family ids in body order, so the serving thread can check it pairs the right headers. */
+      /** Family ids in body order, so the serving thread can check the builder built what it holds. */
       readonly familyIds: Int32Array;
-      /**
-       * Per family, its lines laid out in this build (handed over), or null where they did not
-       * change or are in runs: the serving thread keeps the ones it was given last.
-       */
-      readonly lines: readonly (ArrayBuffer | null)[];
-      /** Per family laid out as runs in this build: the ids of its runs in order, or null. */
-      readonly familyRuns: readonly (Int32Array | null)[];
-      /** The lines and DEFLATE data of the runs first laid out in this build (shared: the builder keeps them too). */
-      readonly newRuns: readonly { readonly id: number; readonly lines: SharedArrayBuffer; readonly deflated: SharedArrayBuffer }[];
-      /** Per family laid out in this build: its OpenMetrics lines when they differ from the text lines. */
-      readonly openMetricsLines: readonly (ArrayBuffer | null)[];
+      /** The chunks made in this build (shared memory: posting shares them); the others were sent before. */
+      readonly chunks: readonly Chunk[];
       readonly text: BuiltFormat;
       readonly openMetrics: BuiltFormat;
       /** Raw bytes this build compressed, of both bodies. */
@@ -112,14 +110,6 @@ interface Group extends GroupToBuild {
   readonly lines: Buffer;
 }
 
-/** The buffers of a reply that move to the serving thread instead of being copied. */
-export function transferList(reply: BuilderReply): ArrayBuffer[] {
-  if (reply.type !== 'built' || !reply.changed) return [];
-  const list = [reply.text.deflated, reply.openMetrics.deflated];
-  for (const lines of [...reply.lines, ...reply.openMetricsLines]) if (lines) list.push(lines);
-  return list;
-}
-
 function compareStrings(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
@@ -141,6 +131,8 @@ export class BodyBuilder {
   private sortedGroups: string[] | undefined;
   /** Something in the bodies differs from the last build. */
   private changed = true;
+  private readonly chunkedRaw = new ChunkedBodies();
+  private readonly chunkedDeflated = new ChunkedBodies();
 
   setFamily(message: FamilyMessage): void {
     const existing = this.families.get(message.id);
@@ -197,7 +189,7 @@ export class BodyBuilder {
 
   /**
    * Builds both bodies from the current state, or says nothing changed since the last build.
-   * The reply's buffers are to be transferred, not copied: see `transferList`.
+   * The reply's bodies are in shared memory: posted, they are shared, not copied.
    */
   async build(request: number, gzipLevel: number): Promise<BuilderReply> {
     if (!this.changed) return { type: 'built', request, changed: false };
@@ -241,34 +233,33 @@ export class BodyBuilder {
       family.runs = output.runs[i];
       if (!family.dirty) family.built = built;
     });
-    const pack = (body: BuiltBody): BuiltFormat => {
-      let size = 0;
-      body.deflated.forEach((unit, i) => (size += body.runIds[i] === undefined ? unit.length : 0));
-      const packed = Buffer.from(new ArrayBuffer(size));
-      const ends: number[] = [];
-      let at = 0;
-      const units = Int32Array.from(body.deflated, (unit, i) => {
-        const runId = body.runIds[i];
-        if (runId !== undefined) return runId;
-        at += unit.copy(packed, at);
-        ends.push(at);
-        return -1;
+    const rawPieces = (format: 'text' | 'openmetrics'): Buffer[] => {
+      const pieces: Buffer[] = [];
+      families.forEach((family, i) => {
+        pieces.push(format === 'text' ? family.textHeader : family.openMetricsHeader);
+        const built = output.built[i] as BuiltFamily;
+        if (built.lines) pieces.push((format === 'openmetrics' ? built.openMetricsLines : undefined) ?? built.lines);
+        else for (const run of output.runs[i]?.runs ?? []) pieces.push(run.lines);
       });
-      return { crc32: body.crc32, length: body.length, deflated: packed.buffer, ends: Uint32Array.from(ends), units };
+      return pieces;
     };
-    return {
-      type: 'built',
-      request,
-      changed: true,
-      familyIds: Int32Array.from(families, (family) => family.id),
-      lines: output.lines.map((lines) => (lines ? (lines.buffer as ArrayBuffer) : null)),
-      familyRuns: families.map((family, i) => (output.lines[i] === undefined && !input.families[i]?.previous ? Int32Array.from((output.runs[i] as FamilyRuns).runs, (run) => run.id) : null)),
-      newRuns: output.newRuns.map((run) => ({ id: run.id, lines: run.lines.buffer as SharedArrayBuffer, deflated: run.unit.deflated.buffer as SharedArrayBuffer })),
-      openMetricsLines: output.openMetricsLines.map((lines) => (lines ? (lines.buffer as ArrayBuffer) : null)),
-      text: pack(output.text),
-      openMetrics: pack(output.openMetrics),
-      compressedBytes: output.compressedBytes,
+    const [textRaw, openMetricsRaw] = this.chunkedRaw.layOut([rawPieces('text'), rawPieces('openmetrics')]) as [ChunkLayout, ChunkLayout];
+    const [textDeflated, openMetricsDeflated] = this.chunkedDeflated.layOut([output.text.deflated, output.openMetrics.deflated]) as [ChunkLayout, ChunkLayout];
+    const format = (body: BuiltBody, raw: ChunkLayout, deflated: ChunkLayout, name: string): BuiltFormat => {
+      if (raw.length !== body.length) throw new Error(`the ${name} body holds ${raw.length} bytes where ${body.length} were laid out`);
+      return { raw: raw.ids, deflated: deflated.ids, crc32: body.crc32, length: body.length, deflatedLength: deflated.length };
     };
+    const text = format(output.text, textRaw, textDeflated, 'text');
+    const openMetrics = format(output.openMetrics, openMetricsRaw, openMetricsDeflated, 'OpenMetrics');
+    const chunks = [textRaw, openMetricsRaw, textDeflated, openMetricsDeflated].flatMap((layout) => layout.fresh);
+    return { type: 'built', request, changed: true, familyIds: Int32Array.from(families, (family) => family.id), chunks, text, openMetrics, compressedBytes: output.compressedBytes };
+  }
+
+  /** The next build sends every chunk again. */
+  forgetChunks(): void {
+    this.chunkedRaw.reset();
+    this.chunkedDeflated.reset();
+    this.changed = true;
   }
 
   private markDirty(id: number, slot: number): void {

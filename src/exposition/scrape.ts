@@ -1,7 +1,7 @@
 import type { Registry } from 'prom-client';
 import { systemClock, type Clock } from '../lib/clock.js';
 import { validateFamily } from './format.js';
-import { compressTail, gzipMember, type CompressedTail } from './gzip.js';
+import { compressTail, gzipMember, type CompressedTail, type PreparedBody } from './gzip.js';
 import type { FamilySamples } from './model.js';
 import type { ExpositionFormat, Negotiated } from './negotiate.js';
 import { familiesFromRegistry, yieldToEventLoop } from './prom-client-bridge.js';
@@ -102,9 +102,13 @@ async function renderSelfMetrics(store: MetricStore, registry: Registry | undefi
 export async function buildScrapeBody(store: MetricStore, self: SelfMetricsCache | Registry | undefined, negotiated: Negotiated): Promise<ScrapeBody> {
   const snapshot = store.snapshot();
   const tail = self instanceof SelfMetricsCache ? await self.tail(negotiated.format) : await renderSelfMetrics(store, self, negotiated.format);
-  const prefix = negotiated.format === 'openmetrics' ? snapshot.openMetrics : snapshot.text;
-  const chunks = negotiated.gzip ? gzipMember(prefix, tail) : [...prefix.pieces, tail.raw];
+  return scrapeBodyOf(negotiated.format === 'openmetrics' ? snapshot.openMetrics : snapshot.text, tail, negotiated.gzip, snapshot.generation);
+}
+
+/** A data part and a tail as the buffers one scrape writes. */
+export function scrapeBodyOf(prefix: PreparedBody, tail: CompressedTail, gzip: boolean, generation: number): ScrapeBody {
+  const chunks = gzip ? gzipMember(prefix, tail) : [...prefix.pieces, tail.raw];
   let length = 0;
   for (const chunk of chunks) length += chunk.length;
-  return { chunks, length, generation: snapshot.generation };
+  return { chunks, length, generation };
 }

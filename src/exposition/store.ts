@@ -3,6 +3,7 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import { systemClock, type Clock, type TimerHandle } from '../lib/clock.js';
 import { builderClient } from './builder-client.js';
 import type { BuiltFormat, GroupMessage } from './builder.js';
+import { ChunkStore, type Chunk } from './chunks.js';
 import {
   renderHistogramLines,
   renderLabelPairs,
@@ -63,6 +64,10 @@ export interface ExpositionSnapshot {
   readonly text: PreparedBody;
   /** OpenMetrics without `# EOF`: the scrape appends self-metrics and then `# EOF`. */
   readonly openMetrics: PreparedBody;
+  /** The same bodies as chunk ids, for other threads (serving threads). */
+  readonly layout: { readonly text: BuiltFormat; readonly openMetrics: BuiltFormat };
+  /** The chunks first made for this snapshot; the others came with earlier ones. */
+  readonly freshChunks: readonly Chunk[];
   /** Exposition lines (a histogram sample counts its buckets, `_sum` and `_count`). */
   readonly series: number;
   readonly families: number;
@@ -123,18 +128,6 @@ const MAX_REPORTED_KEYS = 10_000;
 
 let nextStoreId = 1;
 
-interface KeptLines {
-  /** One buffer, or one per run for a family laid out as runs. */
-  readonly text: readonly Buffer[];
-  /** Only when they differ from the text lines (timestamps). */
-  readonly openMetrics: readonly Buffer[] | undefined;
-  readonly runIds: Int32Array | undefined;
-}
-
-function toPieces(buffer: ArrayBuffer | null | undefined): Buffer[] | undefined {
-  return buffer ? [Buffer.from(buffer)] : undefined;
-}
-
 function compareStrings(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
@@ -184,11 +177,9 @@ export class MetricStore implements MetricSink {
   private nextOwner = 1;
   private readonly freeFamilyIds: number[] = [];
   private nextFamilyId = 0;
-  /** Each family's lines as the builder last laid them out, by family id. */
-  private readonly familyLines = new Map<number, KeptLines>();
-  /** The lines and DEFLATE data of every run the kept families hold, by run id. */
-  private readonly runs = new Map<number, { readonly lines: Buffer; readonly deflated: Buffer }>();
   private sortedFamilies: FamilyEntry[] | undefined;
+  /** The chunks of the bodies the builder last sent (a snapshot holds its own Buffers). */
+  private readonly chunks = new ChunkStore();
 
   private current: ExpositionSnapshot;
   private dirty = false;
@@ -218,6 +209,8 @@ export class MetricStore implements MetricSink {
       generation: 0,
       text: EMPTY_BODY,
       openMetrics: EMPTY_BODY,
+      layout: { text: EMPTY_LAYOUT, openMetrics: EMPTY_LAYOUT },
+      freshChunks: [],
       series: 0,
       families: 0,
       groups: 0,
@@ -235,6 +228,11 @@ export class MetricStore implements MetricSink {
   /** The bodies a scrape writes now. Immutable: a rebuild replaces it, never edits it. */
   snapshot(): ExpositionSnapshot {
     return this.current;
+  }
+
+  /** Every chunk of the current bodies, for a thread that starts serving them now. */
+  currentChunks(): Chunk[] {
+    return this.chunks.all();
   }
 
   /**
@@ -451,7 +449,6 @@ export class MetricStore implements MetricSink {
       if (family.holders === 0 && this.families.get(family.name) === family) {
         this.families.delete(family.name);
         this.freeFamilyIds.push(family.id);
-        this.familyLines.delete(family.id);
         this.sortedFamilies = undefined;
         builderClient.post({ type: 'drop-family', store: this.id, id: family.id });
       }
@@ -518,21 +515,6 @@ export class MetricStore implements MetricSink {
     return build;
   }
 
-  private linesOfRuns(runIds: Int32Array, family: string): Buffer[] {
-    return Array.from(runIds, (id) => {
-      const run = this.runs.get(id);
-      if (!run) throw new Error(`the exposition builder never sent run ${id} of family ${family}`);
-      return run.lines;
-    });
-  }
-
-  /** Drops the runs no family holds any more (a snapshot still being sent keeps its own references). */
-  private forgetUnusedRuns(): void {
-    const used = new Set<number>();
-    for (const kept of this.familyLines.values()) if (kept.runIds) for (const id of kept.runIds) used.add(id);
-    for (const id of this.runs.keys()) if (!used.has(id)) this.runs.delete(id);
-  }
-
   /**
    * Asks the builder thread for the bodies as of now (it has every publish made before this
    * call), then swaps in the snapshot. Nothing is built when no byte changed.
@@ -557,47 +539,24 @@ export class MetricStore implements MetricSink {
     if (reply.familyIds.length !== families.length || families.some((family, i) => family.id !== reply.familyIds[i])) {
       throw new Error('the exposition builder built other families than this store holds');
     }
-    // Lines of families that did not change are the ones the last reply gave.
-    for (const run of reply.newRuns) this.runs.set(run.id, { lines: Buffer.from(run.lines), deflated: Buffer.from(run.deflated) });
-    families.forEach((family, i) => {
-      const lines = reply.lines[i];
-      const runIds = reply.familyRuns[i];
-      if (lines) this.familyLines.set(family.id, { text: [Buffer.from(lines)], openMetrics: toPieces(reply.openMetricsLines[i]), runIds: undefined });
-      else if (runIds) this.familyLines.set(family.id, { text: this.linesOfRuns(runIds, family.name), openMetrics: undefined, runIds });
-    });
-    this.forgetUnusedRuns();
-    const body = (format: BuiltFormat, header: (family: FamilyEntry) => Buffer, lines: (kept: KeptLines) => readonly Buffer[]): PreparedBody => {
-      const pieces: Buffer[] = [];
-      for (const family of families) {
-        pieces.push(header(family));
-        const kept = this.familyLines.get(family.id);
-        if (!kept) throw new Error(`the exposition builder never laid out family ${family.name}`);
-        for (const piece of lines(kept)) if (piece.length > 0) pieces.push(piece);
-      }
-      let length = 0;
-      for (const piece of pieces) length += piece.length;
-      if (length !== format.length) throw new Error(`the exposition builder built ${format.length} bytes where ${length} were expected`);
-      const packed = Buffer.from(format.deflated);
-      const deflated: Buffer[] = [];
-      let deflatedLength = 0;
-      let next = 0;
-      for (const id of format.units) {
-        const unit = id >= 0 ? this.runs.get(id)?.deflated : packed.subarray(next === 0 ? 0 : format.ends[next - 1], format.ends[next++]);
-        if (!unit) throw new Error(`the exposition builder never sent run ${id}`);
-        if (unit.length === 0) continue;
-        deflated.push(unit);
-        deflatedLength += unit.length;
-      }
-      return { pieces, length, crc32: format.crc32, deflated, deflatedLength };
-    };
-    const text = body(reply.text, (f) => f.textHeader, (kept) => kept.text);
-    const openMetrics = body(reply.openMetrics, (f) => f.openMetricsHeader, (kept) => kept.openMetrics ?? kept.text);
-
+    let text: PreparedBody;
+    let openMetrics: PreparedBody;
+    try {
+      this.chunks.add(reply.chunks);
+      text = bodyOfChunks(this.chunks, reply.text, 'text');
+      openMetrics = bodyOfChunks(this.chunks, reply.openMetrics, 'OpenMetrics');
+      this.chunks.keepOnly([reply.text.raw, reply.text.deflated, reply.openMetrics.raw, reply.openMetrics.deflated]);
+    } catch (error) {
+      builderClient.post({ type: 'forget-chunks', store: this.id });
+      throw error;
+    }
     const renderSeconds = (performance.now() - started) / 1000;
     this.current = {
       generation: this.current.generation + 1,
       text,
       openMetrics,
+      layout: { text: reply.text, openMetrics: reply.openMetrics },
+      freshChunks: reply.chunks,
       series,
       families: families.length,
       groups,
@@ -616,6 +575,22 @@ export class MetricStore implements MetricSink {
     }
     for (const listener of this.snapshotListeners) listener(this.current);
   }
+}
+
+const EMPTY_LAYOUT: BuiltFormat = { raw: new Int32Array(0), deflated: new Int32Array(0), crc32: 0, length: 0, deflatedLength: 0 };
+
+/** A format's data part from the chunks it is made of. */
+export function bodyOfChunks(chunks: ChunkStore, format: BuiltFormat, what: string): PreparedBody {
+  const pieces = chunks.body(format.raw, what);
+  const deflated = chunks.body(format.deflated, `${what} DEFLATE`);
+  let length = 0;
+  for (const piece of pieces) length += piece.length;
+  let deflatedLength = 0;
+  for (const piece of deflated) deflatedLength += piece.length;
+  if (length !== format.length || deflatedLength !== format.deflatedLength) {
+    throw new Error(`the ${what} body is ${length} bytes (${deflatedLength} compressed) where the builder made ${format.length} (${format.deflatedLength})`);
+  }
+  return { pieces, length, crc32: format.crc32, deflated, deflatedLength };
 }
 
 /** Writes a publish's lines into one buffer per format, family after family, for the builder thread. */

@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import { CHUNK_BYTES, ChunkedBodies, ChunkStore, type ChunkLayout } from './chunks.js';
+
+const RUN = 32 * 1024;
+
+function piece(label: string, size = RUN): Buffer {
+  return Buffer.alloc(size, label);
+}
+
+function bytesOf(layout: ChunkLayout): number {
+  return layout.fresh.reduce((sum, chunk) => sum + chunk.bytes.byteLength, 0);
+}
+
+/** One body alone, laid out as the builder does both. */
+class ChunkedBody {
+  private readonly bodies = new ChunkedBodies();
+  layOut(pieces: readonly Buffer[]): ChunkLayout {
+    return this.bodies.layOut([pieces])[0] as ChunkLayout;
+  }
+  reset(): void {
+    this.bodies.reset();
+  }
+}
+
+describe('ChunkedBodies', () => {
+  const pieces = Array.from({ length: 200 }, (_, i) => piece(String.fromCharCode(65 + (i % 26))));
+  const whole = Buffer.concat(pieces);
+
+  it('copies the pieces into few chunks of about CHUNK_BYTES, bytes in order', () => {
+    const body = new ChunkedBody();
+    const layout = body.layOut(pieces);
+    const store = new ChunkStore();
+    store.add(layout.fresh);
+    const chunks = store.body(layout.ids, 'text');
+    expect(Buffer.concat(chunks).equals(whole)).toBe(true);
+    expect(layout.length).toBe(whole.length);
+    expect(chunks.length).toBe(Math.ceil(whole.length / CHUNK_BYTES));
+  });
+
+  it.each([
+    ['one piece replaced in the middle', (p: Buffer[]) => p.map((x, i) => (i === 100 ? piece('z') : x))],
+    ['one piece appended', (p: Buffer[]) => [...p, piece('y', 100)]],
+    ['one piece removed at the start', (p: Buffer[]) => p.slice(1)],
+    ['ten pieces moved to the end', (p: Buffer[]) => [...p.slice(0, 50), ...p.slice(60), ...p.slice(50, 60)]],
+  ])('after %s, copies about what changed and keeps the other chunks', (_, change) => {
+    const body = new ChunkedBody();
+    const store = new ChunkStore();
+    const first = body.layOut(pieces);
+    store.add(first.fresh);
+    const next = change(pieces);
+    const second = body.layOut(next);
+    store.add(second.fresh);
+    store.keepOnly([second.ids]);
+    expect(Buffer.concat(store.body(second.ids, 'text')).equals(Buffer.concat(next))).toBe(true);
+    expect(bytesOf(second)).toBeLessThanOrEqual(4 * CHUNK_BYTES);
+    expect(store.size).toBe(second.ids.length);
+  });
+
+  it('skips empty pieces and sends everything again after a reset', () => {
+    const body = new ChunkedBody();
+    const first = body.layOut([Buffer.alloc(0), ...pieces, Buffer.alloc(0)]);
+    expect(first.length).toBe(whole.length);
+    expect(bytesOf(body.layOut(pieces))).toBe(0);
+    body.reset();
+    expect(bytesOf(body.layOut(pieces))).toBe(whole.length);
+  });
+
+  it('shares the chunks of the pieces both bodies hold, and keeps the pieces of one body out of them', () => {
+    const bodies = new ChunkedBodies();
+    const headers = (format: string) => Array.from({ length: 4 }, (_, f) => piece(`${format}${f}`, 40));
+    const [text, openMetrics] = [headers('t'), headers('o')].map((own) => own.flatMap((header, f) => [header, ...pieces.slice(f * 50, f * 50 + 50)]));
+    const [first, second] = bodies.layOut([text!, openMetrics!]) as [ChunkLayout, ChunkLayout];
+    const store = new ChunkStore();
+    store.add([...first.fresh, ...second.fresh]);
+    expect(Buffer.concat(store.body(first.ids, 'text')).equals(Buffer.concat(text!))).toBe(true);
+    expect(Buffer.concat(store.body(second.ids, 'OpenMetrics')).equals(Buffer.concat(openMetrics!))).toBe(true);
+    // The second body brings only its four headers.
+    expect(bytesOf(second)).toBe(4 * 40);
+    expect(second.ids.length).toBe(first.ids.length);
+    // The next build of the same pieces copies nothing.
+    const again = bodies.layOut([text!, openMetrics!]);
+    expect(again.map(bytesOf)).toEqual([0, 0]);
+  });
+
+  it('says which chunk a thread never received', () => {
+    const store = new ChunkStore();
+    expect(() => store.body(Int32Array.of(123456), 'OpenMetrics')).toThrow('chunk 123456 of the OpenMetrics body was never received');
+  });
+});

@@ -1,0 +1,148 @@
+/**
+ * A body as a few large buffers in shared memory: the builder's many pieces (family headers,
+ * each family's lines, 32 KiB runs and their DEFLATE units) copied into chunks of about
+ * CHUNK_BYTES, so a scrape writes a few hundred buffers at a million series rather than many
+ * thousands, and any thread can write them without a copy. A chunk is kept from one build to
+ * the next while the pieces it was copied from are the same objects (the builder keeps the
+ * unchanged ones as they are), so a build copies about what changed, not the whole body, and
+ * the threads that serve it are handed only the new chunks.
+ */
+
+export const CHUNK_BYTES = 128 * 1024;
+
+export interface Chunk {
+  readonly id: number;
+  readonly bytes: SharedArrayBuffer;
+}
+
+interface KeptChunk extends Chunk {
+  /** The pieces it was copied from, in order. */
+  readonly pieces: readonly Buffer[];
+}
+
+export interface ChunkLayout {
+  /** The body's chunks in order. */
+  readonly ids: Int32Array;
+  /** Chunks first made in this layout. */
+  readonly fresh: readonly Chunk[];
+  readonly length: number;
+}
+
+let lastChunkId = 0;
+
+function startsWith(kept: readonly Buffer[], pieces: readonly Buffer[], at: number): boolean {
+  if (at + kept.length > pieces.length) return false;
+  for (let i = 0; i < kept.length; i++) if (kept[i] !== pieces[at + i]) return false;
+  return true;
+}
+
+/**
+ * The bodies of one encoding (text and OpenMetrics) laid out as chunks, build after build.
+ * The pieces both bodies hold (a large family's runs, the lines of a family that are the same
+ * in both formats) go into chunks of their own that both bodies share; a chunk never mixes
+ * them with pieces of one body alone (headers, per-format units).
+ */
+export class ChunkedBodies {
+  private byFirstPiece = new Map<Buffer, KeptChunk>();
+
+  /** Lays out each body; the chunks of one can be reused by the next. */
+  layOut(bodies: readonly (readonly Buffer[])[]): ChunkLayout[] {
+    const seen = new Map<Buffer, number>();
+    bodies.forEach((pieces, body) => {
+      for (const piece of pieces) if (piece.length > 0) seen.set(piece, seen.has(piece) && seen.get(piece) !== body ? -1 : body);
+    });
+    const isShared = (piece: Buffer): boolean => seen.get(piece) === -1;
+    const next = new Map<Buffer, KeptChunk>();
+    const layouts = bodies.map((pieces) => this.layOutOne(pieces.filter((piece) => piece.length > 0), isShared, next));
+    this.byFirstPiece = next;
+    return layouts;
+  }
+
+  private layOutOne(pieces: readonly Buffer[], isShared: (piece: Buffer) => boolean, next: Map<Buffer, KeptChunk>): ChunkLayout {
+    const ids: number[] = [];
+    const fresh: Chunk[] = [];
+    let pending: Buffer[] = [];
+    let pendingBytes = 0;
+    let pendingShared = false;
+    let length = 0;
+    const use = (chunk: KeptChunk): void => {
+      ids.push(chunk.id);
+      next.set(chunk.pieces[0] as Buffer, chunk);
+    };
+    const close = (): void => {
+      if (pending.length === 0) return;
+      const bytes = new SharedArrayBuffer(pendingBytes);
+      const view = Buffer.from(bytes);
+      let at = 0;
+      for (const piece of pending) at += piece.copy(view, at);
+      const chunk = { id: ++lastChunkId, bytes, pieces: pending };
+      use(chunk);
+      fresh.push({ id: chunk.id, bytes });
+      pending = [];
+      pendingBytes = 0;
+    };
+    for (let i = 0; i < pieces.length; ) {
+      const piece = pieces[i] as Buffer;
+      const kept = next.get(piece) ?? this.byFirstPiece.get(piece);
+      if (kept && startsWith(kept.pieces, pieces, i)) {
+        close();
+        use(kept);
+        length += kept.bytes.byteLength;
+        i += kept.pieces.length;
+        continue;
+      }
+      const shared = isShared(piece);
+      if (shared !== pendingShared) close();
+      pendingShared = shared;
+      pending.push(piece);
+      pendingBytes += piece.length;
+      length += piece.length;
+      i++;
+      if (pendingBytes >= CHUNK_BYTES) close();
+    }
+    close();
+    return { ids: Int32Array.from(ids), fresh, length };
+  }
+
+  /** Forgets every chunk: the next layout copies everything (after a failed build). */
+  reset(): void {
+    this.byFirstPiece = new Map();
+  }
+}
+
+/**
+ * The chunks a thread holds, by id: those of the bodies it serves. A snapshot holds its own
+ * Buffers, so forgetting a chunk never takes it from a scrape still writing it.
+ */
+export class ChunkStore {
+  private readonly chunks = new Map<number, Buffer>();
+
+  add(fresh: readonly Chunk[]): void {
+    for (const chunk of fresh) this.chunks.set(chunk.id, Buffer.from(chunk.bytes));
+  }
+
+  /** The buffers of a body, in order. */
+  body(ids: Int32Array, what: string): Buffer[] {
+    return Array.from(ids, (id) => {
+      const chunk = this.chunks.get(id);
+      if (!chunk) throw new Error(`chunk ${id} of the ${what} body was never received`);
+      return chunk;
+    });
+  }
+
+  /** Keeps only the chunks of these bodies. */
+  keepOnly(bodies: readonly Int32Array[]): void {
+    const used = new Set<number>();
+    for (const ids of bodies) for (const id of ids) used.add(id);
+    for (const id of this.chunks.keys()) if (!used.has(id)) this.chunks.delete(id);
+  }
+
+  /** Every chunk held, to hand a thread that starts now. */
+  all(): Chunk[] {
+    return Array.from(this.chunks, ([id, view]) => ({ id, bytes: view.buffer as SharedArrayBuffer }));
+  }
+
+  get size(): number {
+    return this.chunks.size;
+  }
+}
