@@ -88,6 +88,8 @@ interface Options {
   readonly tiny: boolean;
   /** Extra Node options for the exporter's process, e.g. to try garbage-collector settings. */
   readonly exporterNodeOptions: string[];
+  /** `--web.serving-threads` of the exporter; undefined: as auto picks. */
+  readonly servingThreads: string | undefined;
 }
 
 const HELP = `Usage: npm run bench -- [flags]
@@ -108,6 +110,8 @@ const HELP = `Usage: npm run bench -- [flags]
                              (collected ones included), or those that outlived the young generation
                              (DIR/profiles/*.heapprofile; read with bench/scale/allocations.ts)
   --exporter-node-options S  extra Node options for the exporter, e.g. "--max-semi-space-size=64"
+  --serving-threads N        threads serving the exporter's port (default: as --web.serving-threads=auto;
+                             0: its main thread serves, as before they existed)
 `;
 
 function allocationsKind(text: string | undefined): Options['allocations'] {
@@ -134,6 +138,7 @@ function parseOptions(argv: readonly string[]): Options | 'help' {
       'heap-snapshot': { type: 'boolean' },
       allocations: { type: 'string' },
       'exporter-node-options': { type: 'string' },
+      'serving-threads': { type: 'string' },
       help: { type: 'boolean' },
     },
   });
@@ -166,6 +171,7 @@ function parseOptions(argv: readonly string[]): Options | 'help' {
     allocations: allocationsKind(values.allocations),
     tiny,
     exporterNodeOptions: (values['exporter-node-options'] ?? '').split(/\s+/).filter((o) => o !== ''),
+    servingThreads: values['serving-threads'],
   };
 }
 
@@ -212,6 +218,7 @@ class ExporterProcess {
       const onMessage = (message: ExporterMessage): void => {
         if (message.type === 'ready') {
           child.off('exit', onExit);
+          servingThreadsUsed = message.servingThreads;
           resolvePromise(message.url);
         }
       };
@@ -324,6 +331,9 @@ function medianRound(rounds: readonly LatencyFigures[]): LatencyFigures {
 }
 
 /** Event-loop delay over several windows: the worst of each figure. */
+/** Threads serving the exporter's port in this run, as its process said. */
+let servingThreadsUsed = 0;
+
 function worstLoop(loops: readonly LoopDelay[]): LoopDelay {
   return {
     p50Ms: Math.max(...loops.map((l) => l.p50Ms)),
@@ -447,7 +457,11 @@ async function runStep(targetSeries: number, accountsOverride: number | undefine
       exporterScript,
       configFile,
       join(dir, 'exporter.log'),
-      { ...process.env, ...Object.fromEntries(Array.from({ length: accounts }, (_, i) => [`BENCH_KEY_${i}`, `bench-key-${accountName(i)}`])) },
+      {
+        ...process.env,
+        ...(options.servingThreads === undefined ? {} : { MONAPI_BENCH_SERVING_THREADS: options.servingThreads }),
+        ...Object.fromEntries(Array.from({ length: accounts }, (_, i) => [`BENCH_KEY_${i}`, `bench-key-${accountName(i)}`])),
+      },
       options.profile ? profileDir : undefined,
       options.exporterNodeOptions,
     );
@@ -494,6 +508,7 @@ async function runStep(targetSeries: number, accountsOverride: number | undefine
       const exporterRounds: LatencyFigures[] = [];
       const nginxRounds: LatencyFigures[] = [];
       const loops: LoopDelay[] = [];
+      const servingLoops: LoopDelay[] = [];
       let cpuSeconds = 0;
       let wallSeconds = 0;
       for (let round = 0; round < options.rounds; round++) {
@@ -503,6 +518,7 @@ async function runStep(targetSeries: number, accountsOverride: number | undefine
         log(`${variant.label}, round ${round + 1}: ${stallsText(scraped)}`);
         underLoad ??= scraped;
         loops.push(scraped.loop);
+        servingLoops.push(...scraped.servingLoops);
         cpuSeconds += scraped.cpuSeconds;
         wallSeconds += scraped.wallSeconds;
         exporterRounds.push(latency(exporterRun, body.length, options.connections, `exporter ${variant.label}`, true));
@@ -517,6 +533,7 @@ async function runStep(targetSeries: number, accountsOverride: number | undefine
         exporter: medianRound(exporterRounds),
         nginx: medianRound(nginxRounds),
         loop,
+        servingLoop: servingLoops.length > 0 ? worstLoop(servingLoops) : undefined,
         exporterCpuShare: cpuSeconds / wallSeconds,
       };
       variants.push(result);
@@ -544,7 +561,7 @@ async function runStep(targetSeries: number, accountsOverride: number | undefine
       series: memoryStats.series,
       fillSeconds,
       upstream: { requestsPerSecond: upstreamCounts.requests / polling.wallSeconds, bytesPerSecond: upstreamCounts.bytes / polling.wallSeconds },
-      polling: { loop: polling.loop, cpuShare: polling.cpuSeconds / polling.wallSeconds, seconds: polling.wallSeconds },
+      polling: { loop: polling.loop, servingLoop: polling.servingLoops.length > 0 ? worstLoop(polling.servingLoops) : undefined, cpuShare: polling.cpuSeconds / polling.wallSeconds, seconds: polling.wallSeconds },
       memory: {
         heapUsed: memoryStats.memory.heapUsed + memoryStats.builderHeapUsed,
         builderHeapUsed: memoryStats.builderHeapUsed,
@@ -641,6 +658,7 @@ async function main(): Promise<void> {
       paceBurst: PACE.burst,
       command: ['npm run bench', ...(process.argv.length > 2 ? ['--', ...process.argv.slice(2)] : [])].join(' '),
       exporterNodeOptions: options.exporterNodeOptions,
+      servingThreads: servingThreadsUsed,
     },
     decode,
     steps,

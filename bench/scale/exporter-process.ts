@@ -15,6 +15,7 @@ import { writeHeapSnapshot } from 'node:v8';
 import pino from 'pino';
 import { loadConfig } from '../../src/exporter/config.js';
 import { startExporter } from '../../src/exporter/index.js';
+import { defaultServingThreads } from '../../src/server/serving-threads.js';
 import type { ExpositionSnapshot } from '../../src/exposition/store.js';
 import type { ExporterRequest, ExporterStats, LoopDelay } from './protocol.js';
 
@@ -39,7 +40,9 @@ loop.enable();
 
 const log = pino({ level: 'warn' }, createWriteStream(logFile));
 const config = loadConfig(configFile, process.env);
-const exporter = await startExporter({ config, listenAddress: '127.0.0.1:0', telemetryPath: '/metrics', log });
+// As the command line's --web.serving-threads=auto does, unless the harness says otherwise.
+const servingThreads = process.env.MONAPI_BENCH_SERVING_THREADS === undefined ? defaultServingThreads() : Number(process.env.MONAPI_BENCH_SERVING_THREADS);
+const exporter = await startExporter({ config, listenAddress: '127.0.0.1:0', telemetryPath: '/metrics', log, servingThreads, servingLoopResolutionMs: 1 });
 
 /**
  * Publish times (ms since epoch, the store's clock) waiting for the snapshot that holds them,
@@ -122,6 +125,7 @@ async function stats(): Promise<ExporterStats> {
     renderSeconds: snapshot.renderSeconds,
     ready: exporter.ready(),
     loop: loopDelay(),
+    servingLoops: await exporter.servingLoopDelays(),
     cpuSeconds: (cpu.user + cpu.system) / 1e6,
     wallSeconds: (performance.now() - wallAtReset) / 1000,
     memory: process.memoryUsage(),
@@ -166,6 +170,7 @@ async function stopAllocationSampling(path: string): Promise<void> {
 process.on('message', (message: ExporterRequest) => {
   switch (message.type) {
     case 'reset':
+      void exporter.servingLoopDelays(true);
       loop.reset();
       visibleDelaysMs = [];
       rebuilds = { count: 0, seconds: 0, compressedBytes: 0 };
@@ -202,4 +207,4 @@ process.on('message', (message: ExporterRequest) => {
 });
 
 process.on('SIGTERM', () => void exporter.stop().then(() => process.exit(0)));
-send({ type: 'ready', url: exporter.url });
+send({ type: 'ready', url: exporter.url, servingThreads });

@@ -14,6 +14,8 @@ export interface ExporterStats {
   readonly renderSeconds: number;
   readonly ready: boolean;
   readonly loop: LoopDelay;
+  /** Each serving thread's event-loop delay since the last reset (none when the main thread serves). */
+  readonly servingLoops: readonly LoopDelay[];
   /** CPU time of the exporter's process since the last reset. */
   readonly cpuSeconds: number;
   readonly wallSeconds: number;
@@ -47,7 +49,7 @@ export type ExporterRequest =
   | { readonly type: 'stop' };
 
 export type ExporterMessage =
-  | { readonly type: 'ready'; readonly url: string }
+  | { readonly type: 'ready'; readonly url: string; readonly servingThreads: number }
   | { readonly type: 'reset' }
   | { readonly type: 'stats'; readonly stats: ExporterStats }
   | { readonly type: 'heap-snapshot'; readonly path: string }

@@ -1,4 +1,5 @@
 import { renderSvg, type Line } from './plot.js';
+import type { LoopDelay } from './protocol.js';
 import type { RunResult, StepResult, VariantResult } from './results.js';
 
 /** bench/results/latest.md and latest.svg from one run's figures. */
@@ -27,8 +28,14 @@ function variant(step: StepResult, id: string): VariantResult | undefined {
   return step.variants.find((v) => v.id === id);
 }
 
+/** A serving thread's figures after the main thread's, in a cell of the event-loop table. */
+function servingText(loop: LoopDelay | undefined): string {
+  return loop === undefined ? '' : `; serving ${ms(loop.p99Ms)} / ${ms(loop.maxMs)} ms`;
+}
+
+/** Every thread's: the main thread's (polling) and the serving threads'. */
 function worstLoop(step: StepResult): { p99Ms: number; maxMs: number } {
-  const loops = [step.polling.loop, ...step.variants.map((v) => v.loop)];
+  const loops = [step.polling.loop, ...step.variants.map((v) => v.loop), ...[step.polling.servingLoop, ...step.variants.map((v) => v.servingLoop)].filter((l) => l !== undefined)];
   return { p99Ms: Math.max(...loops.map((l) => l.p99Ms)), maxMs: Math.max(...loops.map((l) => l.maxMs)) };
 }
 
@@ -55,8 +62,8 @@ export function judgeTargets(run: RunResult): Target[] {
   const big = largest(run);
   if (big) {
     const loop = worstLoop(big);
-    targets.push({ what: `${count(big.targetSeries)}: event-loop delay p99 under 20 ms under full load`, measured: `${ms(loop.p99Ms)} ms`, met: loop.p99Ms < 20 });
-    targets.push({ what: `${count(big.targetSeries)}: event-loop delay max under 100 ms under full load`, measured: `${ms(loop.maxMs)} ms`, met: loop.maxMs < 100 });
+    targets.push({ what: `${count(big.targetSeries)}: event-loop delay p99 under 20 ms under full load, on every thread`, measured: `${ms(loop.p99Ms)} ms`, met: loop.p99Ms < 20 });
+    targets.push({ what: `${count(big.targetSeries)}: event-loop delay max under 100 ms under full load, on every thread`, measured: `${ms(loop.maxMs)} ms`, met: loop.maxMs < 100 });
     const heap = big.memory.heapUsed / big.series;
     targets.push({ what: `${count(big.targetSeries)}: heap under 300 bytes per series (RSS stated)`, measured: `${count(heap)} B heap, ${count(big.memory.rss / big.series)} B RSS per series`, met: heap < 300 });
   }
@@ -151,11 +158,17 @@ export function renderReport(run: RunResult): string {
 
   line('## Event-loop delay of the exporter (monitorEventLoopDelay, 1 ms resolution)');
   line();
+  line(
+    run.settings.servingThreads > 0
+      ? `Per thread: the main thread (polling, decoding, mapping, the pages) and the worst of the ${run.settings.servingThreads} serving thread(s) (\`--web.serving-threads=${run.settings.servingThreads}\`), which write the scrapes.`
+      : 'The main thread serves the scrapes and polls (`--web.serving-threads=0`).',
+  );
+  line();
   line('| series | polling only: p50 / p99 / max | exporter CPU while polling | ' + (run.steps[0]?.variants.map((v) => `scraped, ${v.label}: p99 / max`).join(' | ') ?? '') + ' |');
   line('|---|---|---|' + (run.steps[0]?.variants.map(() => '---').join('|') ?? '') + '|');
   for (const s of run.steps) {
     line(
-      `| ${count(s.series)} | ${ms(s.polling.loop.p50Ms)} / ${ms(s.polling.loop.p99Ms)} / ${ms(s.polling.loop.maxMs)} ms | ${(s.polling.cpuShare * 100).toFixed(0)}% of a core | ${s.variants.map((v) => `${ms(v.loop.p99Ms)} / ${ms(v.loop.maxMs)} ms`).join(' | ')} |`,
+      `| ${count(s.series)} | ${ms(s.polling.loop.p50Ms)} / ${ms(s.polling.loop.p99Ms)} / ${ms(s.polling.loop.maxMs)} ms${servingText(s.polling.servingLoop)} | ${(s.polling.cpuShare * 100).toFixed(0)}% of a core | ${s.variants.map((v) => `${ms(v.loop.p99Ms)} / ${ms(v.loop.maxMs)} ms${servingText(v.servingLoop)}`).join(' | ')} |`,
     );
   }
   line();

@@ -24,6 +24,8 @@ export interface VariantResult {
   readonly nginx: LatencyFigures;
   /** Event-loop delay of the exporter while it was scraped (and kept polling): the worst round. */
   readonly loop: LoopDelay;
+  /** The serving threads' event-loop delay meanwhile: the worst thread's, the worst round's; undefined without serving threads. */
+  readonly servingLoop: LoopDelay | undefined;
   readonly exporterCpuShare: number;
 }
 
@@ -46,7 +48,7 @@ export interface StepResult {
   readonly fillSeconds: number;
   /** Upstream traffic at the real per-key pace while measuring. */
   readonly upstream: { readonly requestsPerSecond: number; readonly bytesPerSecond: number };
-  readonly polling: { readonly loop: LoopDelay; readonly cpuShare: number; readonly seconds: number };
+  readonly polling: { readonly loop: LoopDelay; readonly servingLoop: LoopDelay | undefined; readonly cpuShare: number; readonly seconds: number };
   /** `heapUsed` counts both threads' V8 heaps: the serving thread's and the builder thread's. */
   readonly memory: {
     readonly heapUsed: number;
@@ -78,6 +80,8 @@ export interface RunResult {
     readonly pacePerMinute: number;
     readonly paceBurst: number;
     readonly command: string;
+    /** Threads serving the exporter's port (`--web.serving-threads`); 0: its main thread serves. */
+    readonly servingThreads: number;
     /** Node options given to the exporter's process besides the harness's own. */
     readonly exporterNodeOptions: readonly string[];
   };

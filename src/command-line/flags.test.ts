@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { defaultServingThreads } from '../server/serving-threads.js';
 import { FlagError, helpText, parseFlags } from './flags.js';
 
 const NOT_TTY = { stdoutIsTTY: false, version: '9.9.9' };
@@ -29,6 +30,7 @@ describe('parseFlags', () => {
       listen: { host: undefined, port: 9866 },
       webTelemetryPath: '/metrics',
       webMaxRequests: 10,
+      webServingThreads: defaultServingThreads(),
       logLevel: 'info',
       logFormat: 'json',
       shard: { ordinal: 0, total: 1 },
@@ -53,6 +55,8 @@ describe('parseFlags', () => {
         '127.0.0.1:9100',
         '--web.telemetry-path=/probe/metrics',
         '--web.max-requests=3',
+        '--web.serving-threads',
+        '6',
         '--log.level=debug',
         '--log.format',
         'pretty',
@@ -73,6 +77,7 @@ describe('parseFlags', () => {
       listen: { host: '127.0.0.1', port: 9100 },
       webTelemetryPath: '/probe/metrics',
       webMaxRequests: 3,
+      webServingThreads: 6,
       logLevel: 'debug',
       logFormat: 'pretty',
       shard: { ordinal: 1, total: 2 },
@@ -88,6 +93,7 @@ describe('parseFlags', () => {
     ['MONAPI_WEB_LISTEN_ADDRESS', '[::1]:9866', 'webListenAddress', '[::1]:9866'],
     ['MONAPI_WEB_TELEMETRY_PATH', '/m', 'webTelemetryPath', '/m'],
     ['MONAPI_WEB_MAX_REQUESTS', '0', 'webMaxRequests', 0],
+    ['MONAPI_WEB_SERVING_THREADS', '0', 'webServingThreads', 0],
     ['MONAPI_LOG_LEVEL', 'warn', 'logLevel', 'warn'],
     ['MONAPI_LOG_FORMAT', 'pretty', 'logFormat', 'pretty'],
     ['MONAPI_STATE_FILE', '/data/state.json', 'stateFile', '/data/state.json'],
@@ -155,6 +161,8 @@ describe('parseFlags refuses bad input with the flag and the allowed values', ()
     [['--web.telemetry-path=metrics'], {}, '--web.telemetry-path must start with / and name a path other than / itself, without spaces, ? or # (got "metrics")'],
     [['--web.telemetry-path=/'], {}, '--web.telemetry-path must start with / and name a path other than / itself, without spaces, ? or # (got "/")'],
     [['--web.max-requests=-1'], {}, '--web.max-requests must be a whole number, 0 for no limit (got "-1")'],
+    [['--web.serving-threads=many'], {}, '--web.serving-threads must be auto or a whole number from 0 to 32 (got "many")'],
+    [['--web.serving-threads=33'], {}, '--web.serving-threads must be auto or a whole number from 0 to 32 (got "33")'],
     [[], { MONAPI_WEB_MAX_REQUESTS: 'many' }, 'MONAPI_WEB_MAX_REQUESTS must be a whole number, 0 for no limit (got "many")'],
     [['--config.watch-interval=10'], {}, '--config.watch-interval must be a duration of at least 100ms such as 10s, or 0 to turn the watching off (got "10")'],
     [[], { MONAPI_CONFIG_WATCH_INTERVAL: '10ms' }, 'MONAPI_CONFIG_WATCH_INTERVAL must be a duration of at least 100ms such as 10s, or 0 to turn the watching off (got "10ms")'],

@@ -5,6 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import { parseListenAddress, type ListenAddress } from '../server/listen.js';
+import { defaultServingThreads, MAX_DEFAULT_SERVING_THREADS, MAX_SERVING_THREADS } from '../server/serving-threads.js';
 import { resolveShard, ShardError, type ShardAssignment } from '../sharding/index.js';
 import { EXPORTER_VERSION } from '../version.js';
 import { parseDuration } from '../config/duration.js';
@@ -35,8 +36,10 @@ export interface Flags {
   /** `host` undefined means every interface; IPv6 hosts come without brackets. */
   readonly listen: { readonly host: string | undefined; readonly port: number };
   readonly webTelemetryPath: string;
-  /** Scrapes of the telemetry path served at once; 0 means no limit. */
+  /** Scrapes of the telemetry path served at once (per serving thread); 0 means no limit. */
   readonly webMaxRequests: number;
+  /** Threads serving the listen address; 0: the main thread serves. */
+  readonly webServingThreads: number;
   readonly logLevel: LogLevel;
   readonly logFormat: LogFormat;
   /** Which accounts this process polls; `{ordinal: 0, total: 1}` (all of them) without sharding. */
@@ -105,6 +108,12 @@ const FLAGS: Readonly<Record<string, FlagSpec>> = {
     env: 'MONAPI_WEB_MAX_REQUESTS',
     default: String(DEFAULT_MAX_REQUESTS),
     help: 'Scrapes of the metrics endpoint served at once; more are answered 503 with Retry-After. 0 means no limit.',
+  },
+  'web.serving-threads': {
+    type: 'string',
+    env: 'MONAPI_WEB_SERVING_THREADS',
+    default: 'auto',
+    help: `Threads that serve the listen address, all on its port: scrapes are written from them, never from the thread that polls the upstream. auto: one per CPU core beyond one, from 1 to ${MAX_DEFAULT_SERVING_THREADS}; 0: the main thread serves everything.`,
   },
   'log.level': { type: 'string', env: 'MONAPI_LOG_LEVEL', default: 'info', help: `Log level: ${LOG_LEVELS.join(', ')}.` },
   'log.format': { type: 'string', env: 'MONAPI_LOG_FORMAT', help: `Log format: ${LOG_FORMATS.join(', ')}. Default: pretty when stdout is a terminal, else json.` },
@@ -246,6 +255,11 @@ export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv, opti
     throw new FlagError(`${maxGiven.from} must be a whole number, 0 for no limit (got ${JSON.stringify(maxGiven.value)})`);
   }
 
+  const threadsGiven = pick('web.serving-threads') ?? { value: 'auto', from: '--web.serving-threads' };
+  if (threadsGiven.value !== 'auto' && !(/^\d{1,2}$/.test(threadsGiven.value) && Number(threadsGiven.value) <= MAX_SERVING_THREADS)) {
+    throw new FlagError(`${threadsGiven.from} must be auto or a whole number from 0 to ${MAX_SERVING_THREADS} (got ${JSON.stringify(threadsGiven.value)})`);
+  }
+
   const watchGiven = pick('config.watch-interval') ?? { value: DEFAULT_CONFIG_WATCH_INTERVAL, from: '--config.watch-interval' };
   const watchInterval = watchGiven.value === '0' ? { ms: 0 } : parseDuration(watchGiven.value);
   if ('error' in watchInterval || (watchInterval.ms > 0 && watchInterval.ms < MIN_CONFIG_WATCH_INTERVAL_MS)) {
@@ -266,6 +280,7 @@ export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv, opti
     listen,
     webTelemetryPath: pathGiven.value,
     webMaxRequests: Number(maxGiven.value),
+    webServingThreads: threadsGiven.value === 'auto' ? defaultServingThreads() : Number(threadsGiven.value),
     logLevel: oneOf('log.level', LOG_LEVELS, 'info'),
     logFormat: oneOf('log.format', LOG_FORMATS, (options.stdoutIsTTY ?? process.stdout.isTTY === true) ? 'pretty' : 'json'),
     shard,

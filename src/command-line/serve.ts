@@ -114,6 +114,8 @@ export async function serve(flags: Flags): Promise<number> {
     },
     enableLifecycle: flags.webEnableLifecycle,
     serve: (app, address, _lifecycle, registry) => startWebServer(app, { listenAddress: address, webConfigFile, log, registry }),
+    servingThreads: flags.webServingThreads,
+    ...(webConfigFile === undefined ? {} : { webConfigFile }),
   });
   running.exporter = exporter;
   if (running.reloadBeforeStart) exporter.reload();

@@ -5,7 +5,9 @@ import { MetricStore } from '../exposition/store.js';
 import { systemClock, type Clock } from '../lib/clock.js';
 import type { UnitRuntime } from '../scheduler/unit-runtime.js';
 import { TopicBoard } from '../scheduler/topics.js';
-import { createServer, startHttpServer, type RunningServer } from '../server/app.js';
+import type { createServer} from '../server/app.js';
+import { createServerParts, startHttpServer, type RunningServer } from '../server/app.js';
+import { startServingThreads, type LoopDelayFigures } from '../server/serving-threads.js';
 import { describeShard, registerShardMetrics, SINGLE_SHARD, type ShardAssignment } from '../sharding/index.js';
 import { proxySettingsFromEnv } from '../upstream/http/transport.js';
 import { EXPORTER_VERSION } from '../version.js';
@@ -50,12 +52,24 @@ export interface ExporterOptions {
    * passes one that adds TLS and basic auth from `--web.config.file`.
    */
   serve?: (app: ReturnType<typeof createServer>, listenAddress: string, lifecycle: Lifecycle, registry: Registry) => Promise<RunningServer>;
+  /**
+   * `--web.serving-threads`: serve the listen address from this many worker threads
+   * (serving-threads.ts), with TLS and basic auth from `webConfigFile`; `serve` is then not
+   * used. Default 0: the main thread serves.
+   */
+  servingThreads?: number;
+  /** `--web.config.file`, for the serving threads. */
+  webConfigFile?: string;
+  /** Resolution of the serving threads' event-loop delay histograms; default 10 ms. */
+  servingLoopResolutionMs?: number;
   /** `--web.enable-lifecycle`: POST /-/reload re-reads the configuration (403 without). */
   enableLifecycle?: boolean;
 }
 
 
 export interface RunningExporter {
+  /** Each serving thread's event-loop delay since the last reset; none without serving threads. */
+  servingLoopDelays(reset?: boolean): Promise<LoopDelayFigures[]>;
   readonly url: string;
   readonly store: MetricStore;
   readonly registry: Registry;
@@ -111,10 +125,14 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
   const status = new ExporterStatus(units, store, shard, () => reloader.current);
 
   const lifecycle = { reload: () => reloader.reload(), enabled: options.enableLifecycle ?? false };
-  const app = createServer({ store, selfRegistry: registry, telemetryPath: options.telemetryPath, maxConcurrentScrapes: options.maxConcurrentScrapes, clock, log, version: EXPORTER_VERSION, status, lifecycle });
-  let server: RunningServer;
+  const parts = createServerParts({ store, selfRegistry: registry, telemetryPath: options.telemetryPath, maxConcurrentScrapes: options.maxConcurrentScrapes, clock, log, version: EXPORTER_VERSION, status, lifecycle });
+  const threads = options.servingThreads ?? 0;
+  let server: RunningServer & { loopDelays?: (reset?: boolean) => Promise<LoopDelayFigures[]> };
   try {
-    server = await (options.serve ?? ((a, address) => startHttpServer(a, address)))(app, options.listenAddress, lifecycle, registry);
+    server =
+      threads > 0
+        ? await startServingThreads(parts, { threads, listenAddress: options.listenAddress, webConfigFile: options.webConfigFile, log, registry, loopResolutionMs: options.servingLoopResolutionMs })
+        : await (options.serve ?? ((a, address) => startHttpServer(a, address)))(parts.listener, options.listenAddress, lifecycle, registry);
   } catch (err) {
     units.abandon();
     throw err;
@@ -128,6 +146,7 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
     url: server.url,
     store,
     registry,
+    servingLoopDelays: (reset) => server.loopDelays?.(reset) ?? Promise.resolve([]),
     get accounts() {
       return units.accounts.map((u) => u.runtime);
     },

@@ -2,7 +2,7 @@ import type { RequestListener } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { DEFAULT_SELF_METRICS_MAX_AGE_MS, SelfMetricsCache } from '../exposition/scrape.js';
+import { DEFAULT_SELF_METRICS_MAX_AGE_MS, SelfMetricsCache, buildScrapeBody } from '../exposition/scrape.js';
 import type { MetricStore } from '../exposition/store.js';
 import { systemClock, type Clock } from '../lib/clock.js';
 import { requestFailureLogger } from './request-failures.js';
@@ -11,7 +11,7 @@ import { EXPORTER_VERSION } from '../version.js';
 import { mountLifecycle, type LifecycleRoutes } from './lifecycle.js';
 import { pageRoutes } from './pages.js';
 import type { StatusProvider } from './status.js';
-import { DEFAULT_MAX_CONCURRENT_SCRAPES, telemetryHandler } from './telemetry.js';
+import { DEFAULT_MAX_CONCURRENT_SCRAPES, scrapeObserver, telemetryHandler, telemetryPathMatcher, type ScrapeObserver } from './telemetry.js';
 
 export { DEFAULT_MAX_CONCURRENT_SCRAPES } from './telemetry.js';
 export { parseListenAddress, startHttpServer, type ListenAddress, type RunningServer } from './listen.js';
@@ -76,6 +76,25 @@ function methodNotAllowed(_req: Request, res: Response): void {
  * few self-metrics.
  */
 export function createServer(options: ServerOptions): RequestListener {
+  return createServerParts(options).listener;
+}
+
+/** What serving threads need of the interface: the pages apart from the telemetry path, and what a scrape writes. */
+export interface ServerParts {
+  /** Every route. */
+  readonly listener: RequestListener;
+  /** Every route but the telemetry path. */
+  readonly pages: RequestListener;
+  readonly telemetryPath: string;
+  readonly maxConcurrentScrapes: number;
+  readonly store: MetricStore;
+  /** The self-metrics rendering the scrapes share. */
+  readonly selfMetrics: SelfMetricsCache;
+  /** The scrape metrics of the self-metrics registry. */
+  readonly observer: ScrapeObserver;
+}
+
+export function createServerParts(options: ServerOptions): ServerParts {
   const { store, selfRegistry, status, log } = options;
   const telemetryPath = validateTelemetryPath(options.telemetryPath ?? DEFAULT_TELEMETRY_PATH);
   const version = options.version ?? EXPORTER_VERSION;
@@ -83,15 +102,9 @@ export function createServer(options: ServerOptions): RequestListener {
   const startedMs = clock.now();
   // Shared with the scrapes, so the pages count the self-metrics' series without rendering them again.
   const selfMetrics = new SelfMetricsCache(store, selfRegistry, options.selfMetricsMaxAgeMs ?? DEFAULT_SELF_METRICS_MAX_AGE_MS, clock);
-  const serveTelemetry = telemetryHandler({
-    store,
-    selfRegistry,
-    log,
-    maxConcurrentScrapes: options.maxConcurrentScrapes ?? DEFAULT_MAX_CONCURRENT_SCRAPES,
-    selfMetricsMaxAgeMs: options.selfMetricsMaxAgeMs,
-    clock: options.clock,
-    selfMetrics,
-  });
+  const observer = scrapeObserver(selfRegistry);
+  const maxConcurrentScrapes = options.maxConcurrentScrapes ?? DEFAULT_MAX_CONCURRENT_SCRAPES;
+  const serveTelemetry = telemetryHandler({ body: (negotiated) => buildScrapeBody(store, selfMetrics, negotiated), observer, log, maxConcurrentScrapes, clock: options.clock });
   const isTelemetryPath = telemetryPathMatcher(telemetryPath);
   const redactor = options.redactor ?? processRedactor;
   const scrub = (text: string) => redactor.scrub(text);
@@ -133,20 +146,16 @@ export function createServer(options: ServerOptions): RequestListener {
     text(res, 500, 'Internal Server Error\n');
   });
 
-  return (req, res) => {
-    if (isTelemetryPath(req.url)) serveTelemetry(req, res);
-    else app(req, res);
-  };
-}
-
-/** Matches a request URL to the telemetry path the way express routes do: any case, an optional trailing slash, any query. */
-function telemetryPathMatcher(telemetryPath: string): (url: string | undefined) => boolean {
-  const wanted = telemetryPath.toLowerCase();
-  return (url) => {
-    if (!url) return false;
-    const query = url.indexOf('?');
-    let path = (query < 0 ? url : url.slice(0, query)).toLowerCase();
-    if (path.length > 1 && path.endsWith('/')) path = path.slice(0, -1);
-    return path === wanted;
+  return {
+    listener: (req, res) => {
+      if (isTelemetryPath(req.url)) serveTelemetry(req, res);
+      else app(req, res);
+    },
+    pages: app,
+    telemetryPath,
+    maxConcurrentScrapes,
+    store,
+    selfMetrics,
+    observer,
   };
 }

@@ -50,8 +50,11 @@ export interface RunningServer {
   close(timeoutMs?: number): Promise<void>;
 }
 
-/** `server`: one made by the caller (HTTPS, timeouts; see web-server.ts); default a plain HTTP server. */
-export async function startHttpServer(app: RequestListener, listenAddress: string, options: { server?: Server } = {}): Promise<RunningServer> {
+/**
+ * `server`: one made by the caller (HTTPS, timeouts; see web-server.ts); default a plain HTTP
+ * server. `reusePort`: share the port with other sockets that ask the same (serving threads).
+ */
+export async function startHttpServer(app: RequestListener, listenAddress: string, options: { server?: Server; reusePort?: boolean } = {}): Promise<RunningServer> {
   const { host, port } = parseListenAddress(listenAddress);
   const server = options.server ?? createServer();
   // Node's close() leaves a keep-alive socket open after its in-flight response; track
@@ -69,7 +72,7 @@ export async function startHttpServer(app: RequestListener, listenAddress: strin
       reject(new Error(`cannot listen on ${listenAddress}: ${error.message}`, { cause: error }));
     };
     server.once('error', onError);
-    server.listen({ host, port }, () => {
+    server.listen({ host, port, ...(options.reusePort ? { reusePort: true } : {}) }, () => {
       server.off('error', onError);
       resolve();
     });

@@ -2,9 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { Counter, Histogram, type Registry } from 'prom-client';
-import { VARY, negotiate } from '../exposition/negotiate.js';
-import { DEFAULT_SELF_METRICS_MAX_AGE_MS, SelfMetricsCache, buildScrapeBody } from '../exposition/scrape.js';
-import type { MetricStore } from '../exposition/store.js';
+import { VARY, negotiate, type Negotiated } from '../exposition/negotiate.js';
+import type { ScrapeBody } from '../exposition/scrape.js';
 import type { Clock } from '../lib/clock.js';
 import { requestFailureLogger } from './request-failures.js';
 
@@ -15,17 +14,29 @@ import { requestFailureLogger } from './request-failures.js';
  */
 
 export interface TelemetryOptions {
-  readonly store: MetricStore;
-  readonly selfRegistry: Registry;
+  /** The body of a scrape in the negotiated format: the snapshot's data part and the self-metrics. */
+  readonly body: (negotiated: Negotiated) => ScrapeBody | Promise<ScrapeBody>;
+  /** Where what the scrapes did is counted: prom-client on the main thread, messages to it from a serving thread. */
+  readonly observer: ScrapeObserver;
   readonly log?: Logger;
   /** Scrapes served at once; more get 503 with Retry-After. 0: no limit. */
   readonly maxConcurrentScrapes: number;
-  /** Scrapes within this long share one rendering of the self-metrics. */
-  readonly selfMetricsMaxAgeMs?: number;
-  /** Ages the self-metrics cache; default the system clock. */
+  /** Stamps failures in the log; default the system clock. */
   readonly clock?: Clock;
-  /** The rendering of the self-metrics to share (the landing page counts their series from it); default one of its own. */
-  readonly selfMetrics?: SelfMetricsCache;
+}
+
+export interface ScrapeLabels {
+  readonly format: Negotiated['format'];
+  readonly encoding: 'gzip' | 'identity';
+}
+
+export interface ScrapeObserver {
+  /** A scrape was accepted. */
+  scraped(labels: ScrapeLabels): void;
+  /** Its last byte was handed to the socket; `bytes` undefined for HEAD. */
+  finished(labels: ScrapeLabels, seconds: number, bytes: number | undefined): void;
+  /** Answered 503: the most concurrent scrapes were being served. */
+  rejected(): void;
 }
 
 export const DEFAULT_MAX_CONCURRENT_SCRAPES = 10;
@@ -38,6 +49,19 @@ interface ScrapeMetrics {
   readonly scrapes: Counter<'format' | 'encoding'>;
   readonly bytes: Counter<'format' | 'encoding'>;
   readonly rejected: Counter;
+}
+
+/** The scrape metrics of `registry` (registered on first use). */
+export function scrapeObserver(registry: Registry): ScrapeObserver {
+  const metrics = scrapeMetrics(registry);
+  return {
+    scraped: (labels) => metrics.scrapes.inc(labels),
+    finished: (labels, seconds, bytes) => {
+      metrics.duration.observe(labels, seconds);
+      if (bytes !== undefined) metrics.bytes.inc(labels, bytes);
+    },
+    rejected: () => metrics.rejected.inc(),
+  };
 }
 
 function scrapeMetrics(registry: Registry): ScrapeMetrics {
@@ -102,21 +126,19 @@ export function sendBody(res: Pick<ServerResponse, 'destroyed' | 'cork' | 'write
 }
 
 export function telemetryHandler(options: TelemetryOptions): (req: IncomingMessage, res: ServerResponse) => void {
-  const { store, log, maxConcurrentScrapes } = options;
+  const { log, maxConcurrentScrapes, observer } = options;
   if (!Number.isInteger(maxConcurrentScrapes) || maxConcurrentScrapes < 0) {
     throw new RangeError(`maxConcurrentScrapes must be a whole number >= 0, got ${maxConcurrentScrapes}`);
   }
-  const metrics = scrapeMetrics(options.selfRegistry);
   const failed = requestFailureLogger(log, options.clock);
-  const selfMetrics = options.selfMetrics ?? new SelfMetricsCache(store, options.selfRegistry, options.selfMetricsMaxAgeMs ?? DEFAULT_SELF_METRICS_MAX_AGE_MS, options.clock);
   let inFlight = 0;
 
   const serve = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const started = performance.now();
     const negotiated = negotiate(req.headers.accept, req.headers['accept-encoding']);
-    const labels = { format: negotiated.format, encoding: negotiated.gzip ? 'gzip' : 'identity' };
-    metrics.scrapes.inc(labels);
-    const body = await buildScrapeBody(store, selfMetrics, negotiated);
+    const labels: ScrapeLabels = { format: negotiated.format, encoding: negotiated.gzip ? 'gzip' : 'identity' };
+    observer.scraped(labels);
+    const body = await options.body(negotiated);
     const headers: Record<string, string | number> = {
       'Content-Type': negotiated.contentType,
       Vary: VARY,
@@ -125,8 +147,7 @@ export function telemetryHandler(options: TelemetryOptions): (req: IncomingMessa
     };
     if (negotiated.gzip) headers['Content-Encoding'] = 'gzip';
     res.once('finish', () => {
-      metrics.duration.observe(labels, (performance.now() - started) / 1000);
-      if (req.method !== 'HEAD') metrics.bytes.inc(labels, body.length);
+      observer.finished(labels, (performance.now() - started) / 1000, req.method === 'HEAD' ? undefined : body.length);
       res.socket?.setTimeout(0);
     });
     res.writeHead(200, headers);
@@ -144,7 +165,7 @@ export function telemetryHandler(options: TelemetryOptions): (req: IncomingMessa
       return;
     }
     if (maxConcurrentScrapes > 0 && inFlight >= maxConcurrentScrapes) {
-      metrics.rejected.inc();
+      observer.rejected();
       plainText(res, 503, `Too many concurrent scrapes (at most ${maxConcurrentScrapes}); retry in a second\n`, { 'Retry-After': '1' });
       return;
     }
@@ -155,5 +176,17 @@ export function telemetryHandler(options: TelemetryOptions): (req: IncomingMessa
       if (res.headersSent) res.destroy();
       else plainText(res, 500, 'Internal Server Error\n');
     });
+  };
+}
+
+/** Matches a request URL to the telemetry path the way express routes do: any case, an optional trailing slash, any query. */
+export function telemetryPathMatcher(telemetryPath: string): (url: string | undefined) => boolean {
+  const wanted = telemetryPath.toLowerCase();
+  return (url) => {
+    if (!url) return false;
+    const query = url.indexOf('?');
+    let path = (query < 0 ? url : url.slice(0, query)).toLowerCase();
+    if (path.length > 1 && path.endsWith('/')) path = path.slice(0, -1);
+    return path === wanted;
   };
 }

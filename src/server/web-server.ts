@@ -58,6 +58,31 @@ export interface WebServerOptions {
   readonly log: Logger;
   /** Where the server's own metrics go (connections closed, web configuration reloads). */
   readonly registry?: Registry;
+  /** Instead of `registry`: where a serving thread reports the same events (to the main thread's metrics). */
+  readonly events?: WebServerEvents;
+  /** Listen beside other sockets on the same port (serving threads; Linux and the BSDs). */
+  readonly reusePort?: boolean;
+}
+
+/** What the server counts: connections it closed, throttled logins, web configuration reloads. */
+export interface WebServerEvents {
+  closed(reason: ClosedReason): void;
+  throttled(): void;
+  /** A reload of the web configuration file, or the first load; `atSeconds` Unix time. */
+  reloaded(ok: boolean, atSeconds: number): void;
+}
+
+/** The events, counted in `registry` (its metrics registered on first use). */
+export function webServerEvents(registry: Registry): WebServerEvents {
+  const metrics = existingWebServerMetrics(registry) ?? createWebServerMetrics(registry);
+  return {
+    closed: (reason) => metrics.closed.inc({ reason }),
+    throttled: () => metrics.throttled.inc(),
+    reloaded: (ok, atSeconds) => {
+      metrics.reloadSuccessful.set(ok ? 1 : 0);
+      if (ok) metrics.reloadTimestamp.set(atSeconds);
+    },
+  };
 }
 
 export interface WebServerMetrics {
@@ -132,17 +157,14 @@ export async function startWebServer(app: RequestListener, options: WebServerOpt
     ? createHttpsServer({ ...serverOptions, handshakeTimeout: SERVER_LIMITS.headersTimeoutMs, ...tls.context, requestCert: tls.clientAuth !== 'NoClientCert', rejectUnauthorized: false })
     : createHttpServer(serverOptions);
   server.maxRequestsPerSocket = SERVER_LIMITS.maxRequestsPerSocket;
-  const metrics = options.registry && (existingWebServerMetrics(options.registry) ?? createWebServerMetrics(options.registry));
+  const events = options.events ?? (options.registry && webServerEvents(options.registry));
   const guard: ConnectionGuard = guardConnections(
     server,
     { maxConnections: SERVER_LIMITS.maxConnections, evictAt: SERVER_LIMITS.evictIdleAbove, maxPerAddress: SERVER_LIMITS.maxConnectionsPerAddress },
-    (reason) => metrics?.closed.inc({ reason }),
+    (reason) => events?.closed(reason),
   );
   enforceHeaderDeadline(server, SERVER_LIMITS.headersTimeoutMs, tls ? 'secureConnection' : 'connection');
-  const reloaded = (ok: boolean) => {
-    metrics?.reloadSuccessful.set(ok ? 1 : 0);
-    if (ok) metrics?.reloadTimestamp.set(Date.now() / 1000);
-  };
+  const reloaded = (ok: boolean) => events?.reloaded(ok, Date.now() / 1000);
   if (file !== undefined) reloaded(true);
   /** Why the file in force is not the file on disk, logged once per kind of problem. */
   let problem: string | undefined;
@@ -217,7 +239,7 @@ export async function startWebServer(app: RequestListener, options: WebServerOpt
         if (outcome === 'ok') app(req, res);
         else if (outcome === 'denied') deny(res, 401, 'Unauthorized\n', { 'WWW-Authenticate': 'Basic realm="monapi-exporter", charset="UTF-8"' });
         else {
-          metrics?.throttled.inc();
+          events?.throttled();
           const answer = setTimeout(() => {
             if (!res.destroyed) deny(res, 429, 'Too Many Requests: too many failed password checks from this address; retry later\n', { 'Retry-After': String(outcome.retryAfterSeconds) });
           }, THROTTLED_ANSWER_DELAY_MS);
@@ -229,7 +251,7 @@ export async function startWebServer(app: RequestListener, options: WebServerOpt
     );
   };
 
-  const running = await startHttpServer(guarded, options.listenAddress, { server });
+  const running = await startHttpServer(guarded, options.listenAddress, { server, reusePort: options.reusePort ?? false });
   return {
     ...running,
     close: (timeoutMs?: number) => {

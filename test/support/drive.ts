@@ -34,6 +34,10 @@ export async function drive(options: {
   log?: Logger;
   /** This process's shard; one shard by default. */
   shard?: ShardAssignment;
+  /** Serve from this many threads (`--web.serving-threads`); default the main thread. */
+  servingThreads?: number;
+  webConfigFile?: string;
+  enableLifecycle?: boolean;
 }): Promise<Driven> {
   const clock = options.clock ?? new FakeClock(options.start ?? Date.UTC(2026, 10, 22, 12, 0, 0));
   const simulator = await startSimulator({ clock, monitoringPort: 0, releasesPort: 0, marketplacePort: 0, random: () => 0.5, ...options.simulator });
@@ -50,6 +54,9 @@ export async function drive(options: {
     log: options.log ?? pino({ level: 'silent' }),
     processMetrics: false,
     ...(options.shard ? { shard: options.shard } : {}),
+    ...(options.servingThreads === undefined ? {} : { servingThreads: options.servingThreads }),
+    ...(options.webConfigFile === undefined ? {} : { webConfigFile: options.webConfigFile }),
+    ...(options.enableLifecycle === undefined ? {} : { enableLifecycle: options.enableLifecycle }),
   });
 
   async function settle(): Promise<void> {

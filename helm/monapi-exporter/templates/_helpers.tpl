@@ -177,6 +177,7 @@ spec:
         - --web.telemetry-path={{ .Values.telemetryPath }}
         - --log.level={{ .Values.logLevel }}
         - --log.format=json
+        - --web.serving-threads={{ .Values.servingThreads }}
         {{- if .Values.sharding.enabled }}
         - --total-shards={{ .Values.replicas }}
         {{- end }}

@@ -1,0 +1,241 @@
+import { Agent, request, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { Writable } from 'node:stream';
+import { parentPort, workerData } from 'node:worker_threads';
+import pino from 'pino';
+import { ChunkStore } from '../exposition/chunks.js';
+import type { CompressedTail, PreparedBody } from '../exposition/gzip.js';
+import type { ExpositionFormat } from '../exposition/negotiate.js';
+import { scrapeBodyOf, type ScrapeBody } from '../exposition/scrape.js';
+import { bodyOfChunks } from '../exposition/store.js';
+import type { ClosedReason } from './connection-guard.js';
+import type { RunningServer } from './listen.js';
+import { PAGES_TOKEN_HEADER, type FromServingThread, type ScrapeEvent, type ServingThreadData, type ToServingThread } from './serving-threads.js';
+import { telemetryHandler, telemetryPathMatcher, type ScrapeLabels } from './telemetry.js';
+import { startWebServer } from './web-server.js';
+
+/**
+ * A serving thread (see serving-threads.ts): listens on the exporter's port beside the other
+ * serving threads, writes /metrics from the chunks the main thread hands over, and passes
+ * every other path to the main thread's pages once TLS and basic auth have let it through.
+ */
+
+const port = parentPort;
+if (!port) throw new Error('serving-thread.ts runs as a worker thread (see serving-threads.ts)');
+const data = workerData as ServingThreadData;
+const post = (message: FromServingThread): void => port.postMessage(message);
+
+const log = pino(
+  { level: data.logLevel, base: { thread: `serving-${data.index}` } },
+  new Writable({
+    write(line: Buffer, _encoding, done) {
+      post({ type: 'log', line: line.toString('utf8') });
+      done();
+    },
+  }),
+);
+
+const loop = monitorEventLoopDelay({ resolution: data.loopResolutionMs });
+loop.enable();
+
+interface Bodies {
+  readonly generation: number;
+  readonly text: PreparedBody;
+  readonly openMetrics: PreparedBody;
+}
+
+const chunks = new ChunkStore();
+let bodies: Bodies | undefined;
+const tails = new Map<ExpositionFormat, { readonly tail: CompressedTail; readonly at: number }>();
+const tailWaiters = new Map<ExpositionFormat, ((tail: CompressedTail) => void)[]>();
+const tailAsked = new Map<ExpositionFormat, number>();
+/** A tail older than this is not served while a fresher one is on its way: the main thread is stuck, not busy. */
+const STALE_TAIL_MS = 10_000;
+
+function askTail(format: ExpositionFormat): void {
+  const now = Date.now();
+  if (now - (tailAsked.get(format) ?? 0) < data.tailMaxAgeMs) return;
+  tailAsked.set(format, now);
+  post({ type: 'want-tail', format });
+}
+
+function tailFor(format: ExpositionFormat): CompressedTail | Promise<CompressedTail> {
+  const held = tails.get(format);
+  const age = held ? Date.now() - held.at : Infinity;
+  if (age > data.tailMaxAgeMs) askTail(format);
+  if (held && age <= STALE_TAIL_MS) return held.tail;
+  return new Promise<CompressedTail>((resolve) => tailWaiters.set(format, [...(tailWaiters.get(format) ?? []), resolve]));
+}
+
+function bodyFor(format: ExpositionFormat, gzip: boolean): ScrapeBody | Promise<ScrapeBody> {
+  const current = bodies;
+  if (!current) throw new Error('no snapshot from the main thread yet');
+  const prefix = format === 'openmetrics' ? current.openMetrics : current.text;
+  const tail = tailFor(format);
+  return tail instanceof Promise ? tail.then((t) => scrapeBodyOf(prefix, t, gzip, current.generation)) : scrapeBodyOf(prefix, tail, gzip, current.generation);
+}
+
+/** Counted here, reported to the main thread's metrics in batches. */
+let scraped: ScrapeLabels[] = [];
+let finished: ScrapeEvent[] = [];
+let rejected = 0;
+let closed: ClosedReason[] = [];
+let throttled = 0;
+let reloads: { ok: boolean; atSeconds: number }[] = [];
+let reportTimer: NodeJS.Timeout | undefined;
+const REPORT_MS = 100;
+
+function report(): void {
+  reportTimer = undefined;
+  post({ type: 'events', events: { scraped, finished, rejected, closed, throttled, reloads } });
+  scraped = [];
+  finished = [];
+  rejected = 0;
+  closed = [];
+  throttled = 0;
+  reloads = [];
+}
+
+function counted(): void {
+  reportTimer ??= setTimeout(report, REPORT_MS);
+}
+
+const serveTelemetry = telemetryHandler({
+  body: (negotiated) => bodyFor(negotiated.format, negotiated.gzip),
+  observer: {
+    scraped: (labels) => {
+      scraped.push(labels);
+      counted();
+    },
+    finished: (labels, seconds, bytes) => {
+      finished.push({ labels, seconds, bytes });
+      counted();
+    },
+    rejected: () => {
+      rejected++;
+      counted();
+    },
+  },
+  log,
+  maxConcurrentScrapes: data.maxConcurrentScrapes,
+});
+
+const pagesAgent = new Agent({ keepAlive: true });
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer']);
+
+function withoutHopByHop(headers: IncomingMessage['headers']): OutgoingHttpHeaders {
+  const kept: OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) kept[name] = value;
+  return kept;
+}
+
+/** Hands a request to the main thread's pages and its answer back. */
+function toPages(req: IncomingMessage, res: ServerResponse): void {
+  const forwarded = request(
+    {
+      host: '127.0.0.1',
+      port: data.pagesPort,
+      agent: pagesAgent,
+      method: req.method,
+      path: req.url,
+      headers: { ...withoutHopByHop(req.headers), [PAGES_TOKEN_HEADER]: data.pagesToken },
+    },
+    (answer) => {
+      res.writeHead(answer.statusCode ?? 502, withoutHopByHop(answer.headers));
+      answer.pipe(res);
+      answer.once('error', () => res.destroy());
+    },
+  );
+  forwarded.once('error', (error) => {
+    log.error({ err: { message: error.message }, path: req.url }, 'the main thread did not answer a request a serving thread passed on');
+    if (res.headersSent) res.destroy();
+    else {
+      res.writeHead(502, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
+      res.end('Bad Gateway: the exporter\'s main thread did not answer\n');
+    }
+  });
+  res.once('close', () => {
+    if (!forwarded.writableFinished) forwarded.destroy();
+  });
+  req.pipe(forwarded);
+}
+
+const isTelemetryPath = telemetryPathMatcher(data.telemetryPath);
+let server: RunningServer | undefined;
+
+port.on('message', (message: ToServingThread) => {
+  switch (message.type) {
+    case 'snapshot': {
+      chunks.add(message.chunks);
+      bodies = {
+        generation: message.generation,
+        text: bodyOfChunks(chunks, message.text, 'text'),
+        openMetrics: bodyOfChunks(chunks, message.openMetrics, 'OpenMetrics'),
+      };
+      chunks.keepOnly([message.text.raw, message.text.deflated, message.openMetrics.raw, message.openMetrics.deflated]);
+      return;
+    }
+    case 'tail': {
+      const tail: CompressedTail = { raw: Buffer.from(message.raw), crc32: message.crc32, deflated: Buffer.from(message.deflated) };
+      tails.set(message.format, { tail, at: Date.now() });
+      tailAsked.delete(message.format);
+      const waiting = tailWaiters.get(message.format) ?? [];
+      tailWaiters.delete(message.format);
+      for (const resolve of waiting) resolve(tail);
+      return;
+    }
+    case 'loop': {
+      const ms = (ns: number): number => ns / 1e6;
+      post({ type: 'loop', request: message.request, thread: `serving-${data.index}`, p50Ms: ms(loop.percentile(50)), p99Ms: ms(loop.percentile(99)), maxMs: ms(loop.max), samples: loop.count });
+      if (message.reset) loop.reset();
+      return;
+    }
+    case 'close':
+      void (async () => {
+        await server?.close(message.timeoutMs);
+        if (reportTimer) {
+          clearTimeout(reportTimer);
+          report();
+        }
+        loop.disable();
+        pagesAgent.destroy();
+        post({ type: 'closed' });
+        port.close();
+      })();
+      return;
+  }
+});
+
+try {
+  server = await startWebServer(
+    (req, res) => {
+      if (isTelemetryPath(req.url)) serveTelemetry(req, res);
+      else toPages(req, res);
+    },
+    {
+      listenAddress: `${data.host === undefined ? '' : data.host.includes(':') ? `[${data.host}]` : data.host}:${data.port}`,
+      webConfigFile: data.webConfigFile,
+      log,
+      reusePort: true,
+      events: {
+        closed: (reason) => {
+          closed.push(reason);
+          counted();
+        },
+        throttled: () => {
+          throttled++;
+          counted();
+        },
+        reloaded: (ok, atSeconds) => {
+          reloads.push({ ok, atSeconds });
+          counted();
+        },
+      },
+    },
+  );
+  post({ type: 'listening', port: (server.server.address() as AddressInfo).port });
+} catch (error) {
+  post({ type: 'error', message: error instanceof Error ? error.message : String(error) });
+  port.close();
+}

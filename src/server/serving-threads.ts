@@ -1,0 +1,350 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { availableParallelism } from 'node:os';
+import type { Worker } from 'node:worker_threads';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import type { ExpositionFormat } from '../exposition/negotiate.js';
+import type { ExpositionSnapshot } from '../exposition/store.js';
+import type { BuiltFormat } from '../exposition/builder.js';
+import type { Chunk } from '../exposition/chunks.js';
+import type { ServerParts } from './app.js';
+import { parseListenAddress, type RunningServer } from './listen.js';
+import type { ScrapeLabels } from './telemetry.js';
+import { startThread } from './thread.js';
+import { webServerEvents } from './web-server.js';
+import type { ClosedReason } from './connection-guard.js';
+
+/**
+ * `--web.serving-threads`: the listen address served by worker threads, each listening on the
+ * same port (SO_REUSEPORT: the kernel spreads the connections), each with its own TLS, basic
+ * auth and connection guard (web-server.ts). A thread writes /metrics from the current
+ * snapshot's bodies, which live in shared memory (one buffer per format and encoding, built on
+ * the builder thread), and the self-metrics the main thread renders at most once a second:
+ * a scrape never waits for the main thread, where polling, decoding and mapping run, and
+ * scrapes take nothing from it. Every other path (/, /status, /-/ready, /-/reload) is handed
+ * to the main thread's pages over a loopback connection that only the threads can use (a
+ * random token), after the thread has checked TLS and basic auth.
+ */
+
+/** More would only divide the same memory bandwidth. */
+export const MAX_SERVING_THREADS = 32;
+
+/** At most this many by default: past a few threads, the writes are bound by memory and network, not by threads. */
+export const MAX_DEFAULT_SERVING_THREADS = 4;
+
+/** One per core beyond the one the main thread (polling) and the builder share, at least one. */
+export function defaultServingThreads(cores = availableParallelism()): number {
+  return Math.max(1, Math.min(MAX_DEFAULT_SERVING_THREADS, cores - 1));
+}
+
+/** How long a rendering of the self-metrics is served before a fresher one is asked for. */
+const TAIL_MAX_AGE_MS = 1_000;
+/** A format not scraped for this long is no longer rendered ahead of the scrapes. */
+const TAIL_IDLE_MS = 60_000;
+
+export interface ServingThreadData {
+  readonly index: number;
+  readonly host: string | undefined;
+  readonly port: number;
+  readonly webConfigFile: string | undefined;
+  readonly telemetryPath: string;
+  readonly maxConcurrentScrapes: number;
+  readonly pagesPort: number;
+  readonly pagesToken: string;
+  readonly logLevel: string;
+  /** Resolution of the thread's event-loop delay histogram. */
+  readonly loopResolutionMs: number;
+  readonly tailMaxAgeMs: number;
+}
+
+export interface TailMessage {
+  readonly format: ExpositionFormat;
+  readonly raw: Uint8Array;
+  readonly crc32: number;
+  readonly deflated: Uint8Array;
+}
+
+export type ToServingThread =
+  | { readonly type: 'snapshot'; readonly generation: number; readonly chunks: readonly Chunk[]; readonly text: BuiltFormat; readonly openMetrics: BuiltFormat }
+  | ({ readonly type: 'tail' } & TailMessage)
+  | { readonly type: 'loop'; readonly request: number; readonly reset: boolean }
+  | { readonly type: 'close'; readonly timeoutMs: number };
+
+export interface ScrapeEvent {
+  readonly labels: ScrapeLabels;
+  readonly seconds: number;
+  readonly bytes: number | undefined;
+}
+
+/** What a thread counted since its last report. */
+export interface ServingEvents {
+  readonly scraped: readonly ScrapeLabels[];
+  readonly finished: readonly ScrapeEvent[];
+  readonly rejected: number;
+  readonly closed: readonly ClosedReason[];
+  readonly throttled: number;
+  readonly reloads: readonly { readonly ok: boolean; readonly atSeconds: number }[];
+}
+
+export interface LoopDelayFigures {
+  readonly thread: string;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly maxMs: number;
+  readonly samples: number;
+}
+
+export type FromServingThread =
+  | { readonly type: 'listening'; readonly port: number }
+  | { readonly type: 'error'; readonly message: string }
+  | { readonly type: 'want-tail'; readonly format: ExpositionFormat }
+  | { readonly type: 'events'; readonly events: ServingEvents }
+  | { readonly type: 'log'; readonly line: string }
+  | ({ readonly type: 'loop'; readonly request: number } & LoopDelayFigures)
+  | { readonly type: 'closed' };
+
+export interface ServingThreadsOptions {
+  readonly threads: number;
+  readonly listenAddress: string;
+  readonly webConfigFile?: string | undefined;
+  readonly log: Logger;
+  readonly registry: Registry;
+  /** Default 10 ms; the scale benchmark asks for 1. */
+  readonly loopResolutionMs?: number;
+}
+
+export interface RunningServingThreads extends RunningServer {
+  /** Each serving thread's event-loop delay since the last reset (and resets it when asked). */
+  loopDelays(reset?: boolean): Promise<LoopDelayFigures[]>;
+}
+
+/** The header that carries the threads' token to the pages listener. */
+export const PAGES_TOKEN_HEADER = 'x-monapi-serving-thread';
+
+/**
+ * Long: the threads, the pages listener, the snapshots and self-metrics sent to them and what
+ * they report back share the set of workers and its closing, and are wired here in one place.
+ */
+export async function startServingThreads(parts: ServerParts, options: ServingThreadsOptions): Promise<RunningServingThreads> {
+  const { threads, log } = options;
+  if (!Number.isInteger(threads) || threads < 1) throw new RangeError(`serving threads must be a whole number of at least 1, got ${threads}`);
+  const { host, port } = parseListenAddress(options.listenAddress);
+  const token = randomBytes(32).toString('hex');
+  const pages = await startPagesListener(parts, token);
+  const events = webServerEvents(options.registry);
+  const wanted = new Map<ExpositionFormat, number>();
+  const workers: Worker[] = [];
+  let closing = false;
+
+  const broadcast = (message: ToServingThread): void => {
+    for (const worker of workers) worker.postMessage(message);
+  };
+  /** What a thread is sent: every chunk when it starts, the new ones with each snapshot after. */
+  const snapshotMessage = (snapshot: ExpositionSnapshot, chunks: readonly Chunk[]): ToServingThread => ({
+    type: 'snapshot',
+    generation: snapshot.generation,
+    chunks,
+    text: snapshot.layout.text,
+    openMetrics: snapshot.layout.openMetrics,
+  });
+  let sentGeneration = parts.store.snapshot().generation;
+  parts.store.onSnapshot((snapshot) => {
+    if (closing || snapshot.generation === sentGeneration) return;
+    sentGeneration = snapshot.generation;
+    broadcast(snapshotMessage(snapshot, snapshot.freshChunks));
+  });
+  const renderTail = (format: ExpositionFormat): void => {
+    parts.selfMetrics.tail(format).then(
+      (tail) => {
+        if (!closing) broadcast({ type: 'tail', format, raw: tail.raw, crc32: tail.crc32, deflated: tail.deflated });
+      },
+      (error: unknown) => log.error({ err: error }, 'rendering the self-metrics for the serving threads failed'),
+    );
+  };
+  // Ahead of the scrapes, so a Prometheus scraping every 15 s gets self-metrics at most a second old.
+  const ahead = setInterval(() => {
+    const now = Date.now();
+    for (const [format, at] of wanted) {
+      if (now - at > TAIL_IDLE_MS) wanted.delete(format);
+      else renderTail(format);
+    }
+  }, TAIL_MAX_AGE_MS);
+  ahead.unref();
+
+  let nextLoopRequest = 1;
+  const loopReplies = new Map<number, (figures: LoopDelayFigures) => void>();
+  const apply = (counted: ServingEvents): void => {
+    for (const labels of counted.scraped) parts.observer.scraped(labels);
+    for (const scrape of counted.finished) parts.observer.finished(scrape.labels, scrape.seconds, scrape.bytes);
+    for (let i = 0; i < counted.rejected; i++) parts.observer.rejected();
+    for (const reason of counted.closed) events.closed(reason);
+    for (let i = 0; i < counted.throttled; i++) events.throttled();
+    for (const reload of counted.reloads) events.reloaded(reload.ok, reload.atSeconds);
+  };
+  const relayLog = (line: string): void => {
+    try {
+      const { level, msg, time: _time, pid: _pid, hostname: _hostname, ...fields } = JSON.parse(line) as Record<string, unknown>;
+      const method = typeof level === 'number' && level >= 50 ? 'error' : typeof level === 'number' && level >= 40 ? 'warn' : typeof level === 'number' && level >= 30 ? 'info' : 'debug';
+      log[method](fields, typeof msg === 'string' ? msg : '');
+    } catch {
+      log.warn({ line }, 'a serving thread wrote a log line that is not JSON');
+    }
+  };
+
+  const start = (index: number, onPort: number): Promise<number> => {
+    const data: ServingThreadData = {
+      index,
+      host,
+      port: onPort,
+      webConfigFile: options.webConfigFile,
+      telemetryPath: parts.telemetryPath,
+      maxConcurrentScrapes: parts.maxConcurrentScrapes,
+      pagesPort: pages.port,
+      pagesToken: token,
+      logLevel: log.level,
+      loopResolutionMs: options.loopResolutionMs ?? 10,
+      tailMaxAgeMs: TAIL_MAX_AGE_MS,
+    };
+    const worker = startThread(import.meta.url, 'serving-thread', `monapi-serving-${index}`, data);
+    workers[index] = worker;
+    worker.on('message', (message: FromServingThread) => {
+      switch (message.type) {
+        case 'want-tail':
+          wanted.set(message.format, Date.now());
+          renderTail(message.format);
+          return;
+        case 'events':
+          apply(message.events);
+          return;
+        case 'log':
+          relayLog(message.line);
+          return;
+        case 'loop':
+          loopReplies.get(message.request)?.(message);
+          loopReplies.delete(message.request);
+          return;
+        default:
+          return;
+      }
+    });
+    worker.postMessage(snapshotMessage(parts.store.snapshot(), parts.store.currentChunks()));
+    const listening = new Promise<number>((resolve, reject) => {
+      const onMessage = (message: FromServingThread): void => {
+        if (message.type === 'listening') {
+          worker.off('message', onMessage);
+          resolve(message.port);
+        } else if (message.type === 'error') {
+          worker.off('message', onMessage);
+          reject(new Error(message.message));
+        }
+      };
+      worker.on('message', onMessage);
+      worker.once('error', reject);
+    });
+    worker.on('exit', (code) => {
+      if (closing) return;
+      // A thread that dies is replaced, on the same port: the others serve meanwhile.
+      log.error({ thread: index, code }, 'a serving thread stopped; starting it again');
+      const again = setTimeout(() => {
+        if (!closing) start(index, boundPort).catch((error: unknown) => log.error({ err: error, thread: index }, 'a serving thread could not be started again'));
+      }, 1_000);
+      again.unref();
+    });
+    return listening;
+  };
+
+  let boundPort = port;
+  try {
+    // The first thread finds the port when the address asks for any (:0); the others join it.
+    boundPort = await start(0, port);
+    await Promise.all(Array.from({ length: threads - 1 }, (_, i) => start(i + 1, boundPort)));
+  } catch (error) {
+    closing = true;
+    clearInterval(ahead);
+    await Promise.all(workers.map((worker) => worker.terminate()));
+    await pages.close();
+    throw new Error(`cannot listen on ${options.listenAddress}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+
+  const urlHost = host === undefined ? 'localhost' : host.includes(':') ? `[${host}]` : host;
+  const tls = options.webConfigFile !== undefined && (await webConfigHasTls(options.webConfigFile));
+  let closed: Promise<void> | undefined;
+  return {
+    url: `${tls ? 'https' : 'http'}://${urlHost}:${boundPort}`,
+    server: pages.server,
+    loopDelays(reset = false) {
+      return Promise.all(
+        workers.map(
+          (worker) =>
+            new Promise<LoopDelayFigures>((resolve) => {
+              const request = nextLoopRequest++;
+              loopReplies.set(request, resolve);
+              worker.postMessage({ type: 'loop', request, reset } satisfies ToServingThread);
+            }),
+        ),
+      );
+    },
+    close(timeoutMs = 10_000) {
+      closed ??= (async () => {
+        closing = true;
+        clearInterval(ahead);
+        await Promise.all(
+          workers.map(async (worker) => {
+            const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+            worker.postMessage({ type: 'close', timeoutMs } satisfies ToServingThread);
+            const force = setTimeout(() => void worker.terminate(), timeoutMs + 1_000);
+            force.unref();
+            await exited;
+            clearTimeout(force);
+          }),
+        );
+        await pages.close();
+      })();
+      return closed;
+    },
+  };
+}
+
+async function webConfigHasTls(file: string): Promise<boolean> {
+  const { loadWebConfig } = await import('./web-config.js');
+  return loadWebConfig(file).tls !== undefined;
+}
+
+interface PagesListener {
+  readonly port: number;
+  readonly server: Server;
+  close(): Promise<void>;
+}
+
+/** The main thread's pages, on a loopback port, for requests that carry the threads' token. */
+async function startPagesListener(parts: ServerParts, token: string): Promise<PagesListener> {
+  const expected = Buffer.from(token);
+  const server = createServer({ keepAliveTimeout: 60_000 }, (req: IncomingMessage, res: ServerResponse) => {
+    const given = Buffer.from(String(req.headers[PAGES_TOKEN_HEADER] ?? ''));
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+      res.writeHead(403, { 'content-type': 'text/plain; charset=utf-8' });
+      res.end('Forbidden\n');
+      return;
+    }
+    delete req.headers[PAGES_TOKEN_HEADER];
+    parts.pages(req, res);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ host: '127.0.0.1', port: 0 }, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return {
+    port: (server.address() as AddressInfo).port,
+    server,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

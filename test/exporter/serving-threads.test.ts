@@ -1,0 +1,158 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request as httpsRequest } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import bcrypt from 'bcryptjs';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { joinBody } from '../../src/exposition/gzip.js';
+import { defaultServingThreads } from '../../src/server/serving-threads.js';
+import { drive, type Driven } from '../support/drive.js';
+import { sampleValue } from '../support/exposition-text.js';
+import { makeTestPki, type TestPki } from '../support/tls.js';
+
+/**
+ * Issue 30: /metrics served by worker threads listening on one port, from the chunks the
+ * builder made; the other paths answered by the main thread through them; TLS and basic
+ * auth in every thread; what the threads count reaches the main thread's self-metrics.
+ */
+
+const CONFIG = `accounts:\n  - name: acme\n    base_url: \${monitoring}\n    api_key_env: KEY\n`;
+
+let driven: Driven | undefined;
+afterEach(async () => {
+  await driven?.stop();
+  driven = undefined;
+});
+
+async function scrapeRaw(url: string, headers: Record<string, string>): Promise<{ status: number; headers: Headers; body: Buffer }> {
+  const response = await fetch(url, { headers });
+  return { status: response.status, headers: response.headers, body: Buffer.from(await response.arrayBuffer()) };
+}
+
+/** The snapshot's data part, as the main thread holds it: what every thread must serve. */
+function dataPart(d: Driven, format: 'text' | 'openMetrics'): string {
+  return joinBody(d.exporter.store.snapshot()[format]).toString('utf8');
+}
+
+/** Scrapes until the threads serve the main thread's snapshot (it reaches them by message). */
+async function scrapeCurrent(d: Driven, headers: Record<string, string>, format: 'text' | 'openMetrics'): Promise<string> {
+  await d.exporter.store.flush();
+  const expected = dataPart(d, format);
+  let text = '';
+  for (let i = 0; i < 50; i++) {
+    const answer = await scrapeRaw(`${d.exporter.url}/metrics`, headers);
+    expect(answer.status).toBe(200);
+    // fetch undoes the gzip encoding itself (and checks its CRC and length).
+    text = answer.body.toString('utf8');
+    if (text.startsWith(expected)) return text;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`the serving threads never served the current snapshot; got ${text.length} bytes, expected a body starting with ${expected.length}`);
+}
+
+describe('serving threads', () => {
+  it('defaults to one thread per core beyond one, at least one, at most four', () => {
+    expect([1, 2, 3, 4, 8, 64].map((cores) => defaultServingThreads(cores))).toEqual([1, 1, 2, 3, 4, 4]);
+  });
+
+  it('serve /metrics in every format and encoding, the current snapshot byte for byte, and the pages of the main thread', async () => {
+    driven = await drive({ simulator: { hosts: 3, websites: 1 }, config: CONFIG, env: (sim) => ({ KEY: sim.keys.pro }), servingThreads: 2, enableLifecycle: true });
+    await driven.advance(60_000);
+    const text = await scrapeCurrent(driven, { accept: 'text/plain', 'accept-encoding': 'gzip' }, 'text');
+    expect(sampleValue(text, 'monapi_up{account="acme"}')).toBe(1);
+    expect(text).toMatch(/^# TYPE monapi_exporter_scrapes_total counter$/m);
+    expect(await scrapeCurrent(driven, { accept: 'text/plain' }, 'text')).toContain('# TYPE monapi_up gauge');
+    const openMetrics = await scrapeCurrent(driven, { accept: 'application/openmetrics-text;version=1.0.0', 'accept-encoding': 'gzip' }, 'openMetrics');
+    expect(openMetrics.endsWith('# EOF\n')).toBe(true);
+
+    const head = await fetch(`${driven.exporter.url}/metrics`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(Number(head.headers.get('content-length'))).toBeGreaterThan(1000);
+    expect((await fetch(`${driven.exporter.url}/metrics`, { method: 'POST' })).status).toBe(405);
+
+    // The main thread's pages, through the threads.
+    const status = await fetch(`${driven.exporter.url}/status?format=json`);
+    expect(status.status).toBe(200);
+    expect(await status.json()).toMatchObject({ accounts: [{ account: 'acme', up: true }] });
+    expect((await fetch(`${driven.exporter.url}/-/ready`)).status).toBe(200);
+    expect(await (await fetch(`${driven.exporter.url}/`)).text()).toContain('monapi-exporter');
+    expect((await fetch(`${driven.exporter.url}/nowhere`)).status).toBe(404);
+    // Without a file to re-read, the main thread's reload answers that it failed: the answer is its, not the thread's.
+    const reload = await fetch(`${driven.exporter.url}/-/reload`, { method: 'POST' });
+    expect([reload.status, await reload.text()]).toEqual([500, expect.stringContaining('configuration reload failed, the previous configuration stays in force') as unknown]);
+
+    // What the threads counted is in the main thread's registry.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const scrapes = await driven.exporter.registry.getSingleMetric('monapi_exporter_scrapes_total')?.get();
+    const total = scrapes?.values.reduce((sum, value) => sum + value.value, 0) ?? 0;
+    // Three GETs (at least) and a HEAD; the POST was refused before counting.
+    expect(total).toBeGreaterThanOrEqual(4);
+    const loops = await driven.exporter.servingLoopDelays();
+    expect(loops.map((loop) => loop.thread).sort()).toEqual(['serving-0', 'serving-1']);
+    for (const loop of loops) expect(loop.samples).toBeGreaterThan(0);
+  });
+
+  it('follow every new snapshot: a host gone upstream leaves /metrics in every thread', async () => {
+    driven = await drive({ simulator: { hosts: 3, websites: 1 }, config: CONFIG, env: (sim) => ({ KEY: sim.keys.pro }), servingThreads: 3 });
+    await driven.advance(120_000);
+    const account = driven.simulator.world.accountByKey(driven.simulator.keys.pro)!;
+    const gone = account.hosts(driven.clock.now()).filter((h) => h.allowed).at(-1)!;
+    expect(await scrapeCurrent(driven, { accept: 'text/plain' }, 'text')).toContain(gone.uuid);
+    account.removeHosts(1, driven.clock.now());
+    await driven.advance(61_000);
+    // Fresh connections land on any of the threads: each must have the new snapshot.
+    for (let i = 0; i < 12; i++) {
+      const body = await scrapeCurrent(driven, { accept: 'text/plain', connection: 'close' }, 'text');
+      expect(body.split('\n').filter((line) => line.includes(gone.uuid) && !line.startsWith('monapi_alert_rule_host_info'))).toEqual([]);
+    }
+  });
+});
+
+describe('serving threads behind TLS and basic auth', () => {
+  let pki: TestPki;
+  let dir: string;
+  beforeAll(() => {
+    pki = makeTestPki();
+    dir = mkdtempSync(join(tmpdir(), 'monapi-threads-'));
+  });
+  afterAll(() => {
+    pki.remove();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  function get(url: string, path: string, authorization?: string): Promise<{ status: number; body: string }> {
+    const { port } = new URL(url);
+    return new Promise((resolve, reject) => {
+      const req = httpsRequest(
+        { host: '127.0.0.1', port, path, ca: pki.caCert, servername: 'localhost', agent: false, headers: authorization ? { authorization } : {} },
+        (res) => {
+          let body = '';
+          res.on('data', (c: Buffer) => (body += c.toString('utf8')));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+  }
+
+  it('ask every client for the password, on /metrics and on the pages; the health probes stay open', async () => {
+    const file = join(pki.dir, 'threads-web.yml');
+    writeFileSync(file, `tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\nbasic_auth_users:\n  prometheus: ${bcrypt.hashSync('s3cret-pass', 4)}\n`);
+    driven = await drive({ simulator: { hosts: 2, websites: 1 }, config: CONFIG, env: (sim) => ({ KEY: sim.keys.pro }), servingThreads: 2, webConfigFile: file });
+    await driven.advance(60_000);
+    await driven.exporter.store.flush();
+    expect(driven.exporter.url.startsWith('https://')).toBe(true);
+    const auth = `Basic ${Buffer.from('prometheus:s3cret-pass').toString('base64')}`;
+    for (let i = 0; i < 6; i++) {
+      expect((await get(driven.exporter.url, '/metrics')).status).toBe(401);
+      expect((await get(driven.exporter.url, '/status')).status).toBe(401);
+      expect((await get(driven.exporter.url, '/-/healthy')).status).toBe(200);
+      const metrics = await get(driven.exporter.url, '/metrics', auth);
+      expect(metrics.status).toBe(200);
+      expect(metrics.body).toContain('monapi_up{account="acme"}');
+      expect((await get(driven.exporter.url, '/status?format=json', auth)).status).toBe(200);
+    }
+    expect(JSON.stringify(await driven.exporter.registry.getMetricsAsJSON())).not.toContain('s3cret-pass');
+  });
+});
