@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DeltaTable, DeltaTableBuilder } from './delta-table.js';
-import type { DeltaState } from './deltas.js';
+import { oldestOpenMs, type DeltaState } from './deltas.js';
 
 const state = (total: number, extra: Partial<DeltaState> = {}): DeltaState => ({
   total,
@@ -36,6 +36,9 @@ describe('DeltaTable', () => {
       expect(map).toBe(table);
     });
     expect(seen).toEqual(['a:1', 'b:2.5', 'c:0']);
+    const open: string[] = [];
+    table.forEachOldestOpen((openMs, key) => open.push(`${key}:${openMs}`));
+    expect(open).toEqual(written.map(([key, s]) => `${key}:${oldestOpenMs(s)}`));
   });
 
   const steps: {

@@ -1,4 +1,4 @@
-import type { DeltaState } from './deltas.js';
+import { openSinceMs, type DeltaState } from './deltas.js';
 
 /**
  * A host's counter states, packed: six numbers a counter in one Float64Array, the hole bitmaps
@@ -72,6 +72,15 @@ export class DeltaTable implements ReadonlyMap<string, DeltaState> {
 
   forEach(callback: (value: DeltaState, key: string, map: ReadonlyMap<string, DeltaState>) => void, thisArg?: unknown): void {
     for (const [key, row] of this.rows) callback.call(thisArg, this.at(row), key, this);
+  }
+
+  /** Each counter's `oldestOpenMs` with its key, read from the packed numbers: no state made a counter (once a poll and host). */
+  forEachOldestOpen(callback: (oldestOpenMs: number, key: string) => void): void {
+    const v = this.numbers;
+    for (const [key, row] of this.rows) {
+      const at = row * WIDTH;
+      callback(openSinceMs(v[at + 2] as number, this.holes.get(row) ?? 0n, v[at + 4] as number), key);
+    }
   }
 }
 

@@ -73,7 +73,12 @@ export function popcount(bits: bigint): number {
 
 /** Start of the oldest open hole, or the cursor when there is none. */
 export function oldestOpenMs(state: DeltaState): number {
-  return state.holes === 0n ? state.coveredUntilMs : state.coveredUntilMs - state.holes.toString(2).length * state.intervalMs;
+  return openSinceMs(state.coveredUntilMs, state.holes, state.intervalMs);
+}
+
+/** `oldestOpenMs` of a state's parts (a packed table reads them without making the state). */
+export function openSinceMs(coveredUntilMs: number, holes: bigint, intervalMs: number): number {
+  return holes === 0n ? coveredUntilMs : coveredUntilMs - holes.toString(2).length * intervalMs;
 }
 
 function addable(total: number, sum: number, point: DeltaPoint & { readonly value: number }): boolean {

@@ -18,6 +18,7 @@ import {
   type SeriesMapOptions,
 } from './map.js';
 import { SeriesNaming } from './naming.js';
+import { DeltaTable } from './delta-table.js';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
@@ -109,6 +110,24 @@ describe('mapSeries gauges', () => {
     const byName = new Map(stamped.families.map((f) => [f.spec.name, f.samples[0]]));
     expect(byName.get('monapi_system_cpu_time_ratio')).toMatchObject({ value: 0.3, timestampMs: T0 - 3 * MIN });
     expect(byName.get('monapi_nginx_http_requests_total')).toMatchObject({ value: 0, timestampMs: T0 - 2 * MIN });
+  });
+
+  it('maps several batches as their merge (a later batch wins a name two carry), poll after poll with one host whose names change', () => {
+    const labels = new HostLabels('prod', 'h1');
+    const polls: { batches: Record<string, SeriesPoint[]>[]; naming?: SeriesNaming }[] = [
+      { batches: [{ 'system.load.1': points(T0 - MIN, [1]), 'system.cpu.user': points(T0 - MIN, [10]) }, { 'system.load.5': points(T0 - MIN, [5]) }] },
+      { batches: [{ 'system.load.1': points(T0 - MIN, [1]), 'system.cpu.user': points(T0 - MIN, [10]) }, { 'system.load.5': points(T0 - MIN, [5]) }] },
+      { batches: [{ 'system.load.1': points(T0 - MIN, [1]), 'system.load.5': points(T0 - MIN, [2]) }, { 'system.load.5': points(T0 - MIN, [5]), 'system.load.1': points(T0 - MIN, [7]) }] },
+      { batches: [{ 'system.load.5': points(T0 - MIN, [3]) }, { 'system.io.iops_r|sda': points(T0 - MIN, [4]), 'system.io.iops_w|sda': points(T0 - MIN, [6]) }] },
+      { batches: [{ 'system.load.5': points(T0 - MIN, [3]) }, { 'system.io.iops_r|sda': points(T0 - MIN, [4]), 'system.io.iops_w|sda': points(T0 - MIN, [6]) }], naming: new SeriesNaming() },
+    ];
+    for (const { batches, naming: other } of polls) {
+      const merged = batch(Object.assign({}, ...batches) as Record<string, SeriesPoint[]>);
+      const want = mapSeries(merged, EMPTY_SERIES_STATE, opts(T0, other && { naming: other }));
+      const got = mapSeries(batches.map((b) => batch(b)), EMPTY_SERIES_STATE, opts(T0, { labels, ...(other && { naming: other }) }));
+      expect(metricLines(got.families)).toEqual(metricLines(want.families));
+      expect(got.collisions).toEqual(want.collisions);
+    }
   });
 
   it('respects a custom staleness limit', () => {
@@ -393,12 +412,15 @@ describe('requiredWindow', () => {
     { name: 'capped at 4 h so the interval stays 60 s', state: counters([['a', counter(10 * HOUR)]]), delay: 2 * MIN, want: '240m' },
   ])('$name', ({ state, delay, want }) => {
     expect(requiredWindow(state, T0, delay)).toBe(want);
+    // The same from the packed table a poll leaves.
+    expect(requiredWindow({ ...state, counters: DeltaTable.from(state.counters) }, T0, delay)).toBe(want);
   });
 
   it('honours a custom minimum, and only the counters of the names requested', () => {
     expect(requiredWindow(EMPTY_SERIES_STATE, T0, 0, 60_000)).toBe('5m');
     const state = counters([['gone.metric', counter(50 * MIN)], ['nginx.http.request.time', counter(20 * MIN)]]);
     expect(requiredWindow(state, T0, 0, undefined, counterKeysOf(['nginx.http.request.time.count', 'system.load.1'], naming))).toBe('22m');
+    expect(requiredWindow({ ...state, counters: DeltaTable.from(state.counters) }, T0, 0, undefined, counterKeysOf(['nginx.http.request.time.count', 'system.load.1'], naming))).toBe('22m');
   });
 });
 

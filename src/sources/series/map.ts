@@ -6,8 +6,8 @@ import { globMatcher } from '../../lib/glob.js';
 import { carryAbsent } from '../shared/grace.js';
 import { parseTimestampMs, toBaseUnit } from '../shared/units.js';
 import { advanceDelta, MISSING_REASONS, oldestOpenMs, type DeltaPoint, type DeltaState, type DeltaTally, type MissingReason } from './deltas.js';
-import type { SeriesCollision, SeriesMetric, SeriesNaming } from './naming.js';
-import { DeltaTableBuilder } from './delta-table.js';
+import type { ResolvedNames, SeriesCollision, SeriesMetric, SeriesNaming } from './naming.js';
+import { DeltaTable, DeltaTableBuilder } from './delta-table.js';
 
 export { MISSING_REASONS, type MissingReason } from './deltas.js';
 
@@ -73,6 +73,7 @@ export class HostLabels {
    * reload) are dropped when it outgrows the distinct label sets.
    */
   private readonly byObject = new Map<Labels, Labels>();
+  private plan: MappingPlan | undefined;
 
   constructor(account: string, hostUuid: string) {
     this.host = { account, host_uuid: hostUuid };
@@ -92,6 +93,32 @@ export class HostLabels {
     return labels;
   }
 
+  /**
+   * How this host's answers map: worked out when the names its answers carry change (or the
+   * naming's resolution of them), not on every poll, where finding each metric's series and
+   * labels by name cost more than the rest of the mapping.
+   */
+  planFor(keys: readonly string[], naming: SeriesNaming): MappingPlan {
+    const last = this.plan;
+    // The naming is asked every poll all the same: its answer is what the plan holds to.
+    if (last !== undefined && last.naming === naming && sameList(last.keys, keys) && naming.resolve(last.names) === last.resolved) return last;
+    // Where each name is; a later batch wins a name two carry. Map keys keep where a name first came.
+    const placeOf = new Map<string, number>();
+    for (let i = 0; i < keys.length; i++) placeOf.set(keys[i] as string, i);
+    const names = placeOf.size === keys.length ? keys : [...placeOf.keys()];
+    const resolved = naming.resolve(names);
+    const plan: MappingPlan = {
+      naming,
+      keys,
+      names,
+      resolved,
+      places: Int32Array.from(resolved.metrics, (metric) => placeOf.get(metric.dotted) ?? -1),
+      labels: resolved.metrics.map((metric) => this.build(metric)),
+    };
+    this.plan = plan;
+    return plan;
+  }
+
   private build(metric: SeriesMetric): Labels {
     const key = labelKey(metric.labels);
     if (key === NO_LABELS) return this.host;
@@ -107,6 +134,26 @@ export class HostLabels {
 }
 
 const NO_LABELS = labelKey({});
+
+/** How the answers of one host map, for as long as they carry the same names (`HostLabels.planFor`). */
+interface MappingPlan {
+  readonly naming: SeriesNaming;
+  /** The names of the answers, batch after batch, as they came. */
+  readonly keys: readonly string[];
+  /** Each name once, in the order it first came: what the naming resolves. */
+  readonly names: readonly string[];
+  readonly resolved: ResolvedNames;
+  /** Per resolved metric, the place in `keys` of its series (-1: none). */
+  readonly places: Int32Array;
+  /** Per resolved metric, its series' labels. */
+  readonly labels: readonly Labels[];
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
 
 export interface SeriesHostIdentity {
   readonly account: string;
@@ -186,10 +233,17 @@ class TimeAxis {
   private readonly parsed = new Map<string, number>();
   private lastTexts: readonly SeriesPoint[] = [];
   private lastTimes: readonly number[] = [];
+  /** The timeline times last looked up: the lists of a response are mostly of one generation and length. */
+  private shared: { generation: number; length: number; times: readonly number[] | undefined } | undefined;
 
   series(name: string, points: readonly SeriesPoint[], intervalMs: number, timeline: Timeline | undefined): NamedSeries {
     if (timeline !== undefined && timeline.inexact?.has(name) !== true) {
-      const times = sharedTimes(timeline.generation, points, (text) => this.timeOf(text, name));
+      let shared = this.shared;
+      if (shared === undefined || shared.generation !== timeline.generation || shared.length !== points.length) {
+        const times = sharedTimes(timeline.generation, points, (text) => this.timeOf(text, name));
+        this.shared = shared = { generation: timeline.generation, length: points.length, times };
+      }
+      const times = shared.times;
       if (times !== undefined) return { intervalMs, points, times };
     }
     if (this.sameTimes(points)) return { intervalMs, points, times: this.lastTimes };
@@ -248,10 +302,11 @@ function sharedTimes(generation: number, points: readonly SeriesPoint[], timeOf:
   return times ?? undefined;
 }
 
-/** Later batches win when a name appears in two. */
-function indexBatches(input: SeriesBatch | SeriesResponse | readonly (SeriesBatch | SeriesResponse)[]): Map<string, NamedSeries> {
+/** Every series of the batches, in order, with its name (a name two batches carry comes twice: the later wins, see `planFor`). */
+function indexBatches(input: SeriesBatch | SeriesResponse | readonly (SeriesBatch | SeriesResponse)[]): { keys: string[]; series: NamedSeries[] } {
   const list = Array.isArray(input) ? input : [input];
-  const byName = new Map<string, NamedSeries>();
+  const keys: string[] = [];
+  const series: NamedSeries[] = [];
   const axis = new TimeAxis();
   for (const item of list as readonly (SeriesBatch | SeriesResponse)[]) {
     const batch = 'series' in item ? batchFromResponse(item) : item;
@@ -262,10 +317,11 @@ function indexBatches(input: SeriesBatch | SeriesResponse | readonly (SeriesBatc
     const timeline = timelineOf(batch.points);
     for (const name in batch.points) {
       if (!Object.hasOwn(batch.points, name)) continue;
-      byName.set(name, axis.series(name, batch.points[name] as readonly SeriesPoint[], intervalMs, timeline));
+      keys.push(name);
+      series.push(axis.series(name, batch.points[name] as readonly SeriesPoint[], intervalMs, timeline));
     }
   }
-  return byName;
+  return { keys, series };
 }
 
 function newestGauge(
@@ -337,16 +393,17 @@ function timerPoints(count: NamedSeries, mean: NamedSeries, meanMetric: SeriesMe
   return out;
 }
 
-type TimerParts = Partial<Record<'mean' | 'count' | 'max' | 'median' | 'pctl95', { metric: SeriesMetric; series: NamedSeries }>>;
+type TimerParts = Partial<Record<'mean' | 'count' | 'max' | 'median' | 'pctl95', { metric: SeriesMetric; series: NamedSeries; labels: Labels }>>;
 
 export function mapSeries(
   input: SeriesBatch | SeriesResponse | readonly (SeriesBatch | SeriesResponse)[],
   previous: SeriesHostState,
   opts: SeriesMapOptions,
 ): SeriesMapResult {
-  const byName = indexBatches(input);
-  const { metrics, collisions } = opts.naming.resolve(byName.keys());
+  const batches = indexBatches(input);
   const hostLabels = opts.labels ?? new HostLabels(opts.account, opts.hostUuid);
+  const plan = hostLabels.planFor(batches.keys, opts.naming);
+  const { metrics, collisions } = plan.resolved;
   const stalenessMs = opts.stalenessMs ?? DEFAULT_STALENESS_MS;
   const clock = {
     nowMs: opts.nowMs,
@@ -360,23 +417,26 @@ export function mapSeries(
   const c = new FamilyCollector();
   const gauge = (series: NamedSeries, metric: SeriesMetric) => newestGauge(series, metric, opts.nowMs, stalenessMs, nanAfterMs);
 
-  for (const metric of metrics) {
-    const series = byName.get(metric.dotted);
-    if (!series) continue;
+  for (let i = 0; i < metrics.length; i++) {
+    const place = plan.places[i] as number;
+    if (place < 0) continue;
+    const metric = metrics[i] as SeriesMetric;
+    const series = batches.series[place] as NamedSeries;
+    const labels = plan.labels[i] as Labels;
     const { role } = metric;
     if (role.kind === 'gauge') {
       const newest = gauge(series, metric);
-      if (newest !== undefined) c.add(role.spec, hostLabels.of(metric), newest.value, opts.sampleTimestamps ? newest.t : undefined);
+      if (newest !== undefined) c.add(role.spec, labels, newest.value, opts.sampleTimestamps ? newest.t : undefined);
     } else if (role.kind === 'delta') {
       const before = previous.counters.get(metric.dotted);
       const next = advanceDelta(deltaPoints(series, metric, firstActionable(series, before)), series.intervalMs, before, clock, tally);
       if (!next) continue;
       counters.set(metric.dotted, next);
-      c.add(role.spec, hostLabels.of(metric), next.total, opts.sampleTimestamps ? next.coveredUntilMs : undefined);
+      c.add(role.spec, labels, next.total, opts.sampleTimestamps ? next.coveredUntilMs : undefined);
     } else {
       let parts = timers.get(role.timer);
       if (!parts) timers.set(role.timer, (parts = {}));
-      parts[role.stat] = { metric, series };
+      parts[role.stat] = { metric, series, labels };
     }
   }
 
@@ -385,7 +445,7 @@ export function mapSeries(
     if (max) {
       const newest = gauge(max.series, max.metric);
       const role = max.metric.role;
-      if (newest !== undefined && role.kind === 'timer') c.add(role.maxSpec, hostLabels.of(max.metric), newest.value, opts.sampleTimestamps ? newest.t : undefined);
+      if (newest !== undefined && role.kind === 'timer') c.add(role.maxSpec, max.labels, newest.value, opts.sampleTimestamps ? newest.t : undefined);
     }
     if (!mean || !count || mean.metric.role.kind !== 'timer') continue;
     const before = previous.counters.get(timer);
@@ -393,7 +453,7 @@ export function mapSeries(
     if (!next) continue;
     counters.set(timer, next);
     const quantile = (part: TimerParts['median']) => (part ? (gauge(part.series, part.metric)?.value ?? NaN) : NaN);
-    c.addSummary(mean.metric.role.spec, hostLabels.of(mean.metric), [[0.5, quantile(median)], [0.95, quantile(pctl95)]], next.sum, next.total);
+    c.addSummary(mean.metric.role.spec, mean.labels, [[0.5, quantile(median)], [0.95, quantile(pctl95)]], next.sum, next.total);
   }
 
   carryAbsent(previous.counters, counters, (s) => s.lastSeenMs, opts.nowMs, opts.counterGraceMs ?? DEFAULT_COUNTER_GRACE_MS);
@@ -420,10 +480,12 @@ export function requiredWindow(
   counterKeys?: ReadonlySet<string>,
 ): string {
   let needMs = Math.max(minWindowMs, ingestDelayMs + MIN_EXTRA_MS);
-  for (const [key, counter] of state.counters) {
-    if (counterKeys && !counterKeys.has(key)) continue;
-    needMs = Math.max(needMs, nowMs - oldestOpenMs(counter) + WINDOW_MARGIN_MS);
-  }
+  const counted = (openMs: number, key: string): void => {
+    if (counterKeys && !counterKeys.has(key)) return;
+    needMs = Math.max(needMs, nowMs - openMs + WINDOW_MARGIN_MS);
+  };
+  if (state.counters instanceof DeltaTable) state.counters.forEachOldestOpen(counted);
+  else for (const [key, counter] of state.counters) counted(oldestOpenMs(counter), key);
   const minutes = Math.min(MAX_WINDOW_MINUTES, Math.max(1, Math.ceil(needMs / 60_000)));
   return `${minutes}m`;
 }
