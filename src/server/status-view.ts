@@ -5,6 +5,8 @@
  * only promises JSON, and anything in it may have come from an upstream.
  */
 
+import type { BudgetTotals } from '../budget/snapshot.js';
+
 type Json = Readonly<Record<string, unknown>>;
 
 const record = (v: unknown): Json => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : {});
@@ -41,26 +43,17 @@ export interface SourceView {
   readonly list: ListView | undefined;
 }
 
-export interface BudgetView {
+/** The budget's totals as /status gives them (retries summed over their reasons), and its state. */
+export type BudgetView = Omit<BudgetTotals, 'retries'> & {
   readonly ratePerSecond: number | undefined;
   readonly configuredRatePerSecond: number | undefined;
   readonly burst: number | undefined;
-  readonly requests: number;
-  readonly attempts: number;
-  readonly succeeded: number;
-  /** Failed, the ones never sent included. */
-  readonly failed: number;
-  /** Not sent: the key had been refused (401/403). */
-  readonly failedFast: number;
-  readonly rateLimited: number;
   readonly retries: number;
-  readonly pauses: number;
-  readonly pausedSeconds: number;
   readonly pausedUntilMs: number | undefined;
   readonly authFailed: { readonly kind: string; readonly retryAtMs: number | undefined } | undefined;
   readonly inFlight: number;
   readonly queued: number;
-}
+};
 
 export interface PlanView {
   readonly requestsPerCycle: number | undefined;
