@@ -57,9 +57,22 @@ export function linkHeaderNext(header: string | undefined): string | undefined {
   return undefined;
 }
 
+/** Every key a page's body may say something of its paging by: a holder of paging fields, or one of the fields. */
+const PAGING_KEYS = new Set([...HOLDERS.filter((key) => key !== ''), ...NEXT_URL_KEYS, ...CURSOR_KEYS.map(([key]) => key), ...MORE_KEYS, ...PAGE_KEYS, ...PAGES_KEYS, ...NEXT_PAGE_KEYS, ...TOTAL_KEYS]);
+
 /** The objects of a page that may hold paging fields, each with the prefix of their paths (`meta.`). */
 function holders(body: unknown): (readonly [string, Readonly<Record<string, unknown>>])[] {
   if (!isRecord(body)) return [];
+  // Most pages are the whole list and say nothing of paging: one pass over their keys tells,
+  // instead of a lookup of every paging key in every holder.
+  let paging = false;
+  for (const key in body) {
+    if (PAGING_KEYS.has(key)) {
+      paging = true;
+      break;
+    }
+  }
+  if (!paging) return [];
   const found: (readonly [string, Readonly<Record<string, unknown>>])[] = [];
   for (const key of HOLDERS) {
     const holder = key === '' ? body : body[key];
