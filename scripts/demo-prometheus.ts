@@ -1,9 +1,9 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { accessSync, constants, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort, waitUntilReady } from './lib/prometheus-process.js';
 
 /**
  * `npm run demo -- --prometheus`: a Prometheus beside the demo, scraping its exporter every
@@ -42,18 +42,6 @@ export function findPrometheus(named: string | undefined): string {
   const cached = join(where.stdout.trim(), 'prometheus');
   if (where.status === 0 && where.stdout.trim() !== '' && existsSync(cached)) return cached;
   throw new PrometheusNotFound(`--prometheus: no prometheus on PATH and no build of scripts/prometheus3 in its cache.\n${NO_PROMETHEUS_HELP}`);
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 export interface DemoPrometheus {
@@ -126,18 +114,7 @@ scrape_configs:
 
   const url = `http://127.0.0.1:${port}`;
   try {
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      if (spawnError !== undefined) throw new Error(`could not start ${binary}: ${spawnError.message}`);
-      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${binary} exited with ${child.exitCode ?? child.signalCode}: ${stderr.trim()}`);
-      try {
-        if ((await fetch(`${url}/-/ready`)).ok) break;
-      } catch {
-        // not listening yet
-      }
-      if (Date.now() > deadline) throw new Error(`${binary} did not become ready in 30 s: ${stderr.trim()}`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    await waitUntilReady(url, child, binary, () => stderr, () => spawnError);
     let version = 'unknown';
     try {
       const info = (await (await fetch(`${url}/api/v1/status/buildinfo`)).json()) as { data?: { version?: string } };

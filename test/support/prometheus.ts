@@ -1,9 +1,11 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort, waitUntilReady } from '../../scripts/lib/prometheus-process.js';
+
+export { freePort };
 
 /**
  * A real Prometheus server for end-to-end tests, in two generations: Debian's Prometheus 2
@@ -38,18 +40,6 @@ function prometheus3Binary(name: 'prometheus' | 'promtool'): string {
     throw new Error(`Prometheus 3's ${name} is not built (${path} is missing): run scripts/prometheus3, which builds it from the Go module proxy in a few minutes; .ci/run does this`);
   }
   return path;
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 function staticConfig(target: PromTarget): string {
@@ -176,18 +166,7 @@ ${options.targets.map(staticConfig).join('')}`}${options.extraScrapeConfigs ?? '
     return (data.result as Exclude<QueryData['result'], [number, string]>).map((r) => ({ metric: r.metric, value: Number(r.value?.[1]) }));
   };
 
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`prometheus exited with ${child.exitCode}: ${stderr}`);
-    try {
-      const ready = await fetch(`${url}/-/ready`);
-      if (ready.ok) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`prometheus did not become ready: ${stderr}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  await waitUntilReady(url, child, 'prometheus', () => stderr);
 
   const major = options.major ?? 2;
   const { version } = await api<{ version: string }>('/api/v1/status/buildinfo');
