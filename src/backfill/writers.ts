@@ -172,7 +172,8 @@ export class OpenMetricsFileWriter implements HistoryWriter {
    * output, the folder synced. The parts stay (`discardParts`).
    */
   finish(): Promise<void> {
-    const temporary = join(dirname(this.output), `.${basename(this.output)}.tmp-${process.pid}`);
+    removeStrayTemporaries(this.output);
+    const temporary = join(dirname(this.output), `${temporaryPrefix(this.output)}${process.pid}`);
     const out = openNewFileSync(temporary, 0o644);
     try {
       const files = existsSync(this.partsDir) ? readdirSync(this.partsDir).sort() : [];
@@ -210,5 +211,33 @@ export class OpenMetricsFileWriter implements HistoryWriter {
 
   close(): Promise<void> {
     return Promise.resolve();
+  }
+}
+
+function temporaryPrefix(output: string): string {
+  return `.${basename(output)}.tmp-`;
+}
+
+/**
+ * Removes the temporary outputs of earlier runs stopped before their rename: another pid's,
+ * whose process is gone (a link planted there is removed, never followed).
+ */
+function removeStrayTemporaries(output: string): void {
+  const prefix = temporaryPrefix(output);
+  for (const name of readdirSync(dirname(output))) {
+    if (!name.startsWith(prefix)) continue;
+    const pid = Number(name.slice(prefix.length));
+    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || processRuns(pid)) continue;
+    rmSync(join(dirname(output), name), { force: true });
+  }
+}
+
+function processRuns(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it runs, as another user.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

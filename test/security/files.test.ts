@@ -1,4 +1,4 @@
-import { lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -48,6 +48,22 @@ describe('files written by the exporter', () => {
     expect(readFileSync(target, 'utf8')).toBe('precious');
     expect(readFileSync(path, 'utf8')).toBe('{"ok":true}');
     expect(refused).toHaveLength(1);
+  });
+
+  it('the backfill file writer removes the temporary output a run stopped before its rename left, and no running process\'s', async () => {
+    const sub = mkdtempSync(join(dir, 'stray-'));
+    const output = join(sub, 'history.om');
+    // Above Linux's highest pid (2^22): no such process.
+    const stray = join(sub, '.history.om.tmp-4194305');
+    writeFileSync(stray, 'half an output');
+    const running = join(sub, `.history.om.tmp-${process.ppid}`);
+    writeFileSync(running, 'another run, still going');
+    const writer = new OpenMetricsFileWriter(output);
+    await writer.write([up(1_000)]);
+    await writer.finish();
+    expect(existsSync(stray)).toBe(false);
+    expect(readFileSync(running, 'utf8')).toBe('another run, still going');
+    expect(readFileSync(output, 'utf8').endsWith('# EOF\n')).toBe(true);
   });
 
   it('the backfill file writer writes through no link planted at its temporary name or at a part', async () => {
