@@ -339,20 +339,22 @@ class Scanner {
 
   seriesMap(): Record<string, ScannedPoint[]> {
     this.expect(OPEN_OBJECT);
-    const series: Record<string, ScannedPoint[]> = {};
     if (this.space() === CLOSE_OBJECT) {
       this.at++;
-      return series;
+      return {};
     }
+    const entries: [string, ScannedPoint[]][] = [];
     do {
       const start = this.stringBounds();
       const name = NAMES.text(this.body, start, this.at - 1);
       // An own key of this name would need defineProperty; JSON.parse reads such bodies.
       if (name === '__proto__') throw NOT_DOCUMENTED;
       this.expect(COLON);
-      series[name] = this.points();
+      entries.push([name, this.points()]);
     } while (this.more(CLOSE_OBJECT));
-    return series;
+    // Made at once, as JSON.parse makes it: an object given its keys one by one is turned into
+    // a dictionary past a few dozen, which every later pass over its names (`for...in`) pays for.
+    return Object.fromEntries(entries);
   }
 
   envelope(): ScannedSeriesBody {
