@@ -104,6 +104,8 @@ type FamilyEntry = (
  */
 export class FamilyCollector {
   private readonly families = new Map<string, FamilyEntry>();
+  /** The family added to last. */
+  private last: FamilyEntry | undefined;
   duplicates = 0;
 
   /** Makes the family appear in the output even when it ends up with no samples. */
@@ -140,7 +142,7 @@ export class FamilyCollector {
   private claim(entry: FamilyEntry, labels: Labels): boolean {
     const samples: readonly { readonly labels: Labels }[] = entry.samples;
     if (entry.keys === undefined && samples.length < COMPARE_UP_TO) {
-      if (samples.some((sample) => sameLabels(sample.labels, labels))) return this.duplicate();
+      for (const sample of samples) if (sameLabels(sample.labels, labels)) return this.duplicate();
       return true;
     }
     entry.keys ??= new Set(samples.map((sample) => labelKey(sample.labels)));
@@ -156,16 +158,21 @@ export class FamilyCollector {
   }
 
   private entry(spec: ScalarSpec | SummarySpec): FamilyEntry {
+    // Samples of one family mostly come one after the other (a host's CPU modes, its disks).
+    const last = this.last;
+    if (last !== undefined && last.spec === spec) return last;
     const existing = this.families.get(spec.name);
     if (existing) {
       const old = existing.spec;
       if (old.type !== spec.type || old.help !== spec.help || old.unit !== spec.unit) {
         throw new Error(`metric ${spec.name} declared twice with different type, help or unit`);
       }
+      this.last = existing;
       return existing;
     }
     const created = { spec, samples: [], keys: undefined } as FamilyEntry;
     this.families.set(spec.name, created);
+    this.last = created;
     return created;
   }
 }
