@@ -57,18 +57,32 @@ const labelKeys = new WeakMap<Labels, string>();
 export function labelKey(labels: Labels): string {
   let key = labelKeys.get(labels);
   if (key === undefined) {
-    const names = Object.keys(labels);
-    for (let i = 1; i < names.length; i++) {
-      if ((names[i - 1] as string) > (names[i] as string)) {
-        names.sort();
-        break;
-      }
-    }
-    // A label name holds no '=' or quote and a JSON string ends where it ends: no two sets share a key.
-    key = '';
-    for (const name of names) key += `${name}=${JSON.stringify(labels[name])},`;
+    key = keyOf(labels);
     labelKeys.set(labels, key);
   }
+  return key;
+}
+
+/**
+ * `labelKey` without remembering a key it had to make: for label objects made anew on every
+ * poll (a host list's), which the memo would only fill (its entries cost more to make than
+ * the key).
+ */
+function passingLabelKey(labels: Labels): string {
+  return labelKeys.get(labels) ?? keyOf(labels);
+}
+
+function keyOf(labels: Labels): string {
+  const names = Object.keys(labels);
+  for (let i = 1; i < names.length; i++) {
+    if ((names[i - 1] as string) > (names[i] as string)) {
+      names.sort();
+      break;
+    }
+  }
+  // A label name holds no '=' or quote and a JSON string ends where it ends: no two sets share a key.
+  let key = '';
+  for (const name of names) key += `${name}=${JSON.stringify(labels[name])},`;
   return key;
 }
 
@@ -145,8 +159,8 @@ export class FamilyCollector {
       for (const sample of samples) if (sameLabels(sample.labels, labels)) return this.duplicate();
       return true;
     }
-    entry.keys ??= new Set(samples.map((sample) => labelKey(sample.labels)));
-    const key = labelKey(labels);
+    entry.keys ??= new Set(samples.map((sample) => passingLabelKey(sample.labels)));
+    const key = passingLabelKey(labels);
     if (entry.keys.has(key)) return this.duplicate();
     entry.keys.add(key);
     return true;
