@@ -177,7 +177,7 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
 
 function logStart(log: Logger, url: string, options: ExporterOptions, units: UnitSet, shard: ShardAssignment, config: Config): void {
   const accounts = units.accounts.map((u) => u.name);
-  log.info({ url, telemetryPath: options.telemetryPath, accounts }, 'monapi-exporter listening');
+  log.info({ url, telemetryPath: options.telemetryPath, servingThreads: options.servingThreads ?? 0, accounts }, 'monapi-exporter listening');
   if (shard.total <= 1) return;
   log.info({ shard: shard.ordinal, totalShards: shard.total, accounts, releases: units.releases !== undefined }, `${describeShard(shard)}: polling ${accounts.length} of ${config.accounts.length} configured accounts`);
   if (accounts.length === 0) log.warn(`${describeShard(shard)} has no account to poll: the account names hash to other shards`);
