@@ -286,7 +286,9 @@ export function board(spec: BoardSpec): Dashboard {
     // Read-only: the JSON is generated from mixin/ and provisioned; edits in Grafana would be lost.
     .readonly()
     .tooltip(DashboardCursorSync.Crosshair)
-    .time({ from: 'now-6h', to: 'now' })
+    // The last hour, as the kubernetes-mixin's dashboards: what an operator reads a polling
+    // exporter's state over; docs/images' pictures show this range (test/mixin/pictures.test.ts).
+    .time({ from: 'now-1h', to: 'now' })
     .timezone('browser')
     .refresh('1m')
     .link(
