@@ -87,6 +87,7 @@ async function main(): Promise<void> {
 
     mkdirSync(out, { recursive: true });
     const end = Math.floor(Date.now() / 1000);
+    const demoNowMs = run.demo.clock.now();
     const start = Math.ceil(run.startedSeconds);
     const time = { rangeSeconds: end - start, scrapeIntervalSeconds: SCRAPE_SECONDS, maxDataPoints: 300 };
     const manifest: PictureManifest = {};
@@ -108,8 +109,8 @@ async function main(): Promise<void> {
         dashboard,
         results,
         variables: [{ name: 'datasource', text: 'Prometheus' }, ...queryVariables(dashboard).filter((v) => !v.hidden).map((v) => ({ name: v.name, text: 'All' }))],
-        rangeText: `Last ${Math.round(time.rangeSeconds / 60)} minutes`,
-        nowMs: end * 1000,
+        range: { text: `Last ${Math.round(time.rangeSeconds / 60)} minutes`, fromSeconds: start, toSeconds: end },
+        nowMs: demoNowMs,
       });
       const page = join(work, file.replace(/\.json$/, '.html'));
       writeFileSync(page, html);

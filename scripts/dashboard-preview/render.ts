@@ -24,8 +24,19 @@ export interface PreviewInput {
   readonly results: ReadonlyMap<number, readonly TargetResult[]>;
   /** Variables as shown in the dashboard's header. */
   readonly variables: readonly { readonly name: string; readonly text: string }[];
-  readonly rangeText: string;
-  readonly nowMs: number;
+  /** The dashboard's time range: what its picker shows ("Last 1 hour") and its ends, Unix seconds (the end is now). */
+  readonly range: TimeRange;
+  /**
+   * What timestamps among the values are read against ("5 minutes ago"): the demo's own clock
+   * at the range's end, which may run days away from the real one; default the range's end.
+   */
+  readonly nowMs?: number;
+}
+
+export interface TimeRange {
+  readonly text: string;
+  readonly fromSeconds: number;
+  readonly toSeconds: number;
 }
 
 export const PAGE_WIDTH = 1600;
@@ -40,9 +51,10 @@ const color = (name: string): string => NAMED_COLORS[name] ?? name;
 
 const escapeHtml = (text: string): string => text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
 
+/** Zero reads in the unit itself ("0 s", "0 B"), as Grafana shows it, not in the smallest scale ("0 µs"). */
 function scaled(value: number, steps: readonly [number, string][], decimals: number | undefined): string {
   const abs = Math.abs(value);
-  let [divisor, suffix] = steps[0]!;
+  let [divisor, suffix] = value === 0 ? (steps.find(([d]) => d === 1) ?? steps[0]!) : steps[0]!;
   for (const [d, s] of steps) if (abs >= d) [divisor, suffix] = [d, s];
   const shown = value / divisor;
   return `${shown.toFixed(decimals ?? (Math.abs(shown) >= 100 || Number.isInteger(shown) ? 0 : Math.abs(shown) >= 10 ? 1 : 2))}${suffix}`;
@@ -53,7 +65,7 @@ export function formatValue(value: number, unit: string, decimals?: number, nowM
   if (!Number.isFinite(value)) return Number.isNaN(value) ? 'NaN' : value > 0 ? '+Inf' : '-Inf';
   switch (unit) {
     case 'percentunit':
-      return `${(value * 100).toFixed(decimals ?? (Math.abs(value) >= 0.1 ? 1 : 2))}%`;
+      return `${(value * 100).toFixed(decimals ?? (value === 0 ? 0 : Math.abs(value) >= 0.1 ? 1 : 2))}%`;
     case 's':
       return scaled(value, [[0.000001, ' µs'], [0.001, ' ms'], [1, ' s'], [60, ' min'], [3600, ' hour'], [86400, ' day'], [604800, ' week']], decimals);
     case 'bytes':
@@ -141,7 +153,27 @@ function targetsOf(panel: PanelJson, results: readonly TargetResult[]): { target
 
 const lastValue = (series: Series): number => series.values[series.values.length - 1]?.[1] ?? NaN;
 
-function timeSeries(panel: PanelJson, results: readonly TargetResult[], width: number, height: number, nowMs: number): string {
+type Point = readonly [number, number];
+
+/** The query's step: the shortest time between two points of a series (Infinity with none). */
+function queryStep(series: readonly (readonly Point[])[]): number {
+  let step = Infinity;
+  for (const points of series) for (let i = 1; i < points.length; i++) step = Math.min(step, points[i]![0] - points[i - 1]![0]);
+  return step;
+}
+
+/** A series cut where points are missing, so that a gap shows as one (Grafana connects no nulls by default). */
+function runs(points: readonly Point[], step: number): Point[][] {
+  const found: Point[][] = [];
+  for (const [i, point] of points.entries()) {
+    if (i === 0 || point[0] - points[i - 1]![0] > 1.5 * step) found.push([]);
+    found[found.length - 1]!.push(point);
+  }
+  return found;
+}
+
+/** Time axes span the dashboard's range, as Grafana's do: data that starts late shows as a gap. */
+function timeSeries(panel: PanelJson, results: readonly TargetResult[], width: number, height: number, range: TimeRange, nowMs: number): string {
   const style = fieldStyle(panel);
   const stacked = (panel.fieldConfig?.defaults as { custom?: { stacking?: { mode?: string } } } | undefined)?.custom?.stacking?.mode === 'normal';
   const lines = targetsOf(panel, results).map(({ target, series }, i) => ({ name: legend(target, series.metric), points: series.values.filter(([, v]) => Number.isFinite(v)), color: PALETTE[i % PALETTE.length]! }));
@@ -158,8 +190,8 @@ function timeSeries(panel: PanelJson, results: readonly TargetResult[], width: n
   const all = lines.flatMap((l) => l.points);
   if (all.length === 0) return '<div class="nodata">No data</div>';
   const defaults = panel.fieldConfig?.defaults as { min?: number; max?: number } | undefined;
-  const t0 = Math.min(...all.map(([t]) => t));
-  const t1 = Math.max(...all.map(([t]) => t));
+  const t0 = Math.min(range.fromSeconds, ...all.map(([t]) => t));
+  const t1 = Math.max(range.toSeconds, ...all.map(([t]) => t));
   let lo = defaults?.min ?? Math.min(0, ...all.map(([, v]) => v));
   let hi = Math.max(defaults?.max ?? -Infinity, ...all.map(([, v]) => v));
   if (hi === lo) hi = lo + 1;
@@ -177,12 +209,14 @@ function timeSeries(panel: PanelJson, results: readonly TargetResult[], width: n
     .join('');
   const clock = (t: number): string => new Date(t * 1000).toISOString().slice(11, 16);
   const times = `<text x="${plotLeft}" y="${plotHeight + 12}" class="axis">${clock(t0)}</text><text x="${width - 8}" y="${plotHeight + 12}" class="axis" text-anchor="end">${clock(t1)}</text>`;
+  const step = queryStep(lines.map((l) => l.points));
   const paths = [...lines]
     .reverse()
-    .map((l) => {
-      const d = l.points.map(([t, v], i) => `${i === 0 ? 'M' : 'L'}${x(t).toFixed(1)},${y(v).toFixed(1)}`).join('');
-      const area = stacked && l.points.length > 0 ? `<path d="${d}L${x(l.points[l.points.length - 1]![0]).toFixed(1)},${y(lo)}L${x(l.points[0]![0]).toFixed(1)},${y(lo)}Z" fill="${l.color}" fill-opacity="0.25"/>` : '';
-      return `${area}<path d="${d}" stroke="${l.color}" fill="none" stroke-width="1.5"/>`;
+    .flatMap((l) => runs(l.points, step).map((run) => ({ run, color: l.color })))
+    .map(({ run, color: stroke }) => {
+      const d = run.map(([t, v], i) => `${i === 0 ? 'M' : 'L'}${x(t).toFixed(1)},${y(v).toFixed(1)}`).join('');
+      const area = stacked ? `<path d="${d}L${x(run[run.length - 1]![0]).toFixed(1)},${y(lo)}L${x(run[0]![0]).toFixed(1)},${y(lo)}Z" fill="${stroke}" fill-opacity="0.25"/>` : '';
+      return `${area}<path d="${d}" stroke="${stroke}" fill="none" stroke-width="1.5"/>`;
     })
     .join('');
   const shownLegend = lines.slice(0, legendRows * 3);
@@ -215,13 +249,13 @@ function barGauge(panel: PanelJson, results: readonly TargetResult[], nowMs: num
     .join('')}</div>`;
 }
 
-function stateTimeline(panel: PanelJson, results: readonly TargetResult[], width: number, nowMs: number): string {
+function stateTimeline(panel: PanelJson, results: readonly TargetResult[], width: number, range: TimeRange, nowMs: number): string {
   const style = fieldStyle(panel);
   const rows = targetsOf(panel, results).map(({ target, series }) => ({ name: legend(target, series.metric), values: series.values }));
   const all = rows.flatMap((r) => r.values);
   if (all.length === 0) return '<div class="nodata">No data</div>';
-  const t0 = Math.min(...all.map(([t]) => t));
-  const t1 = Math.max(...all.map(([t]) => t));
+  const t0 = Math.min(range.fromSeconds, ...all.map(([t]) => t));
+  const t1 = Math.max(range.toSeconds, ...all.map(([t]) => t));
   const labelWidth = 230;
   const trackWidth = width - labelWidth - 10;
   const x = (t: number): number => ((t - t0) / Math.max(1, t1 - t0)) * trackWidth;
@@ -303,16 +337,16 @@ function table(panel: PanelJson, results: readonly TargetResult[], nowMs: number
     .join('')}</tbody></table>`;
 }
 
-function panelBody(panel: PanelJson, results: readonly TargetResult[], width: number, height: number, nowMs: number): string {
+function panelBody(panel: PanelJson, results: readonly TargetResult[], width: number, height: number, range: TimeRange, nowMs: number): string {
   switch (panel.type) {
     case 'timeseries':
-      return timeSeries(panel, results, width, height, nowMs);
+      return timeSeries(panel, results, width, height, range, nowMs);
     case 'stat':
       return stat(panel, results, nowMs);
     case 'bargauge':
       return barGauge(panel, results, nowMs);
     case 'state-timeline':
-      return stateTimeline(panel, results, width, nowMs);
+      return stateTimeline(panel, results, width, range, nowMs);
     case 'table':
       return table(panel, results, nowMs);
     default:
@@ -332,7 +366,7 @@ export function renderPreview(input: PreviewInput): string {
       const { x, y, w, h } = panel.gridPos ?? { x: 0, y: 0, w: 24, h: 8 };
       const box = `left:${x * COLUMN + GAP / 2}px;top:${HEADER_HEIGHT + y * ROW_HEIGHT}px;width:${w * COLUMN - GAP}px;height:${h * ROW_HEIGHT - GAP}px`;
       if (panel.type === 'row') return `<div class="row" style="${box}">${escapeHtml(panel.title)}</div>`;
-      const body = panelBody(panel, input.results.get(panel.id) ?? [], w * COLUMN - GAP - 16, h * ROW_HEIGHT - GAP - 36, input.nowMs);
+      const body = panelBody(panel, input.results.get(panel.id) ?? [], w * COLUMN - GAP - 16, h * ROW_HEIGHT - GAP - 36, input.range, input.nowMs ?? input.range.toSeconds * 1000);
       return `<div class="panel" style="${box}"><div class="title">${escapeHtml(panel.title)}</div><div class="body">${body}</div></div>`;
     })
     .join('\n');
@@ -357,7 +391,7 @@ body{margin:0;background:#111217;color:#ccccdc;font:12px Inter,Helvetica,Arial,s
 table{border-collapse:collapse;width:100%;font-size:11.5px}th{text-align:left;color:#6e9fff;font-weight:500;border-bottom:1px solid #2c3235;padding:4px 6px}
 td{padding:3px 6px;border-bottom:1px solid #22252b;white-space:nowrap;max-width:280px;overflow:hidden;text-overflow:ellipsis}td.num{font-variant-numeric:tabular-nums}
 .nodata{color:#8e8e8e;text-align:center;padding-top:30px}
-</style></head><body><div class="header"><h1>${escapeHtml(input.dashboard.title)}</h1>${variables}<span class="range">${escapeHtml(input.rangeText)}</span></div>
+</style></head><body><div class="header"><h1>${escapeHtml(input.dashboard.title)}</h1>${variables}<span class="range">${escapeHtml(input.range.text)}</span></div>
 ${panels}
 </body></html>`;
 }
