@@ -6,7 +6,7 @@ import { DEFAULT_CONFIG, scaleDurations, type MixinConfig } from '../../mixin/co
 import { startDemo, type RunningDemo } from '../../scripts/demo.js';
 import { createWorld } from '../../simulator/monitoring/world.js';
 import type { MonitoringWorld } from '../../simulator/monitoring/world-types.js';
-import { findScenario, type Scenario } from './mixin-scenario.js';
+import { findScenario, MIXIN_WORLD, SERVER_KINDS, type Scenario } from './mixin-scenario.js';
 import { startPrometheus, type PrometheusMajor, type RunningPrometheus } from './prometheus.js';
 
 /**
@@ -16,8 +16,6 @@ import { startPrometheus, type PrometheusMajor, type RunningPrometheus } from '.
  * scripts/dashboard-screenshots.ts.
  */
 
-/** A world with every kind of server (nginx, PHP-FPM, MySQL, Varnish) and an agent that goes quiet for hours. */
-export const MIXIN_WORLD = { seed: 'mixin', hosts: 8, websites: 3 } as const;
 const MINUTE_MS = 60_000;
 
 export interface MixinDemoOptions {
@@ -30,6 +28,8 @@ export interface MixinDemoOptions {
   readonly configure?: (world: MonitoringWorld, scenario: Scenario) => MixinConfig;
   /** Prometheus servers that scrape the demo and evaluate the rules side by side (default: Prometheus 2). */
   readonly majors?: readonly PrometheusMajor[];
+  /** Simulated time from the start to the website outage (default 4 minutes), and its shortest length (default 12 minutes). */
+  readonly outage?: { readonly leadMs: number; readonly minMs: number };
 }
 
 export interface MixinDemo {
@@ -48,10 +48,11 @@ export interface MixinDemo {
 export async function startMixinDemo(options: MixinDemoOptions): Promise<MixinDemo> {
   const world = createWorld(MIXIN_WORLD);
   const scenario = findScenario(world, Date.now(), {
-    leadMs: 4 * MINUTE_MS,
-    minOutageMs: 12 * MINUTE_MS,
+    leadMs: options.outage?.leadMs ?? 4 * MINUTE_MS,
+    minOutageMs: options.outage?.minMs ?? 12 * MINUTE_MS,
     windowMs: options.runMs * options.speed + 10 * MINUTE_MS,
     maxDays: 20,
+    onlineKinds: SERVER_KINDS,
   });
   const config = scaleDurations(options.configure?.(world, scenario) ?? DEFAULT_CONFIG, options.speed);
   const dir = mkdtempSync(join(tmpdir(), 'monapi-mixin-'));

@@ -3,7 +3,9 @@ import { SIM_KEYS } from '../../simulator/monitoring/world-types.js';
 
 /**
  * A moment of the simulated world worth watching the alert rules at: a host within its
- * plan that stays offline, and a website outage that starts shortly after and lasts. The
+ * plan that stays offline, a website outage that starts a while after and lasts, and a host
+ * of every server kind (nginx, PHP-FPM, MySQL, Varnish) online all along, so that every
+ * panel of the dashboards has data. The
  * world is a pure function of (seed, time), so the demo started at that moment
  * (`startDemo({ startMs })`) plays exactly this; the search uses only the world's public
  * contract (`SimAccount`), nothing of how outages are drawn.
@@ -11,6 +13,12 @@ import { SIM_KEYS } from '../../simulator/monitoring/world-types.js';
 
 const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
+
+/** The world the mixin's tests and the dashboard pictures watch: every kind of server (nginx, PHP-FPM, MySQL, Varnish) and an agent that goes quiet for hours. */
+export const MIXIN_WORLD = { seed: 'mixin', hosts: 8, websites: 3 } as const;
+
+/** Server kinds as `/hosts` reports them, each bringing its panels on the Hosts dashboard. */
+export const SERVER_KINDS = ['web-server', 'application-server', 'database', 'cache'] as const;
 
 /** The demo's account names for the simulator's keys. */
 export const DEMO_ACCOUNTS = { pro: SIM_KEYS.pro, business: SIM_KEYS.business } as const;
@@ -47,6 +55,8 @@ export interface ScenarioOptions {
   readonly windowMs: number;
   /** How far from `nearMs` to look, in days either way. */
   readonly maxDays: number;
+  /** Server kinds that an allowed host each must run while online throughout the window (default none). */
+  readonly onlineKinds?: readonly string[];
 }
 
 export function demoAccounts(world: MonitoringWorld): [DemoAccount, SimAccount][] {
@@ -76,6 +86,16 @@ function outages(world: MonitoringWorld, fromMs: number, toMs: number): Scenario
   return found;
 }
 
+/** Whether each kind has an allowed host of the demo's accounts that runs it and stays online from `fromMs` to `toMs`. */
+function onlineThroughout(world: MonitoringWorld, kinds: readonly string[], fromMs: number, toMs: number): boolean {
+  const hosts = demoAccounts(world).flatMap(([, account]) => account.hosts(fromMs).filter((h) => h.allowed).map((host) => ({ account, host })));
+  const online = (uuid: string, account: SimAccount): boolean => {
+    for (let t = fromMs; t <= toMs; t += MINUTE_MS) if (account.host(uuid, t)?.online !== true) return false;
+    return true;
+  };
+  return kinds.every((kind) => hosts.some(({ account, host }) => host.server_kinds.includes(kind) && online(host.uuid, account)));
+}
+
 function offlineThroughout(world: MonitoringWorld, fromMs: number, toMs: number): ScenarioHost[] {
   const hosts: ScenarioHost[] = [];
   for (const [name, account] of demoAccounts(world)) {
@@ -100,8 +120,9 @@ export function findScenario(world: MonitoringWorld, nearMs: number, options: Sc
     for (const website of candidates) {
       const startMs = website.downFromMs - options.leadMs;
       const offlineHosts = offlineThroughout(world, startMs, startMs + options.windowMs);
-      if (offlineHosts.length > 0) return { startMs, offlineHosts, downWebsite: website };
+      if (offlineHosts.length > 0 && onlineThroughout(world, options.onlineKinds ?? [], startMs, startMs + options.windowMs)) return { startMs, offlineHosts, downWebsite: website };
     }
   }
-  throw new Error(`no moment within ${options.maxDays} days has a host offline and a website outage of ${options.minOutageMs / MINUTE_MS} minutes or more`);
+  const kinds = options.onlineKinds?.length ? ` while hosts running ${options.onlineKinds.join(', ')} stay online` : '';
+  throw new Error(`no moment within ${options.maxDays} days has a host offline and a website outage of ${options.minOutageMs / MINUTE_MS} minutes or more${kinds}`);
 }
