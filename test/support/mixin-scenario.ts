@@ -1,5 +1,6 @@
-import type { MonitoringWorld, SimAccount } from '../../simulator/monitoring/world-types.js';
+import type { MonitoringWorld, SimAccount, WorldOptions } from '../../simulator/monitoring/world-types.js';
 import { SIM_KEYS } from '../../simulator/monitoring/world-types.js';
+import { createWorld } from '../../simulator/monitoring/world.js';
 
 /**
  * A moment of the simulated world worth watching the alert rules at: a host within its
@@ -19,6 +20,9 @@ export const MIXIN_WORLD = { seed: 'mixin', hosts: 8, websites: 3 } as const;
 
 /** Server kinds as `/hosts` reports them, each bringing its panels on the Hosts dashboard. */
 export const SERVER_KINDS = ['web-server', 'application-server', 'database', 'cache'] as const;
+
+/** A time at which every initial host of a world exists (they are created during 2025). */
+const DEFINITION_MS = Date.UTC(2026, 0, 1);
 
 /** The demo's account names for the simulator's keys. */
 export const DEMO_ACCOUNTS = { pro: SIM_KEYS.pro, business: SIM_KEYS.business } as const;
@@ -125,4 +129,24 @@ export function findScenario(world: MonitoringWorld, nearMs: number, options: Sc
   }
   const kinds = options.onlineKinds?.length ? ` while hosts running ${options.onlineKinds.join(', ')} stay online` : '';
   throw new Error(`no moment within ${options.maxDays} days has a host offline and a website outage of ${options.minOutageMs / MINUTE_MS} minutes or more${kinds}`);
+}
+
+/**
+ * What a world is, for the pictures' manifest: its options, and the accounts of the demo with
+ * their hosts (name, type, server kinds, within the plan) and websites. Its hash changes when
+ * the world the pictures show would (another seed or size, hosts made differently), not when
+ * the values it reports are tuned.
+ */
+export function worldDefinition(options: WorldOptions): unknown {
+  const world = createWorld(options);
+  return {
+    options,
+    accounts: demoAccounts(world).map(([name, account]) => ({
+      name,
+      plan: account.plan,
+      hostLimit: account.hostLimit,
+      hosts: account.hosts(DEFINITION_MS).map((h) => ({ hostname: h.hostname, uuid: h.uuid, type: h.type, serverKinds: h.server_kinds, allowed: h.allowed })),
+      websites: account.websites(DEFINITION_MS).map((w) => ({ name: w.name, url: w.url, checkIntervalSeconds: w.check_interval_seconds ?? null })),
+    })),
+  };
 }
