@@ -149,6 +149,20 @@ function ownBuffer(size: number): Buffer {
 }
 
 
+/**
+ * In shared memory, one buffer each: a run's lines and DEFLATE data are chunks of the bodies
+ * as they are (chunks.ts), shared by the threads that serve them, never copied again.
+ */
+function sharedBuffer(size: number): Buffer {
+  return Buffer.from(new SharedArrayBuffer(size));
+}
+
+function sharedCopy(buffer: Buffer): Buffer {
+  const copy = sharedBuffer(buffer.length);
+  buffer.copy(copy);
+  return copy;
+}
+
 /** A family laid out as runs in this build: each run's lines, and which runs are kept as they were. */
 interface RunLayout {
   readonly runOf: Int32Array;
@@ -316,7 +330,7 @@ function layOutLines(input: BuildInput): Layout {
     keptCount[f] = keptRuns.length;
     runLines[f] = sizes.map((size, run) => {
       const keptRun = keptRuns[run];
-      if (!keptRun) return ownBuffer(size);
+      if (!keptRun) return sharedBuffer(size);
       // A kept run's groups did not change: anything else is a bug in tracking the changes.
       if (keptRun.lines.length !== size) throw new Error(`run ${run} of a family kept ${keptRun.lines.length} bytes but holds ${size}`);
       return keptRun.lines;
@@ -371,9 +385,9 @@ class CompressionQueue {
   readonly tasks: (() => Promise<Buffer>)[] = [];
   rawBytes = 0;
   constructor(private readonly level: number) {}
-  add(raw: Buffer, dictionary: Buffer | undefined): number {
+  add(raw: Buffer, dictionary: Buffer | undefined, shared = false): number {
     this.rawBytes += raw.length;
-    this.tasks.push(() => deflateUnit(raw, dictionary, this.level));
+    this.tasks.push(shared ? () => deflateUnit(raw, dictionary, this.level).then(sharedCopy) : () => deflateUnit(raw, dictionary, this.level));
     return this.tasks.length - 1;
   }
 }
@@ -478,7 +492,7 @@ function layOutFamily(lines: Buffer | undefined, openMetricsLines: Buffer | unde
     length += raw.length;
     const kept = runs.kept[run];
     if (kept) return kept.unit;
-    return { length: raw.length, crc32: crc32Of(raw), deflated: queue.add(raw, undefined), runId: ++lastRunId };
+    return { length: raw.length, crc32: crc32Of(raw), deflated: queue.add(raw, undefined, true), runId: ++lastRunId };
   });
   return { length, openMetricsLength: length, lines: undefined, openMetricsLines: undefined, tail: lastBytes(runs.lines, DEFLATE_WINDOW), shared };
 }

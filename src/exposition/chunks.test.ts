@@ -87,3 +87,30 @@ describe('ChunkedBodies', () => {
     expect(() => store.body(Int32Array.of(123456), 'OpenMetrics')).toThrow('chunk 123456 of the OpenMetrics body was never received');
   });
 });
+
+describe('a run in shared memory', () => {
+  const run = (label: string): Buffer => {
+    const piece = Buffer.from(new SharedArrayBuffer(RUN));
+    piece.fill(label);
+    return piece;
+  };
+
+  it('is a chunk as it is: never copied, sent once, kept while it lasts', () => {
+    const bodies = new ChunkedBodies();
+    const runs = Array.from({ length: 40 }, (_, i) => run(String.fromCharCode(97 + (i % 26))));
+    const header = piece('#', 30);
+    const [first] = bodies.layOut([[header, ...runs]]) as [ChunkLayout];
+    // The runs are sent as the very buffers they are, the header in a chunk of its own.
+    expect(first.fresh.filter((chunk) => runs.some((r) => r.buffer === chunk.bytes))).toHaveLength(40);
+    expect(first.ids.length).toBe(41);
+    const changed = [...runs.slice(0, 20), run('z'), ...runs.slice(21)];
+    const [second] = bodies.layOut([[header, ...changed]]) as [ChunkLayout];
+    expect(second.fresh.map((chunk) => chunk.bytes)).toEqual([changed[20]?.buffer]);
+    const store = new ChunkStore();
+    store.add([...first.fresh, ...second.fresh]);
+    expect(Buffer.concat(store.body(second.ids, 'text')).equals(Buffer.concat([header, ...changed]))).toBe(true);
+    bodies.reset();
+    const [third] = bodies.layOut([[header, ...changed]]) as [ChunkLayout];
+    expect(third.fresh).toHaveLength(41);
+  });
+});
