@@ -76,46 +76,38 @@ function bodyFor(format: ExpositionFormat, gzip: boolean): ScrapeBody | Promise<
   return tail instanceof Promise ? tail.then((t) => scrapeBodyOf(prefix, t, gzip, current.generation)) : scrapeBodyOf(prefix, tail, gzip, current.generation);
 }
 
-/** Counted here, reported to the main thread's metrics in batches. */
-let scraped: ScrapeLabels[] = [];
-let finished: ScrapeEvent[] = [];
-let rejected = 0;
-let closed: ClosedReason[] = [];
-let throttled = 0;
-let reloads: { ok: boolean; atSeconds: number }[] = [];
+/** What this thread counted since its last report to the main thread's metrics. */
+interface Counted {
+  scraped: ScrapeLabels[];
+  finished: ScrapeEvent[];
+  rejected: number;
+  closed: ClosedReason[];
+  throttled: number;
+  reloads: { ok: boolean; atSeconds: number }[];
+}
+const nothingCounted = (): Counted => ({ scraped: [], finished: [], rejected: 0, closed: [], throttled: 0, reloads: [] });
+let counted = nothingCounted();
 let reportTimer: NodeJS.Timeout | undefined;
 const REPORT_MS = 100;
 
 function report(): void {
   reportTimer = undefined;
-  post({ type: 'events', events: { scraped, finished, rejected, closed, throttled, reloads } });
-  scraped = [];
-  finished = [];
-  rejected = 0;
-  closed = [];
-  throttled = 0;
-  reloads = [];
+  post({ type: 'events', events: counted });
+  counted = nothingCounted();
 }
 
-function counted(): void {
+/** Counts into the batch the next report sends. */
+function count(add: (batch: Counted) => void): void {
+  add(counted);
   reportTimer ??= setTimeout(report, REPORT_MS);
 }
 
 const serveTelemetry = telemetryHandler({
   body: (negotiated) => bodyFor(negotiated.format, negotiated.gzip),
   observer: {
-    scraped: (labels) => {
-      scraped.push(labels);
-      counted();
-    },
-    finished: (labels, seconds, bytes) => {
-      finished.push({ labels, seconds, bytes });
-      counted();
-    },
-    rejected: () => {
-      rejected++;
-      counted();
-    },
+    scraped: (labels) => count((batch) => batch.scraped.push(labels)),
+    finished: (labels, seconds, bytes) => count((batch) => batch.finished.push({ labels, seconds, bytes })),
+    rejected: () => count((batch) => batch.rejected++),
   },
   log,
   maxConcurrentScrapes: data.maxConcurrentScrapes,
@@ -219,22 +211,13 @@ try {
       log,
       reusePort: true,
       events: {
-        closed: (reason) => {
-          closed.push(reason);
-          counted();
-        },
-        throttled: () => {
-          throttled++;
-          counted();
-        },
-        reloaded: (ok, atSeconds) => {
-          reloads.push({ ok, atSeconds });
-          counted();
-        },
+        closed: (reason) => count((batch) => batch.closed.push(reason)),
+        throttled: () => count((batch) => batch.throttled++),
+        reloaded: (ok, atSeconds) => count((batch) => batch.reloads.push({ ok, atSeconds })),
       },
     },
   );
-  post({ type: 'listening', port: (server.server.address() as AddressInfo).port });
+  post({ type: 'listening', port: (server.server.address() as AddressInfo).port, url: server.url });
 } catch (error) {
   post({ type: 'error', message: error instanceof Error ? error.message : String(error) });
   port.close();

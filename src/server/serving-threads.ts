@@ -97,7 +97,7 @@ export interface LoopDelayFigures {
 }
 
 export type FromServingThread =
-  | { readonly type: 'listening'; readonly port: number }
+  | { readonly type: 'listening'; readonly port: number; readonly url: string }
   | { readonly type: 'error'; readonly message: string }
   | { readonly type: 'want-tail'; readonly format: ExpositionFormat }
   | { readonly type: 'events'; readonly events: ServingEvents }
@@ -193,7 +193,7 @@ export async function startServingThreads(parts: ServerParts, options: ServingTh
     }
   };
 
-  const start = (index: number, onPort: number): Promise<number> => {
+  const start = (index: number, onPort: number): Promise<{ readonly port: number; readonly url: string }> => {
     const data: ServingThreadData = {
       index,
       host,
@@ -230,11 +230,11 @@ export async function startServingThreads(parts: ServerParts, options: ServingTh
       }
     });
     worker.postMessage(snapshotMessage(parts.store.snapshot(), parts.store.currentChunks()));
-    const listening = new Promise<number>((resolve, reject) => {
+    const listening = new Promise<{ readonly port: number; readonly url: string }>((resolve, reject) => {
       const onMessage = (message: FromServingThread): void => {
         if (message.type === 'listening') {
           worker.off('message', onMessage);
-          resolve(message.port);
+          resolve(message);
         } else if (message.type === 'error') {
           worker.off('message', onMessage);
           reject(new Error(message.message));
@@ -256,9 +256,10 @@ export async function startServingThreads(parts: ServerParts, options: ServingTh
   };
 
   let boundPort = port;
+  let url: string;
   try {
-    // The first thread finds the port when the address asks for any (:0); the others join it.
-    boundPort = await start(0, port);
+    // The first thread finds the port when the address asks for any (:0), and says whether it serves https; the others join it.
+    ({ port: boundPort, url } = await start(0, port));
     await Promise.all(Array.from({ length: threads - 1 }, (_, i) => start(i + 1, boundPort)));
   } catch (error) {
     closing = true;
@@ -268,11 +269,9 @@ export async function startServingThreads(parts: ServerParts, options: ServingTh
     throw new Error(`cannot listen on ${options.listenAddress}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
 
-  const urlHost = host === undefined ? 'localhost' : host.includes(':') ? `[${host}]` : host;
-  const tls = options.webConfigFile !== undefined && (await webConfigHasTls(options.webConfigFile));
   let closed: Promise<void> | undefined;
   return {
-    url: `${tls ? 'https' : 'http'}://${urlHost}:${boundPort}`,
+    url,
     server: pages.server,
     loopDelays(reset = false) {
       return Promise.all(
@@ -305,11 +304,6 @@ export async function startServingThreads(parts: ServerParts, options: ServingTh
       return closed;
     },
   };
-}
-
-async function webConfigHasTls(file: string): Promise<boolean> {
-  const { loadWebConfig } = await import('./web-config.js');
-  return loadWebConfig(file).tls !== undefined;
 }
 
 interface PagesListener {
