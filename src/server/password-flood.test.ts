@@ -1,7 +1,7 @@
 import bcrypt from 'bcryptjs';
 import { describe, expect, it } from 'vitest';
 import { FailureThrottle, KnownGoodCredentials, PasswordVerifier, type VerifyOptions } from './password-check.js';
-import { BasicAuthChecker, type AuthOutcome } from './web-config.js';
+import { BasicAuthChecker, ThrottledPasswordGate, type AuthOutcome } from './web-config.js';
 
 /**
  * A right password always gets in: during a flood of wrong passwords from 300 addresses, the
@@ -63,7 +63,8 @@ describe('a right password during a flood of wrong ones', () => {
     const verifier = new CountingVerifier();
     const throttle = new FailureThrottle();
     const knownGood = new KnownGoodCredentials();
-    let auth = new BasicAuthChecker(new Map([['prometheus', OLD_HASH]]), verifier, throttle, knownGood);
+    const gate = new ThrottledPasswordGate(verifier, throttle);
+    let auth = new BasicAuthChecker(new Map([['prometheus', OLD_HASH]]), gate, knownGood);
     const attack = flood(() => auth, verifier, 300);
     try {
       // Every address has failed or been told to retry by now; the queues are as full as they can make them.
@@ -80,7 +81,7 @@ describe('a right password during a flood of wrong ones', () => {
       expect(verifier.asked).toBe(asked);
 
       // The web configuration is reloaded with a new hash; Prometheus tries the old password once, then four scrapes at once with the new one.
-      auth = new BasicAuthChecker(new Map([['prometheus', NEW_HASH]]), verifier, throttle, knownGood);
+      auth = new BasicAuthChecker(new Map([['prometheus', NEW_HASH]]), gate, knownGood);
       expect(await auth.check(header('prometheus', 'old-s3cret'), '10.0.0.9')).toBe('denied');
       const rotation = await Promise.all(Array.from({ length: 4 }, () => timed(auth.check(header('prometheus', 'new-s3cret'), '10.0.0.9'))));
       expect(rotation.map((r) => r.outcome)).toEqual(['ok', 'ok', 'ok', 'ok']);
@@ -95,7 +96,7 @@ describe('a right password during a flood of wrong ones', () => {
   it('checks identical credentials sent at once (within the address allowance of 5) only once', async () => {
     const verifier = new CountingVerifier();
     try {
-      const auth = new BasicAuthChecker(new Map([['prometheus', OLD_HASH]]), verifier, new FailureThrottle());
+      const auth = new BasicAuthChecker(new Map([['prometheus', OLD_HASH]]), new ThrottledPasswordGate(verifier, new FailureThrottle()));
       const outcomes = await Promise.all(Array.from({ length: 5 }, () => auth.check(header('prometheus', 'old-s3cret'), '10.0.0.9')));
       expect(outcomes).toEqual(Array.from({ length: 5 }, () => 'ok'));
       expect(verifier.asked).toBe(1);

@@ -13,6 +13,7 @@ import type { ClosedReason } from './connection-guard.js';
 import type { RunningServer } from './listen.js';
 import { PAGES_TOKEN_HEADER, type FromServingThread, type ScrapeEvent, type ServingThreadData, type ToServingThread } from './serving-threads.js';
 import { telemetryHandler, telemetryPathMatcher, type ScrapeLabels } from './telemetry.js';
+import type { AuthOutcome, PasswordGate } from './web-config.js';
 import { startWebServer } from './web-server.js';
 
 /**
@@ -153,6 +154,18 @@ function toPages(req: IncomingMessage, res: ServerResponse): void {
   req.pipe(forwarded);
 }
 
+/** Passwords this thread does not know to be right are checked by the main thread, where every thread's failures meet one throttle. */
+let nextPasswordRequest = 1;
+const passwordAnswers = new Map<number, (outcome: AuthOutcome) => void>();
+const passwordGate: PasswordGate = {
+  check: (password, hash, address) =>
+    new Promise<AuthOutcome>((resolve) => {
+      const request = nextPasswordRequest++;
+      passwordAnswers.set(request, resolve);
+      post({ type: 'check-password', request, password, hash, address });
+    }),
+};
+
 const isTelemetryPath = telemetryPathMatcher(data.telemetryPath);
 let server: RunningServer | undefined;
 
@@ -183,6 +196,10 @@ port.on('message', (message: ToServingThread) => {
       if (message.reset) loop.reset();
       return;
     }
+    case 'password-checked':
+      passwordAnswers.get(message.request)?.(message.outcome);
+      passwordAnswers.delete(message.request);
+      return;
     case 'close':
       void (async () => {
         await server?.close(message.timeoutMs);
@@ -210,6 +227,7 @@ try {
       webConfigFile: data.webConfigFile,
       log,
       reusePort: true,
+      passwordGate,
       events: {
         closed: (reason) => count((batch) => batch.closed.push(reason)),
         throttled: () => count((batch) => batch.throttled++),

@@ -15,6 +15,7 @@ import type { ScrapeLabels } from './telemetry.js';
 import { startThread } from './thread.js';
 import { webServerEvents } from './web-server.js';
 import type { ClosedReason } from './connection-guard.js';
+import { ThrottledPasswordGate, type AuthOutcome } from './web-config.js';
 
 /**
  * `--web.serving-threads`: the listen address served by worker threads, each listening on the
@@ -70,6 +71,7 @@ export type ToServingThread =
   | { readonly type: 'snapshot'; readonly generation: number; readonly chunks: readonly Chunk[]; readonly text: BuiltFormat; readonly openMetrics: BuiltFormat }
   | ({ readonly type: 'tail' } & TailMessage)
   | { readonly type: 'loop'; readonly request: number; readonly reset: boolean }
+  | { readonly type: 'password-checked'; readonly request: number; readonly outcome: AuthOutcome }
   | { readonly type: 'close'; readonly timeoutMs: number };
 
 export interface ScrapeEvent {
@@ -102,6 +104,8 @@ export type FromServingThread =
   | { readonly type: 'want-tail'; readonly format: ExpositionFormat }
   | { readonly type: 'events'; readonly events: ServingEvents }
   | { readonly type: 'log'; readonly line: string }
+  /** Credentials the thread does not know to be right, for the process's one throttle and bcrypt queue. */
+  | { readonly type: 'check-password'; readonly request: number; readonly password: string; readonly hash: string | undefined; readonly address: string }
   | ({ readonly type: 'loop'; readonly request: number } & LoopDelayFigures)
   | { readonly type: 'closed' };
 
@@ -134,6 +138,8 @@ export async function startServingThreads(parts: ServerParts, options: ServingTh
   const token = randomBytes(32).toString('hex');
   const pages = await startPagesListener(parts, token);
   const events = webServerEvents(options.registry);
+  // One for every thread, and for a thread started again: a flood spread over the threads meets one throttle.
+  const passwords = new ThrottledPasswordGate();
   const wanted = new Map<ExpositionFormat, number>();
   const workers: Worker[] = [];
   let closing = false;
@@ -221,6 +227,14 @@ export async function startServingThreads(parts: ServerParts, options: ServingTh
         case 'log':
           relayLog(message.line);
           return;
+        case 'check-password': {
+          const answer = (outcome: AuthOutcome): void => worker.postMessage({ type: 'password-checked', request: message.request, outcome } satisfies ToServingThread);
+          passwords.check(message.password, message.hash, message.address).then(answer, (error: unknown) => {
+            log.error({ err: error }, 'a password check for a serving thread failed');
+            answer({ retryAfterSeconds: 1 });
+          });
+          return;
+        }
         case 'loop':
           loopReplies.get(message.request)?.(message);
           loopReplies.delete(message.request);

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTestPki, type TestPki } from '../../test/support/tls.js';
 import { thrownBy } from '../../test/support/thrown.js';
 import { FailureThrottle } from './password-check.js';
-import { BasicAuthChecker, loadWebConfig, parseWebConfig, WebConfigError, type AuthOutcome } from './web-config.js';
+import { BasicAuthChecker, loadWebConfig, parseWebConfig, ThrottledPasswordGate, WebConfigError, type AuthOutcome } from './web-config.js';
 
 let pki: TestPki;
 let dir: string;
@@ -76,7 +76,7 @@ describe('BasicAuthChecker', () => {
 
   it('throttles an address after five failed checks, with the time to wait; a right password (cached) still passes', async () => {
     let now = 0;
-    const auth = new BasicAuthChecker(new Map([['prometheus', HASH]]), undefined, new FailureThrottle(5, 2_000, () => now));
+    const auth = new BasicAuthChecker(new Map([['prometheus', HASH]]), new ThrottledPasswordGate(undefined, new FailureThrottle(5, 2_000, () => now)));
     expect(await auth.check(header('prometheus', 's3cret'), '10.0.0.1')).toBe('ok');
     const outcomes: AuthOutcome[] = [];
     for (let i = 0; i < 8; i++) outcomes.push(await auth.check(header('prometheus', `wrong-${i}`), '10.0.0.1'));

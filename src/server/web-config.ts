@@ -1,3 +1,4 @@
+import { createHmac, randomBytes } from 'node:crypto';
 import { dirname, resolve as resolvePath } from 'node:path';
 import { createSecureContext, type SecureContextOptions } from 'node:tls';
 import { parseDocument } from 'yaml';
@@ -190,24 +191,74 @@ export function parseWebConfig(text: string, baseDir: string, source = '(inline)
 export type AuthOutcome = 'ok' | 'denied' | { readonly retryAfterSeconds: number };
 
 /**
- * Checks basic auth as the toolkit does: bcrypt per user, an unknown user costing the same
- * as a wrong password (no user enumeration by timing), and credentials found right remembered
- * so a scrape every 15 s does not pay a bcrypt each time. Known-good credentials pass before
- * any throttle; the bcrypt runs off the event loop (password-check.ts), queued by the address's
- * standing, and an address with too many failed checks is told to wait. Identical credentials
- * checked at once share one bcrypt: Prometheus' scrapes after a restart cost one check, not one
- * each.
+ * The slow part of a basic-auth check, for credentials not known to be right: the per-address
+ * throttle, then bcrypt off the event loop. One per process: serving threads pass their checks
+ * to the main thread's (serving-threads.ts), so a flood spread over N threads by SO_REUSEPORT
+ * meets one throttle and one queue, not N.
  */
-export class BasicAuthChecker {
+export interface PasswordGate {
+  /** `hash` undefined: an unknown user, checked against a throw-away hash all the same. */
+  check(password: string, hash: string | undefined, address: string): Promise<AuthOutcome>;
+}
+
+/**
+ * The gate itself. Identical credentials checked at once share one bcrypt: Prometheus'
+ * scrapes after a restart cost one check, not one each.
+ */
+export class ThrottledPasswordGate implements PasswordGate {
   private readonly inFlight = new Map<string, Promise<boolean>>();
+  /** Keys `inFlight`, so that no password sits in memory as a map key. */
+  private readonly key = randomBytes(32);
   /** bcrypt (cost 10) of a throw-away password: compared against when the user is unknown, so that answer takes as long as a wrong password. */
   private static readonly DUMMY = '$2b$10$6Qrx3JAYHI7d/SYLtm/Di.tIKM55E50ES0jDfxIQU4kRbavU0Y3qG';
 
-  /** Pass the throttle and the known-good store of the previous configuration on a reload: neither is about one file. */
+  /** Keep the gate across reloads of the web configuration: a rotated password must not wipe the failures of a flood in progress. */
   constructor(
-    private readonly users: ReadonlyMap<string, string>,
     private readonly verifier: PasswordVerifier = sharedPasswordVerifier(),
     private readonly throttle: FailureThrottle = new FailureThrottle(),
+  ) {}
+
+  async check(password: string, hash: string | undefined, address: string): Promise<AuthOutcome> {
+    const against = hash ?? ThrottledPasswordGate.DUMMY;
+    const standing = this.throttle.standing(address);
+    const waitMs = this.throttle.take(address);
+    if (waitMs > 0) return { retryAfterSeconds: Math.ceil(waitMs / 1000) };
+    const key = createHmac('sha256', this.key).update(password).update('\u0000').update(against).digest('base64');
+    // The same credentials already under check: their answer is this one's too, without another bcrypt.
+    let settled = this.inFlight.get(key);
+    if (settled === undefined) {
+      const verifying = this.verifier.verify(password, against, { address, standing });
+      if (verifying === undefined) return { retryAfterSeconds: 1 };
+      const checked = verifying.finally(() => this.inFlight.delete(key));
+      this.inFlight.set(key, checked);
+      settled = checked;
+    }
+    let matched: boolean;
+    try {
+      matched = await settled;
+    } catch (error) {
+      if (!(error instanceof CheckShedError)) throw error;
+      return { retryAfterSeconds: 1 };
+    }
+    if (!matched || hash === undefined) return 'denied';
+    this.throttle.refund(address);
+    return 'ok';
+  }
+}
+
+/**
+ * Checks basic auth as the toolkit does: bcrypt per user, an unknown user costing the same
+ * as a wrong password (no user enumeration by timing), and credentials found right remembered
+ * so a scrape every 15 s does not pay a bcrypt each time. Known-good credentials pass before
+ * any throttle; the others go through the gate (`PasswordGate`): the bcrypt runs off the event
+ * loop (password-check.ts), queued by the address's standing, and an address with too many
+ * failed checks is told to wait.
+ */
+export class BasicAuthChecker {
+  /** Pass the gate and the known-good store of the previous configuration on a reload: neither is about one file. */
+  constructor(
+    private readonly users: ReadonlyMap<string, string>,
+    private readonly gate: PasswordGate = new ThrottledPasswordGate(),
     private readonly knownGood: KnownGoodCredentials = new KnownGoodCredentials(),
   ) {}
 
@@ -225,32 +276,11 @@ export class BasicAuthChecker {
     const user = decoded.slice(0, colon);
     const password = decoded.slice(colon + 1);
     const hash = this.users.get(user);
-    const digest = this.knownGood.digest(user, password, hash ?? BasicAuthChecker.DUMMY);
-    if (hash !== undefined && this.knownGood.has(user, digest)) return 'ok';
-    const standing = this.throttle.standing(address);
-    const waitMs = this.throttle.take(address);
-    if (waitMs > 0) return { retryAfterSeconds: Math.ceil(waitMs / 1000) };
-    const key = digest.toString('base64');
-    // The same credentials already under check: their answer is this one's too, without another bcrypt.
-    let settled = this.inFlight.get(key);
-    if (settled === undefined) {
-      const verifying = this.verifier.verify(password, hash ?? BasicAuthChecker.DUMMY, { address, standing });
-      if (verifying === undefined) return { retryAfterSeconds: 1 };
-      const checked = verifying.finally(() => this.inFlight.delete(key));
-      this.inFlight.set(key, checked);
-      settled = checked;
-    }
-    let matched: boolean;
-    try {
-      matched = await settled;
-    } catch (error) {
-      if (!(error instanceof CheckShedError)) throw error;
-      return { retryAfterSeconds: 1 };
-    }
-    const ok = matched && hash !== undefined;
-    if (!ok) return 'denied';
-    this.throttle.refund(address);
-    this.knownGood.add(user, digest);
-    return 'ok';
+    if (hash === undefined) return this.gate.check(password, undefined, address);
+    const digest = this.knownGood.digest(user, password, hash);
+    if (this.knownGood.has(user, digest)) return 'ok';
+    const outcome = await this.gate.check(password, hash, address);
+    if (outcome === 'ok') this.knownGood.add(user, digest);
+    return outcome;
   }
 }

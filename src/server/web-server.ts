@@ -7,8 +7,8 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import { guardConnections, type ClosedReason, type ConnectionGuard } from './connection-guard.js';
 import { enforceHeaderDeadline } from './header-deadline.js';
 import { startHttpServer, type RunningServer } from './listen.js';
-import { FailureThrottle, KnownGoodCredentials, sharedPasswordVerifier } from './password-check.js';
-import { BasicAuthChecker, loadWebConfig, type WebConfig } from './web-config.js';
+import { KnownGoodCredentials } from './password-check.js';
+import { BasicAuthChecker, loadWebConfig, ThrottledPasswordGate, type PasswordGate, type WebConfig } from './web-config.js';
 
 /**
  * The HTTP server as it faces the network: TLS, client certificates and basic auth from
@@ -62,6 +62,8 @@ export interface WebServerOptions {
   readonly events?: WebServerEvents;
   /** Listen beside other sockets on the same port (serving threads; Linux and the BSDs). */
   readonly reusePort?: boolean;
+  /** Where passwords not known to be right are checked; default this server's own throttle and the process's bcrypt threads. */
+  readonly passwordGate?: PasswordGate;
 }
 
 /** What the server counts: connections it closed, throttled logins, web configuration reloads. */
@@ -135,12 +137,12 @@ interface ActiveConfig {
 export async function startWebServer(app: RequestListener, options: WebServerOptions): Promise<RunningServer> {
   const file = options.webConfigFile;
   // Kept across reloads: a rotated password must not wipe the failures of a flood in progress, nor the logins known good.
-  const throttle = new FailureThrottle();
+  const gate = options.passwordGate ?? new ThrottledPasswordGate();
   const knownGood = new KnownGoodCredentials();
   const load = (): ActiveConfig | undefined => {
     if (file === undefined) return undefined;
     const config = loadWebConfig(file);
-    return { config, auth: new BasicAuthChecker(config.users, sharedPasswordVerifier(), throttle, knownGood), fingerprint: fingerprintOf(file, config) };
+    return { config, auth: new BasicAuthChecker(config.users, gate, knownGood), fingerprint: fingerprintOf(file, config) };
   };
   let active = load();
   const tls = active?.config.tls;

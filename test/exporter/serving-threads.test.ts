@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -154,5 +155,33 @@ describe('serving threads behind TLS and basic auth', () => {
       expect((await get(driven.exporter.url, '/status?format=json', auth)).status).toBe(200);
     }
     expect(JSON.stringify(await driven.exporter.registry.getMetricsAsJSON())).not.toContain('s3cret-pass');
+  });
+
+  it('meet one throttle for wrong passwords, whichever thread each connection lands on', async () => {
+    const file = join(dir, 'flood-web.yml');
+    writeFileSync(file, `basic_auth_users:\n  prometheus: ${bcrypt.hashSync('s3cret-pass', 4)}\n`);
+    driven = await drive({ simulator: { hosts: 1, websites: 0 }, config: CONFIG, env: (sim) => ({ KEY: sim.keys.pro }), servingThreads: 3, webConfigFile: file });
+    const { port } = new URL(driven.exporter.url);
+    const wrong = `Basic ${Buffer.from('prometheus:not-the-password').toString('base64')}`;
+    // A new connection each time: SO_REUSEPORT hands each to one of the three threads (all twelve to one: about 1 in 60,000).
+    const status = (): Promise<number> =>
+      new Promise((resolve, reject) => {
+        const req = httpRequest({ host: '127.0.0.1', port, path: '/metrics', agent: false, headers: { authorization: wrong } }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    let refusedBeforeThrottled = 0;
+    for (let i = 0; i < 12; i++) {
+      const answer = await status();
+      if (answer === 429) break;
+      expect(answer).toBe(401);
+      refusedBeforeThrottled++;
+    }
+    // The burst of one address (5), maybe one more refilled meanwhile; a throttle per thread would have let all twelve through.
+    expect(refusedBeforeThrottled).toBeGreaterThanOrEqual(5);
+    expect(refusedBeforeThrottled).toBeLessThanOrEqual(6);
   });
 });
