@@ -29,7 +29,7 @@ import { rawRequest } from '../test/server/http.js';
 import { measureDecode } from './scale/decode.js';
 import { startNginx, type RunningNginx } from './scale/nginx.js';
 import { UpstreamPacer, type PacerRoute } from './scale/pacer.js';
-import { nodeArgs, REPO_ROOT, requireProgram, stopProcess, waitForLine } from './scale/processes.js';
+import { nodeArgs, relayStderr, reportCrashes, REPO_ROOT, requireProgram, stopProcess, waitForLine } from './scale/processes.js';
 import type { ExporterMessage, ExporterRequest, ExporterStats, LoopDelay, PromClientReady } from './scale/protocol.js';
 import { renderReport, renderPlot } from './scale/report.js';
 import type { LatencyFigures, PromClientResult, RunResult, StepResult, VariantResult } from './scale/results.js';
@@ -181,7 +181,11 @@ function stallsText(stats: ExporterStats): string {
   return `stalls over 50 ms: ${stalls || 'none'}; GC pauses ${stats.gc.count}, ${stats.gc.totalMs.toFixed(0)} ms in all, longest ${stats.gc.maxMs.toFixed(1)} ms (${stats.gc.maxKind || '-'})`;
 }
 
+/** What the run was last doing, for a crash report. */
+let lastLogged = 'starting';
+
 function log(message: string): void {
+  lastLogged = message;
   process.stderr.write(`[scale ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
 }
 
@@ -278,7 +282,10 @@ async function startSimulatorProcess(index: number, hosts: number, websites: num
   const child = spawn(process.execPath, nodeArgs(join(REPO_ROOT, 'simulator/cli.ts'), args), { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   const match = await waitForLine(child, `simulator ${index}`, /Monitoring API:\s+(http:\/\/[^/\s]+)\/api\/v2/, 60_000);
   child.stdout?.resume();
-  child.stderr?.resume();
+  relayStderr(child, `simulator ${index}`);
+  child.once('exit', (code, signal) => {
+    if (code !== 0 && signal !== 'SIGTERM') log(`simulator ${index} (pid ${child.pid}) exited with ${code ?? signal} in the middle of the run`);
+  });
   return { child, origin: match[1] as string };
 }
 
@@ -595,6 +602,9 @@ function toolVersion(command: string, args: string[]): string {
 
 /** Stops whatever the harness started when it is interrupted, so no simulator or nginx outlives it. */
 const cleanups = new Set<() => Promise<void>>();
+reportCrashes('the harness process (bench/scale.ts: the pacer, the wrk runs)', () => `"${lastLogged}"`, async () => {
+  await Promise.allSettled([...cleanups].map((cleanup) => cleanup()));
+});
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
     log(`${signal}: stopping the processes started by this run`);

@@ -17,6 +17,7 @@ import { loadConfig } from '../../src/exporter/config.js';
 import { startExporter } from '../../src/exporter/index.js';
 import { defaultServingThreads } from '../../src/server/serving-threads.js';
 import type { ExpositionSnapshot } from '../../src/exposition/store.js';
+import { reportCrashes } from './processes.js';
 import type { ExporterRequest, ExporterStats, LoopDelay } from './protocol.js';
 
 const [configFile, logFile] = process.argv.slice(2);
@@ -25,6 +26,8 @@ if (!configFile || !logFile || !process.send) {
   process.exit(2);
 }
 const send = process.send.bind(process);
+let lastRequest = 'starting';
+reportCrashes('the exporter process (bench/scale/exporter-process.ts)', () => `serving, after the harness asked for "${lastRequest}"`);
 
 const gc = (globalThis as { gc?: () => void }).gc;
 function collectGarbage(): void {
@@ -168,17 +171,20 @@ async function stopAllocationSampling(path: string): Promise<void> {
 }
 
 process.on('message', (message: ExporterRequest) => {
+  lastRequest = message.type;
   switch (message.type) {
     case 'reset':
-      void exporter.servingLoopDelays(true);
-      loop.reset();
-      visibleDelaysMs = [];
-      rebuilds = { count: 0, seconds: 0, compressedBytes: 0 };
-      stalls = [];
-      gcPauses = { count: 0, totalMs: 0, maxMs: 0, maxKind: '' };
-      cpuAtReset = process.cpuUsage();
-      wallAtReset = performance.now();
-      send({ type: 'reset' });
+      // The reply waits for the serving threads' reset too, so a window starts with every histogram empty.
+      void exporter.servingLoopDelays(true).then(() => {
+        loop.reset();
+        visibleDelaysMs = [];
+        rebuilds = { count: 0, seconds: 0, compressedBytes: 0 };
+        stalls = [];
+        gcPauses = { count: 0, totalMs: 0, maxMs: 0, maxKind: '' };
+        cpuAtReset = process.cpuUsage();
+        wallAtReset = performance.now();
+        send({ type: 'reset' });
+      });
       return;
     case 'stats':
       void stats().then((s) => send({ type: 'stats', stats: s }));

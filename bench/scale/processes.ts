@@ -65,3 +65,28 @@ export function requireProgram(name: string, debianPackage: string): string {
   }
   return path;
 }
+
+/**
+ * Prints which of the harness's processes died, of what, and what it was doing: an error with
+ * no handler (a socket reset, say) otherwise ends the run with a stack of Node's frames alone.
+ */
+export function reportCrashes(role: string, doing: () => string, before?: () => Promise<void>): void {
+  const crash = (error: unknown, kind: string): void => {
+    const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    const code = typeof error === 'object' && error !== null && 'code' in error ? ` (${String(error.code)})` : '';
+    process.stderr.write(`\n${role} (pid ${process.pid}) crashed: ${kind}${code} while ${doing()}\n${detail}\n`);
+    void (before?.() ?? Promise.resolve()).finally(() => process.exit(1));
+  };
+  process.on('uncaughtException', (error) => crash(error, 'an uncaught exception'));
+  process.on('unhandledRejection', (error) => crash(error, 'an unhandled rejection'));
+}
+
+/** A child's stderr, each line prefixed with its name, on this process's stderr. */
+export function relayStderr(child: ChildProcess, name: string): void {
+  let partial = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    const lines = (partial + chunk.toString()).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) process.stderr.write(`[${name}] ${line}\n`);
+  });
+}
