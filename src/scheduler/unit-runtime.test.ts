@@ -121,6 +121,52 @@ describe('per-target jobs', () => {
   });
 });
 
+describe('source health and staleness', () => {
+  it('follow every run, every new and every removed target, and staleness grows between runs', async () => {
+    const upstream = { up: true };
+    const bySite: SourceDefinition<unknown, unknown> = {
+      name: 'by-site',
+      section: 'account',
+      priority: 'normal',
+      families: [],
+      reads: [SITES],
+      create: (ctx) => ({
+        scope: 'target',
+        targets: () => ctx.read(SITES),
+        cadence: () => every(60_000),
+        requestsPerRun: () => 1,
+        poll: () => (upstream.up ? Promise.resolve() : Promise.reject(new NetworkError({ api: 'monitoring', endpoint: '/checks' }, 'ECONNREFUSED'))),
+        forget: () => {},
+      }),
+    };
+    const { runtime, board, clock } = unitWith([bySite]);
+    runtime.start();
+    board.provide('prod', SITES, new Map([['a', { url: 'https://a.example' }], ['b', { url: 'https://b.example' }]]));
+    await flushMicrotasks();
+    const health = () => runtime.sourceHealth().map((h) => ({ up: h.up, reason: h.reason, targets: h.targets, failing: h.failing }));
+    expect(health()).toEqual([{ up: true, reason: '', targets: 2, failing: 0 }]);
+    expect(runtime.staleness(clock.now()).get('by-site')).toBe(0);
+    // No run in between: the same figures, but older.
+    await clock.advanceAsync(30_000);
+    expect(runtime.staleness(clock.now()).get('by-site')).toBe(30);
+    upstream.up = false;
+    await clock.advanceAsync(30_000);
+    await flushMicrotasks();
+    expect(health()).toEqual([{ up: false, reason: 'network', targets: 2, failing: 2 }]);
+    expect(runtime.staleness(clock.now()).get('by-site')).toBe(60);
+    board.provide('prod', SITES, new Map([['b', { url: 'https://b.example' }], ['c', { url: 'https://c.example' }]]));
+    await flushMicrotasks();
+    // c is new and ran (and failed); a is gone with its failure.
+    expect(health()).toEqual([{ up: false, reason: 'network', targets: 2, failing: 2 }]);
+    upstream.up = true;
+    await clock.advanceAsync(60_000);
+    await flushMicrotasks();
+    expect(health()).toEqual([{ up: true, reason: '', targets: 2, failing: 0 }]);
+    expect(runtime.staleness(clock.now()).get('by-site')).toBe(0);
+    await runtime.stop();
+  });
+});
+
 describe('failed polling jobs in the log', () => {
   it('an upstream away for 12 minutes under 300 hosts writes a start, a line a minute and an end, not a line per job', async () => {
     const up = { now: false };

@@ -87,6 +87,13 @@ export class UnitRuntime<Api = unknown> implements SchedulingView {
   private readonly errors: JobError[] = [];
   private readonly attempted = new Set<string>();
   private readonly lastRuns = new Map<string, RunRecord>();
+  /**
+   * Bumped when a job comes, goes or finishes a run: the self-metrics read source health and
+   * staleness several times a render, and at a million series that walked every job each time.
+   */
+  private runsEpoch = 0;
+  private healthMemo: { readonly epoch: number; readonly health: readonly SourceHealth[] } | undefined;
+  private oldestMemo: { readonly epoch: number; readonly oldestMs: ReadonlyMap<string, number> } | undefined;
   private readonly unsubscribe: () => void;
   /** The sources whose jobs' first runs the unit waits for before it is ready. */
   private readonly holdsReadiness: ReadonlySet<string>;
@@ -300,12 +307,16 @@ export class UnitRuntime<Api = unknown> implements SchedulingView {
   }
 
   staleness(nowMs: number): ReadonlyMap<string, number> {
-    const oldest = new Map<string, number>();
-    for (const job of this.scheduler.jobs()) {
-      const since = this.lastSuccessMs.get(job.id) ?? this.targetSince.get(job.id) ?? nowMs;
-      oldest.set(job.source, Math.min(oldest.get(job.source) ?? Infinity, since));
+    if (this.oldestMemo?.epoch !== this.runsEpoch) {
+      // Infinity: a source whose jobs have neither succeeded nor a time they appeared counts from now.
+      const oldestMs = new Map<string, number>();
+      for (const job of this.scheduler.jobs()) {
+        const since = this.lastSuccessMs.get(job.id) ?? this.targetSince.get(job.id) ?? Infinity;
+        oldestMs.set(job.source, Math.min(oldestMs.get(job.source) ?? Infinity, since));
+      }
+      this.oldestMemo = { epoch: this.runsEpoch, oldestMs };
     }
-    return new Map([...oldest].map(([source, ms]) => [source, Math.max(0, (nowMs - ms) / 1000)]));
+    return new Map([...this.oldestMemo.oldestMs].map(([source, ms]) => [source, Math.max(0, (nowMs - Math.min(ms, nowMs)) / 1000)]));
   }
 
   /** Whether the account answers (`monapi_up`), and if not, why (`monapi_up_reason`); undefined for a unit without them. */
@@ -322,12 +333,11 @@ export class UnitRuntime<Api = unknown> implements SchedulingView {
   }
 
   /** Per source: up, or down with a reason, from its jobs' last runs. */
-  sourceHealth(): SourceHealth[] {
-    return sourceHealth(
-      this.running.map((r) => r.definition.name),
-      this.scheduler.jobs(),
-      this.lastRuns,
-    );
+  sourceHealth(): readonly SourceHealth[] {
+    if (this.healthMemo?.epoch !== this.runsEpoch) {
+      this.healthMemo = { epoch: this.runsEpoch, health: sourceHealth(this.running.map((r) => r.definition.name), this.scheduler.jobs(), this.lastRuns) };
+    }
+    return this.healthMemo.health;
   }
 
   /** Every declared field of every source that has had an answer: found, or missing from every answer. */
@@ -419,12 +429,14 @@ export class UnitRuntime<Api = unknown> implements SchedulingView {
   }
 
   private upsertJob(job: Job): void {
+    this.runsEpoch++;
     if (!this.scheduler.has(job.id)) this.targetSince.set(job.id, this.options.clock.now());
     this.scheduler.upsert(job);
     this.planChanged();
   }
 
   private removeJob(id: string): void {
+    this.runsEpoch++;
     this.scheduler.remove(id);
     this.lastSuccessMs.delete(id);
     this.targetSince.delete(id);
@@ -554,6 +566,7 @@ export class UnitRuntime<Api = unknown> implements SchedulingView {
 
   private recordOutcome(outcome: JobOutcome): void {
     const { job, startedMs, finishedMs, error } = outcome;
+    this.runsEpoch++;
     const seconds = (finishedMs - startedMs) / 1000;
     this.attempted.add(job.id);
     const slash = job.id.indexOf('/');
