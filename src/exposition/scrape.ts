@@ -29,6 +29,8 @@ export const DEFAULT_SELF_METRICS_MAX_AGE_MS = 1000;
  */
 export class SelfMetricsCache {
   private readonly cached = new Map<ExpositionFormat, { at: number; tail: Promise<CompressedTail> }>();
+  /** One reading of the registry, shared by the formats rendered from it: reading it (every collect callback) costs more than rendering. */
+  private collected: { at: number; families: Promise<FamilySamples[]> } | undefined;
 
   constructor(
     private readonly store: MetricStore,
@@ -42,8 +44,18 @@ export class SelfMetricsCache {
     const now = this.clock.now();
     const entry = this.cached.get(format);
     if (entry && now - entry.at < this.maxAgeMs) return entry.tail;
-    const tail = renderSelfMetrics(this.store, this.registry, format);
-    this.cached.set(format, { at: now, tail });
+    if (!this.collected || now - this.collected.at >= this.maxAgeMs) {
+      const families = selfFamilies(this.store, this.registry);
+      const collected = { at: now, families };
+      this.collected = collected;
+      families.catch(() => {
+        if (this.collected === collected) this.collected = undefined;
+      });
+    }
+    // Aged from the reading, not the rendering: a tail is never older than maxAgeMs.
+    const { at, families } = this.collected;
+    const tail = families.then((f) => renderFamilies(f, format));
+    this.cached.set(format, { at, tail });
     // A failed rendering must not be served to the next scrapes.
     tail.catch(() => {
       if (this.cached.get(format)?.tail === tail) this.cached.delete(format);
@@ -83,7 +95,10 @@ async function selfFamilies(store: MetricStore, registry: Registry | undefined):
 
 /** The tail of a body: self-metrics, and for OpenMetrics `# EOF` last. */
 async function renderSelfMetrics(store: MetricStore, registry: Registry | undefined, format: ExpositionFormat): Promise<CompressedTail> {
-  const self = await selfFamilies(store, registry);
+  return renderFamilies(await selfFamilies(store, registry), format);
+}
+
+async function renderFamilies(self: readonly FamilySamples[], format: ExpositionFormat): Promise<CompressedTail> {
   // Family by family, the event loop free in between (the families come from one registry: no name twice).
   let text = '';
   for (const family of self) {
