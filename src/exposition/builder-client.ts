@@ -1,6 +1,9 @@
 import { Worker } from 'node:worker_threads';
 import type { BuilderMessage, BuilderReply, BuildRequest, MemoryRequest } from './builder.js';
 
+/** The builder thread's name, as the system shows it (`top -H`, /proc): Linux keeps 15 characters. */
+export const BUILDER_THREAD_NAME = 'monapi-builder';
+
 /**
  * The serving thread's door to the builder thread: one worker for the whole process, started
  * on first use, holding the process open only while a reply is awaited (a store that is never
@@ -16,9 +19,9 @@ function startWorker(): Worker {
     // needs the same loader. A worker's own --import does not apply to its entry module.
     const entry = new URL('./builder-thread.ts', here).href;
     const code = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(entry)}); })`;
-    return new Worker(code, { eval: true, name: 'monapi-exposition-builder' });
+    return new Worker(code, { eval: true, name: BUILDER_THREAD_NAME });
   }
-  return new Worker(new URL('./builder-thread.js', here), { name: 'monapi-exposition-builder' });
+  return new Worker(new URL('./builder-thread.js', here), { name: BUILDER_THREAD_NAME });
 }
 
 class BuilderClient {

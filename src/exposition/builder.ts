@@ -64,6 +64,15 @@ export interface MemoryRequest {
 export type BuilderMessage = FamilyMessage | DropFamilyMessage | GroupMessage | RetractMessage | BuildRequest | ForgetChunksMessage | MemoryRequest;
 
 /** One format's data part as scrapes write it: each encoding a few large chunks (chunks.ts). */
+/**
+ * The builder thread's nice value (Linux): builds are background work, and on a machine with
+ * few cores they took the CPU from polling and from the scrapes. At a million series on two
+ * shared cores under eight scrapers, the main thread's event-loop delay p99 went from 157-290 ms
+ * to 36-46 ms with the builder at 10 (bench/results/latest.md); a build then waits for idle CPU,
+ * so while the cores are saturated a change takes longer to reach /metrics.
+ */
+export const BUILDER_NICENESS = 10;
+
 export interface BuiltFormat {
   /** Chunk ids of the raw body, in order. */
   readonly raw: Int32Array;
