@@ -68,10 +68,11 @@ export type BuilderMessage = FamilyMessage | DropFamilyMessage | GroupMessage | 
  * The builder thread's nice value (Linux): builds are background work, and on a machine with
  * few cores they took the CPU from polling and from the scrapes. At a million series on two
  * shared cores under eight scrapers, the main thread's event-loop delay p99 went from 157-290 ms
- * to 36-46 ms with the builder at 10 (bench/results/latest.md); a build then waits for idle CPU,
- * so while the cores are saturated a change takes longer to reach /metrics.
+ * at 0 to 29-44 ms at 5 (bench/results/latest.md). At 10 it was as low, but a saturated machine
+ * left builds so little CPU that no change reached /metrics for the 8 s the scrapers ran; at 5
+ * a build took about 2 s then.
  */
-export const BUILDER_NICENESS = 10;
+export const BUILDER_NICENESS = 5;
 
 export interface BuiltFormat {
   /** Chunk ids of the raw body, in order. */
