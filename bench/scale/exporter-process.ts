@@ -116,9 +116,10 @@ function loopDelay(): LoopDelay {
   return { p50Ms: ms(loop.percentile(50)), p99Ms: ms(loop.percentile(99)), maxMs: ms(loop.max), samples: loop.count };
 }
 
-async function stats(): Promise<ExporterStats> {
+/** `afterCollection`: the builder thread collects its garbage first too (the main thread's was collected by the caller). */
+async function stats(afterCollection = false): Promise<ExporterStats> {
   const snapshot = store.snapshot();
-  const builderHeapUsed = await store.builderHeapUsed();
+  const builderHeapUsed = await store.builderHeapUsed(afterCollection);
   const cpu = process.cpuUsage(cpuAtReset);
   const sorted = [...visibleDelaysMs].sort((a, b) => a - b);
   const at = (p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? NaN;
@@ -194,7 +195,7 @@ process.on('message', (message: ExporterRequest) => {
       // ArrayBuffer backing stores are freed after GC on a background thread: give it a moment.
       setTimeout(() => {
         collectGarbage();
-        void stats().then((s) => send({ type: 'stats', stats: s }));
+        void stats(true).then((s) => send({ type: 'stats', stats: s }));
       }, 300);
       return;
     case 'heap-snapshot':

@@ -48,6 +48,7 @@ port.on('message', (message: BuilderMessage) => {
       storeOf(message.store).forgetChunks();
       return;
     case 'memory':
+      if (message.collectGarbage) (globalThis as { gc?: () => void }).gc?.();
       reply({ type: 'memory', request: message.request, heapUsed: getHeapStatistics().used_heap_size });
       return;
     case 'build':

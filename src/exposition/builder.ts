@@ -59,6 +59,8 @@ export interface ForgetChunksMessage {
 export interface MemoryRequest {
   readonly type: 'memory';
   readonly request: number;
+  /** Collect garbage first, where the process runs with --expose-gc (the scale bench): the heap after a full collection. */
+  readonly collectGarbage?: boolean;
 }
 
 export type BuilderMessage = FamilyMessage | DropFamilyMessage | GroupMessage | RetractMessage | BuildRequest | ForgetChunksMessage | MemoryRequest;

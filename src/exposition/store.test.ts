@@ -95,6 +95,17 @@ describe('MetricStore publish, replace, retract', () => {
   });
 });
 
+describe('MetricStore memory accounting', () => {
+  it("reports the builder thread's heap, with or without a collection first", async () => {
+    const store = new MetricStore();
+    store.publish('g', [gauge(cpu, { a: 0.5 })]);
+    await store.flush();
+    // The collection runs where the process has --expose-gc (the scale bench); the answer comes either way.
+    expect(await store.builderHeapUsed()).toBeGreaterThan(0);
+    expect(await store.builderHeapUsed(true)).toBeGreaterThan(0);
+  });
+});
+
 describe('MetricStore merging and order', () => {
   it('merges one family from several groups under one header, families by name, groups by name', async () => {
     const { store } = newStore();

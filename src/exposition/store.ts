@@ -293,8 +293,8 @@ export class MetricStore implements MetricSink {
   }
 
   /** V8 heap used by the builder thread (all stores of the process), for memory accounting. */
-  async builderHeapUsed(): Promise<number> {
-    const reply = await builderClient.request({ type: 'memory' });
+  async builderHeapUsed(collectGarbage = false): Promise<number> {
+    const reply = await builderClient.request({ type: 'memory', collectGarbage });
     return reply.type === 'memory' ? reply.heapUsed : 0;
   }
 
