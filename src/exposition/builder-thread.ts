@@ -1,7 +1,7 @@
 import { getHeapStatistics } from 'node:v8';
 import { parentPort } from 'node:worker_threads';
 import { lowerThisThreadsPriority } from '../lib/thread-priority.js';
-import { BodyBuilder, BUILDER_NICENESS, type BuilderMessage, type BuilderReply } from './builder.js';
+import { BodyBuilder, BUILDER_NICE_INCREMENT, type BuilderMessage, type BuilderReply } from './builder.js';
 
 /**
  * The builder thread: lays out and compresses the exposition bodies of every MetricStore of
@@ -14,7 +14,7 @@ if (!port) throw new Error('builder-thread.ts runs as a worker thread (see build
 const stores = new Map<number, BodyBuilder>();
 
 // Builds are background work: polling and the scrapes go first when the cores are busy (docs/exposition.md#the-builder-thread).
-lowerThisThreadsPriority(BUILDER_NICENESS);
+lowerThisThreadsPriority(BUILDER_NICE_INCREMENT);
 
 function storeOf(id: number): BodyBuilder {
   let builder = stores.get(id);

@@ -56,6 +56,17 @@ export interface ForgetChunksMessage {
   readonly store: number;
 }
 
+/**
+ * How many nice steps the builder thread runs below the rest of the process (Linux): builds
+ * are background work, and on a machine with few cores they took the CPU from polling and from
+ * the scrapes. (The compression itself runs on libuv's thread pool, which is not lowered.) At a million series on two
+ * shared cores under eight scrapers, the main thread's event-loop delay p99 went from 157-290 ms
+ * at 0 to 29-95 ms at 5 (bench/results/latest.md). At 10 it was as low, but a saturated machine
+ * left builds so little CPU that no change reached /metrics for the 8 s the scrapers ran; at 5
+ * a build took about 2 s then.
+ */
+export const BUILDER_NICE_INCREMENT = 5;
+
 export interface MemoryRequest {
   readonly type: 'memory';
   readonly request: number;
@@ -66,16 +77,6 @@ export interface MemoryRequest {
 export type BuilderMessage = FamilyMessage | DropFamilyMessage | GroupMessage | RetractMessage | BuildRequest | ForgetChunksMessage | MemoryRequest;
 
 /** One format's data part as scrapes write it: each encoding a few large chunks (chunks.ts). */
-/**
- * The builder thread's nice value (Linux): builds are background work, and on a machine with
- * few cores they took the CPU from polling and from the scrapes. At a million series on two
- * shared cores under eight scrapers, the main thread's event-loop delay p99 went from 157-290 ms
- * at 0 to 29-44 ms at 5 (bench/results/latest.md). At 10 it was as low, but a saturated machine
- * left builds so little CPU that no change reached /metrics for the 8 s the scrapers ran; at 5
- * a build took about 2 s then.
- */
-export const BUILDER_NICENESS = 5;
-
 export interface BuiltFormat {
   /** Chunk ids of the raw body, in order. */
   readonly raw: Int32Array;
