@@ -1,11 +1,11 @@
 /**
  * A body as buffers in shared memory that any thread can write without a copy: a large
- * family's runs (32 KiB of lines, and their DEFLATE data) as they are, and the pieces between
- * them (family headers, small families' lines, per-format units) copied into chunks of up to
+ * family's runs (32 KiB of lines) as they are, and the smaller pieces (family headers, small
+ * families' lines, per-format units, each run's DEFLATE data) copied into chunks of up to
  * CHUNK_BYTES. A chunk is kept from one build to the next while the pieces it was copied from
  * are the same objects (the builder keeps the unchanged ones as they are), so a build copies
- * only the small pieces around what changed, and the threads that serve the bodies are handed
- * only the new chunks. (Copying the runs into large chunks too made a build at a million series
+ * only the small pieces around what changed (about a chunk for each changed run's DEFLATE
+ * data), and the threads that serve the bodies are handed only the new chunks. (Copying the runs into large chunks too made a build at a million series
  * copy some 100 MB, since a poll touches a run in every large family: 1.2 s a build instead of
  * 0.14 s, and the event loops starved.)
  */

@@ -124,6 +124,8 @@ describe('per-target jobs', () => {
 describe('source health and staleness', () => {
   it('follow every run, every new and every removed target, and staleness grows between runs', async () => {
     const upstream = { up: true };
+    /** Polls of these sites wait until released. */
+    const held = new Map<string, () => void>();
     const bySite: SourceDefinition<unknown, unknown> = {
       name: 'by-site',
       section: 'account',
@@ -135,7 +137,11 @@ describe('source health and staleness', () => {
         targets: () => ctx.read(SITES),
         cadence: () => every(60_000),
         requestsPerRun: () => 1,
-        poll: () => (upstream.up ? Promise.resolve() : Promise.reject(new NetworkError({ api: 'monitoring', endpoint: '/checks' }, 'ECONNREFUSED'))),
+        poll: (target) => {
+          const url = (target as { url: string }).url;
+          if (url.includes('held')) return new Promise<void>((resolve) => held.set(url, resolve));
+          return upstream.up ? Promise.resolve() : Promise.reject(new NetworkError({ api: 'monitoring', endpoint: '/checks' }, 'ECONNREFUSED'));
+        },
         forget: () => {},
       }),
     };
@@ -158,8 +164,22 @@ describe('source health and staleness', () => {
     await flushMicrotasks();
     // c is new and ran (and failed); a is gone with its failure.
     expect(health()).toEqual([{ up: false, reason: 'network', targets: 2, failing: 2 }]);
+    // A target that comes counts before its first run ends, and one that goes stops counting, with no run in between.
+    const c = { url: 'https://c.example' };
+    const d = { url: 'https://held.example' };
+    board.provide('prod', SITES, new Map([['b', { url: 'https://b.example' }], ['c', c], ['d', d]]));
+    await flushMicrotasks();
+    expect(held.has('https://held.example')).toBe(true);
+    expect(health()).toEqual([{ up: false, reason: 'network', targets: 3, failing: 2 }]);
+    board.provide('prod', SITES, new Map([['c', c], ['d', d]]));
+    await flushMicrotasks();
+    expect(health()).toEqual([{ up: false, reason: 'network', targets: 2, failing: 1 }]);
+    held.get('https://held.example')?.();
+    await flushMicrotasks();
     upstream.up = true;
     await clock.advanceAsync(60_000);
+    await flushMicrotasks();
+    held.get('https://held.example')?.();
     await flushMicrotasks();
     expect(health()).toEqual([{ up: true, reason: '', targets: 2, failing: 0 }]);
     expect(runtime.staleness(clock.now()).get('by-site')).toBe(0);

@@ -24,7 +24,8 @@ import { ThrottledPasswordGate, type AuthOutcome } from './web-config.js';
  * snapshot's bodies, which live in shared memory (one buffer per format and encoding, built on
  * the builder thread), and the self-metrics the main thread renders at most once a second:
  * a scrape never waits for the main thread, where polling, decoding and mapping run, and
- * scrapes take nothing from it. Every other path (/, /status, /-/ready, /-/reload) is handed
+ * scrapes take nothing from it, except a password the thread does not know to be right, which
+ * the main thread checks (one throttle for the process). Every other path (/, /status, /-/ready, /-/reload) is handed
  * to the main thread's pages over a loopback connection that only the threads can use (a
  * random token), after the thread has checked TLS and basic auth.
  */

@@ -180,8 +180,8 @@ describe('serving threads behind TLS and basic auth', () => {
       expect(answer).toBe(401);
       refusedBeforeThrottled++;
     }
-    // The burst of one address (5), maybe one more refilled meanwhile; a throttle per thread would have let all twelve through.
+    // The burst of one address (5), and one more for each 2 s the checks took on a slow machine; a throttle per thread would have let all twelve through.
     expect(refusedBeforeThrottled).toBeGreaterThanOrEqual(5);
-    expect(refusedBeforeThrottled).toBeLessThanOrEqual(6);
+    expect(refusedBeforeThrottled).toBeLessThanOrEqual(8);
   });
 });
