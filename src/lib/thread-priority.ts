@@ -17,9 +17,9 @@ export function lowerThisThreadsPriority(increment: number): string | undefined 
   if (process.platform !== 'linux') return `thread priorities are set on Linux only, not on ${process.platform}`;
   try {
     // "<pid>/task/<tid>": a /proc of another PID namespace names other processes' threads.
-    const [pid, , tid] = readlinkSync('/proc/thread-self').split('/').map(Number);
-    if (pid !== process.pid || !Number.isInteger(tid) || (tid ?? 0) <= 0) return '/proc/thread-self does not name a thread of this process';
-    setPriority(tid as number, Math.min(LOWEST_PRIORITY, getPriority(tid as number) + increment));
+    const [pid, , tid = NaN] = readlinkSync('/proc/thread-self').split('/').map(Number);
+    if (pid !== process.pid || !Number.isInteger(tid) || tid <= 0) return '/proc/thread-self does not name a thread of this process';
+    setPriority(tid, Math.min(LOWEST_PRIORITY, getPriority(tid) + increment));
     return undefined;
   } catch (error) {
     return error instanceof Error ? error.message : String(error);
