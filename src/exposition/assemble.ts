@@ -72,14 +72,17 @@ export interface BuiltFamily<Deflated = Buffer> {
  * (a failed build discards every family's runs) and replaces `runs`.
  */
 export interface FamilyRuns {
-  /** By group slot: the number of the run holding the group's lines of this family, or -1. */
-  readonly runOf: Int32Array;
+  /** By group slot: the id of the run holding the group's lines of this family, or -1. */
+  readonly runOf: Float64Array;
   readonly runs: readonly Run[];
 }
 
-/** A run's lines and their DEFLATE data, kept by the builder while none of its groups changes. */
+/** A run's groups, lines and DEFLATE data, kept by the builder while none of its groups changes. */
 export interface Run {
+  /** Unique in the process (ids count up to 2^53: they never wrap). */
   readonly id: number;
+  /** Slots of its groups, in the order of their lines. */
+  readonly slots: Int32Array;
   readonly lines: Buffer;
   readonly unit: CompressedUnit;
 }
@@ -95,6 +98,13 @@ export interface FamilyToBuild {
   readonly runs: FamilyRuns | undefined;
   /** Slots of the groups whose lines of this family changed, came or went since then. */
   readonly changedSlots: readonly number[];
+  /** By group slot: the index of this family's segment in the group, or -1 (or beyond the end) where it has none. */
+  readonly segmentOf: Int32Array;
+  /** Bytes of its lines in all groups, per format. */
+  readonly textBytes: number;
+  readonly openMetricsBytes: number;
+  /** Some group holding lines of this family has OpenMetrics lines of its own (timestamps). */
+  readonly differs: boolean;
 }
 
 export interface GroupToBuild {
@@ -108,13 +118,20 @@ export interface GroupToBuild {
   readonly openMetricsEnds: Uint32Array | undefined;
 }
 
+/**
+ * A build reads only the groups of the families that changed, through each family's
+ * `segmentOf`: at a million series most groups and most runs are the same as in the last
+ * build, and walking all of them took most of a build's time.
+ */
 export interface BuildInput {
   /** In output order. */
   readonly families: readonly FamilyToBuild[];
-  /** Family id -> index in `families`. */
-  readonly indexOfId: Int32Array;
-  /** In output order. */
-  readonly groups: readonly GroupToBuild[];
+  /** By slot: the group there, if any. */
+  readonly groupAt: readonly (GroupToBuild | undefined)[];
+  /** By slot: the group's place in output order. */
+  readonly orderOf: Int32Array;
+  /** The slots of all groups, in output order. */
+  readonly slotsInOrder: Int32Array;
   readonly gzipLevel: number;
 }
 
@@ -148,7 +165,6 @@ function ownBuffer(size: number): Buffer {
   return Buffer.from(new ArrayBuffer(size));
 }
 
-
 /**
  * In shared memory, one buffer each: a run's lines and DEFLATE data are chunks of the bodies
  * as they are (chunks.ts), shared by the threads that serve them, never copied again.
@@ -165,11 +181,14 @@ function sharedCopy(buffer: Buffer): Buffer {
 
 /** A family laid out as runs in this build: each run's lines, and which runs are kept as they were. */
 interface RunLayout {
-  readonly runOf: Int32Array;
+  readonly runOf: Float64Array;
   /** Per run in body order: its lines, kept from the last build or laid out anew. */
   readonly lines: readonly Buffer[];
   /** Per run: the run kept from the last build, or undefined for a new one. */
   readonly kept: readonly (Run | undefined)[];
+  /** Per run: its id and its groups' slots. */
+  readonly ids: readonly number[];
+  readonly slots: readonly Int32Array[];
 }
 
 interface Layout {
@@ -178,188 +197,148 @@ interface Layout {
   readonly runs: (RunLayout | undefined)[];
 }
 
-/** In `runOf` while laying out: a group to place in a new run, with the groups that changed or after them. */
-const LEFTOVER = -1;
-const CHANGED = -2;
-/** In `runOf` while laying out: the k-th new run of leftovers is LEFTOVER_RUN + k, of changed groups CHANGED_RUN + k. */
-const LEFTOVER_RUN = 1 << 28;
-const CHANGED_RUN = 1 << 29;
+/** One family's segment of one group, in either format. */
+class Segments {
+  constructor(
+    private readonly family: FamilyToBuild,
+    private readonly groupAt: readonly (GroupToBuild | undefined)[],
+  ) {}
 
-interface KeptRuns {
-  readonly runOf: Int32Array;
-  readonly kept: Run[];
+  private group(slot: number): { group: GroupToBuild; segment: number } {
+    const segment = this.family.segmentOf[slot] ?? -1;
+    const group = this.groupAt[slot];
+    if (segment < 0 || !group) throw new Error(`no group in slot ${slot} holds lines of this family`);
+    return { group, segment };
+  }
+
+  length(slot: number): number {
+    const { group, segment } = this.group(slot);
+    return (group.ends[segment] as number) - segmentStart(group.ends, segment);
+  }
+
+  /** Copies the segments of the groups in `slots`, in that order, into one buffer of `size` bytes. */
+  copy(slots: ArrayLike<number>, target: Buffer, format: 'text' | 'openmetrics'): Buffer {
+    let at = 0;
+    for (let i = 0; i < slots.length; i++) {
+      const { group, segment } = this.group(slots[i] as number);
+      const lines = format === 'openmetrics' ? group.openMetricsLines ?? group.lines : group.lines;
+      const ends = format === 'openmetrics' ? group.openMetricsEnds ?? group.ends : group.ends;
+      at += lines.copy(target, at, segmentStart(ends, segment), ends[segment]);
+    }
+    // The family's byte counts and its groups are kept apart (builder.ts): a difference is a bug there.
+    if (at !== target.length) throw new Error(`a family's groups hold ${at} bytes of its lines where ${target.length} were counted`);
+    return target;
+  }
 }
 
+/** The slots of the groups holding lines of the family, in output order. */
+function membersInOrder(family: FamilyToBuild, input: BuildInput): number[] {
+  const members: number[] = [];
+  for (const slot of input.slotsInOrder) if ((family.segmentOf[slot] ?? -1) >= 0) members.push(slot);
+  return members;
+}
+
+function inOutputOrder(slots: number[], orderOf: Int32Array): number[] {
+  return slots.sort((a, b) => (orderOf[a] as number) - (orderOf[b] as number));
+}
+
+/** While laying out runs: a slot in `runOf` whose group goes into a new run with the changed ones. */
+const CHANGED = -2;
+
 /**
- * Dissolves the runs holding a changed group, and numbers the others 0.. in order. The
- * changed groups will go into new runs of their own at the end (with the last run when it is
- * short, so that runs do not splinter), the other groups of dissolved runs into new runs
- * before them: the groups that changed together stay together. Edits `runOf` of the last
- * build in place: a failed build discards every family's runs.
+ * Lays a large family out as runs. Dissolves the runs holding a changed group and keeps the
+ * others as they are, in order. The changed groups go into new runs of their own at the end
+ * (with the last run when it is short, so that runs do not splinter), the other groups of the
+ * dissolved runs into new runs before them: the groups that changed together stay together.
+ * Edits `runOf` of the last build in place: a failed build discards every family's runs.
  */
-function keepRuns(previous: FamilyRuns | undefined, changedSlots: readonly number[], slots: number): KeptRuns {
-  if (!previous) return { runOf: new Int32Array(slots).fill(LEFTOVER), kept: [] };
-  let runOf = previous.runOf;
-  if (runOf.length < slots) {
-    const grown = new Int32Array(Math.max(slots, runOf.length * 2)).fill(LEFTOVER);
+function layOutRuns(family: FamilyToBuild, input: BuildInput): RunLayout {
+  const segments = new Segments(family, input.groupAt);
+  const previous = family.runs;
+  let runOf = previous?.runOf ?? new Float64Array(input.groupAt.length).fill(-1);
+  if (runOf.length < input.groupAt.length) {
+    const grown = new Float64Array(Math.max(input.groupAt.length, runOf.length * 2)).fill(-1);
     grown.set(runOf);
     runOf = grown;
   }
-  const dissolved = new Uint8Array(previous.runs.length);
-  for (const slot of changedSlots) {
-    const run = slot < runOf.length ? (runOf[slot] as number) : -1;
-    if (run >= 0) dissolved[run] = 1;
-  }
-  let lastKept = dissolved.lastIndexOf(0);
-  if (lastKept >= 0 && (previous.runs[lastKept] as Run).lines.length >= RUN_TARGET / 2) lastKept = -1;
-  const renumbered = new Int32Array(previous.runs.length);
   const kept: Run[] = [];
-  previous.runs.forEach((run, i) => {
-    renumbered[i] = i === lastKept ? CHANGED : dissolved[i] ? LEFTOVER : kept.length;
-    if (i !== lastKept && !dissolved[i]) kept.push(run);
-  });
-  for (let slot = 0; slot < runOf.length; slot++) {
-    const run = runOf[slot] as number;
-    if (run >= 0) runOf[slot] = renumbered[run] as number;
-  }
-  for (const slot of changedSlots) runOf[slot] = CHANGED;
-  return { runOf, kept };
-}
-
-/**
- * Copies every changed family's lines out of the groups: in group order, or run after run.
- * Long because it is the hot loop of a rebuild at a million series: the byte offsets it
- * fills are shared by both layouts, and splitting it would copy or re-walk them.
- */
-function layOutLines(input: BuildInput): Layout {
-  const { families, groups, indexOfId } = input;
-  const n = families.length;
-  const changed = families.map((f) => f.previous === undefined);
-  const textSize = new Float64Array(n);
-  const openMetricsSize = new Float64Array(n);
-  const differs = new Uint8Array(n);
-  let slots = 0;
-  for (const group of groups) {
-    slots = Math.max(slots, group.slot + 1);
-    const { familyIds, ends } = group;
-    const openMetricsEnds = group.openMetricsEnds ?? ends;
-    for (let s = 0; s < familyIds.length; s++) {
-      const f = indexOfId[familyIds[s] as number] as number;
-      if (!changed[f]) continue;
-      textSize[f] = (textSize[f] as number) + (ends[s] as number) - segmentStart(ends, s);
-      openMetricsSize[f] = (openMetricsSize[f] as number) + (openMetricsEnds[s] as number) - segmentStart(openMetricsEnds, s);
-      if (group.openMetricsLines) differs[f] = 1;
+  const leftovers: number[] = [];
+  const changed: number[] = [];
+  if (!previous) {
+    leftovers.push(...membersInOrder(family, input));
+  } else {
+    const indexOfRun = new Map<number, number>();
+    previous.runs.forEach((run, i) => indexOfRun.set(run.id, i));
+    const dissolved = new Uint8Array(previous.runs.length);
+    for (const slot of family.changedSlots) {
+      const run = slot < runOf.length ? indexOfRun.get(runOf[slot] as number) : undefined;
+      if (run !== undefined) dissolved[run] = 1;
     }
-  }
-
-  // Runs: keep the unchanged ones, then give every group without a run a new one at the end.
-  const runOf: (Int32Array | undefined)[] = new Array<Int32Array | undefined>(n);
-  const kept: (KeptRuns | undefined)[] = new Array<KeptRuns | undefined>(n);
-  const keptSize: number[][] = [];
-  const leftoverSize: number[][] = [];
-  const changedSize: number[][] = [];
-  for (let f = 0; f < n; f++) {
-    const family = families[f] as FamilyToBuild;
-    if (!changed[f] || differs[f] || (textSize[f] as number) <= RUNS_MIN) continue;
-    const runs = keepRuns(family.runs, family.changedSlots, slots);
-    runOf[f] = runs.runOf;
-    kept[f] = runs;
-    keptSize[f] = runs.kept.map(() => 0);
-    leftoverSize[f] = [];
-    changedSize[f] = [];
-  }
-  const place = (sizes: number[], bytes: number): number => {
-    const open = sizes.length - 1;
-    if (open >= 0 && (sizes[open] as number) < RUN_TARGET) {
-      sizes[open] = (sizes[open] as number) + bytes;
-      return open;
+    for (const slot of family.changedSlots) {
+      if (runOf[slot] === CHANGED) continue;
+      runOf[slot] = CHANGED;
+      changed.push(slot);
     }
-    sizes.push(bytes);
-    return open + 1;
-  };
-  for (const group of groups) {
-    const { familyIds, ends, slot } = group;
-    for (let s = 0; s < familyIds.length; s++) {
-      const f = indexOfId[familyIds[s] as number] as number;
-      const runsOfFamily = runOf[f];
-      if (!runsOfFamily) continue;
-      const bytes = (ends[s] as number) - segmentStart(ends, s);
-      const run = runsOfFamily[slot] as number;
-      if (run === CHANGED) runsOfFamily[slot] = CHANGED_RUN + place(changedSize[f] as number[], bytes);
-      else if (run === LEFTOVER) runsOfFamily[slot] = LEFTOVER_RUN + place(leftoverSize[f] as number[], bytes);
-      else {
-        const sizes = keptSize[f] as number[];
-        sizes[run] = (sizes[run] as number) + bytes;
-      }
-    }
-  }
-  // Number the new runs after the kept ones: leftovers first, then the changed groups.
-  const runSize: number[][] = [];
-  for (let f = 0; f < n; f++) {
-    const runsOfFamily = runOf[f];
-    if (!runsOfFamily) continue;
-    const keptCount = (kept[f] as KeptRuns).kept.length;
-    const leftovers = (leftoverSize[f] as number[]).length;
-    for (let slot = 0; slot < runsOfFamily.length; slot++) {
-      const run = runsOfFamily[slot] as number;
-      if (run >= CHANGED_RUN) runsOfFamily[slot] = keptCount + leftovers + run - CHANGED_RUN;
-      else if (run >= LEFTOVER_RUN) runsOfFamily[slot] = keptCount + run - LEFTOVER_RUN;
-      // A group marked but without lines of this family any more.
-      else if (run < 0) runsOfFamily[slot] = -1;
-    }
-    runSize[f] = [...(keptSize[f] as number[]), ...(leftoverSize[f] as number[]), ...(changedSize[f] as number[])];
-  }
-
-  const lines: (Buffer | undefined)[] = new Array<Buffer | undefined>(n);
-  const openMetricsLines: (Buffer | undefined)[] = new Array<Buffer | undefined>(n);
-  const runs: (RunLayout | undefined)[] = new Array<RunLayout | undefined>(n);
-  const runAt: Float64Array[] = [];
-  const textAt = new Float64Array(n);
-  const openMetricsAt = new Float64Array(n);
-  const keptCount = new Int32Array(n);
-  const runLines: Buffer[][] = [];
-  for (let f = 0; f < n; f++) {
-    if (!changed[f]) continue;
-    const sizes = runSize[f];
-    if (!sizes) {
-      lines[f] = ownBuffer(textSize[f] as number);
-      if (differs[f]) openMetricsLines[f] = ownBuffer(openMetricsSize[f] as number);
-      continue;
-    }
-    const keptRuns = (kept[f] as KeptRuns).kept;
-    keptCount[f] = keptRuns.length;
-    runLines[f] = sizes.map((size, run) => {
-      const keptRun = keptRuns[run];
-      if (!keptRun) return sharedBuffer(size);
-      // A kept run's groups did not change: anything else is a bug in tracking the changes.
-      if (keptRun.lines.length !== size) throw new Error(`run ${run} of a family kept ${keptRun.lines.length} bytes but holds ${size}`);
-      return keptRun.lines;
+    let lastKept = dissolved.lastIndexOf(0);
+    if (lastKept >= 0 && (previous.runs[lastKept] as Run).lines.length >= RUN_TARGET / 2) lastKept = -1;
+    previous.runs.forEach((run, i) => {
+      if (i === lastKept) changed.push(...run.slots);
+      else if (!dissolved[i]) kept.push(run);
+      else for (const slot of run.slots) if (runOf[slot] !== CHANGED) leftovers.push(slot);
     });
-    runAt[f] = new Float64Array(sizes.length);
-    runs[f] = { runOf: runOf[f] as Int32Array, lines: runLines[f] as Buffer[], kept: sizes.map((_, run) => keptRuns[run]) };
   }
-  for (const group of groups) {
-    const { familyIds, ends, slot } = group;
-    for (let s = 0; s < familyIds.length; s++) {
-      const f = indexOfId[familyIds[s] as number] as number;
-      if (!changed[f]) continue;
-      const start = segmentStart(ends, s);
-      const at = runAt[f];
-      if (at) {
-        const run = (runOf[f] as Int32Array)[slot] as number;
-        if (run >= (keptCount[f] as number)) at[run] = (at[run] as number) + group.lines.copy((runLines[f] as Buffer[])[run] as Buffer, at[run], start, ends[s]);
+
+  const ids = kept.map((run) => run.id);
+  const slots: Int32Array[] = kept.map((run) => run.slots);
+  const lines: Buffer[] = kept.map((run) => run.lines);
+  const placeAll = (groups: number[]): void => {
+    let open: number[] = [];
+    let size = 0;
+    const close = (): void => {
+      if (open.length === 0) return;
+      const id = ++lastRunId;
+      const run = Int32Array.from(open);
+      for (const slot of run) runOf[slot] = id;
+      ids.push(id);
+      slots.push(run);
+      lines.push(segments.copy(run, sharedBuffer(size), 'text'));
+      open = [];
+      size = 0;
+    };
+    for (const slot of inOutputOrder(groups, input.orderOf)) {
+      // A changed group without lines of this family any more (or gone).
+      if (!((family.segmentOf[slot] ?? -1) >= 0)) {
+        runOf[slot] = -1;
         continue;
       }
-      const target = lines[f] as Buffer;
-      textAt[f] = (textAt[f] as number) + group.lines.copy(target, textAt[f], start, ends[s]);
-      const openMetricsTarget = openMetricsLines[f];
-      if (openMetricsTarget) {
-        const source = group.openMetricsLines ?? group.lines;
-        const sourceEnds = group.openMetricsEnds ?? ends;
-        openMetricsAt[f] = (openMetricsAt[f] as number) + source.copy(openMetricsTarget, openMetricsAt[f], segmentStart(sourceEnds, s), sourceEnds[s]);
-      }
+      open.push(slot);
+      size += segments.length(slot);
+      if (size >= RUN_TARGET) close();
     }
-  }
+    close();
+  };
+  placeAll(leftovers);
+  placeAll(changed);
+  return { runOf, lines, kept: lines.map((_, run) => kept[run]), ids, slots };
+}
+
+/** Copies every changed family's lines out of its groups: in group order, or as runs. */
+function layOutLines(input: BuildInput): Layout {
+  const n = input.families.length;
+  const lines = new Array<Buffer | undefined>(n);
+  const openMetricsLines = new Array<Buffer | undefined>(n);
+  const runs = new Array<RunLayout | undefined>(n);
+  input.families.forEach((family, f) => {
+    if (family.previous) return;
+    if (!family.differs && family.textBytes > RUNS_MIN) {
+      runs[f] = layOutRuns(family, input);
+      return;
+    }
+    const segments = new Segments(family, input.groupAt);
+    const slots = membersInOrder(family, input);
+    lines[f] = segments.copy(slots, ownBuffer(family.textBytes), 'text');
+    if (family.differs) openMetricsLines[f] = segments.copy(slots, ownBuffer(family.openMetricsBytes), 'openmetrics');
+  });
   return { lines, openMetricsLines, runs };
 }
 
@@ -492,7 +471,7 @@ function layOutFamily(lines: Buffer | undefined, openMetricsLines: Buffer | unde
     length += raw.length;
     const kept = runs.kept[run];
     if (kept) return kept.unit;
-    return { length: raw.length, crc32: crc32Of(raw), deflated: queue.add(raw, undefined, true), runId: ++lastRunId };
+    return { length: raw.length, crc32: crc32Of(raw), deflated: queue.add(raw, undefined, true), runId: runs.ids[run] };
   });
   return { length, openMetricsLength: length, lines: undefined, openMetricsLines: undefined, tail: lastBytes(runs.lines, DEFLATE_WINDOW), shared };
 }
@@ -545,8 +524,7 @@ export async function buildBodies(input: BuildInput): Promise<BuildOutput> {
     const familyRuns = layout.lines.map((lines, i): Run => {
       const kept = layout.kept[i];
       if (kept) return kept;
-      const unit = units[i] as CompressedUnit;
-      return { id: unit.runId as number, lines, unit };
+      return { id: layout.ids[i] as number, slots: layout.slots[i] as Int32Array, lines, unit: units[i] as CompressedUnit };
     });
     return { runOf: layout.runOf, runs: familyRuns };
   });

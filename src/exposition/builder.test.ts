@@ -38,6 +38,10 @@ function put(builder: BodyBuilder, host: number, value: number): void {
 /** Takes each build's chunks as the serving thread does, and checks its bodies against each other. */
 class Served {
   compressed = 0;
+  /** The last OpenMetrics body. */
+  openMetrics = '';
+  /** Some groups carry OpenMetrics lines of their own (timestamps). */
+  formatsDiffer = false;
   /** Buffers a scrape of the last text body writes, raw and compressed. */
   pieces = 0;
   private readonly chunks = new ChunkStore();
@@ -55,9 +59,13 @@ class Served {
     expect(text.startsWith(`# TYPE ${FAMILIES[0]?.name} gauge\n`)).toBe(true);
     // gunzipSync checks the CRC-32 and length the builder computed for the identity bytes.
     expect(gunzipSync(Buffer.concat(gzipMember(body, await compressTail(Buffer.alloc(0))))).toString()).toBe(text);
-    // Without timestamps and with the same headers, both formats are the same bytes.
-    expect(Buffer.concat(openMetrics.pieces).toString()).toBe(text);
-    expect(Buffer.concat(openMetrics.deflated).equals(Buffer.concat(body.deflated))).toBe(true);
+    this.openMetrics = Buffer.concat(openMetrics.pieces).toString();
+    expect(gunzipSync(Buffer.concat(gzipMember(openMetrics, await compressTail(Buffer.alloc(0))))).toString()).toBe(this.openMetrics);
+    if (!this.formatsDiffer) {
+      // Without timestamps and with the same headers, both formats are the same bytes.
+      expect(this.openMetrics).toBe(text);
+      expect(Buffer.concat(openMetrics.deflated).equals(Buffer.concat(body.deflated))).toBe(true);
+    }
     return text;
   }
 }
@@ -146,11 +154,35 @@ describe('BodyBuilder runs of groups', () => {
   });
 
   it('serves every line exactly once whatever is published, retracted and built', async () => {
+    /** A host's lines: without the large family's line, or with a timestamp on it in OpenMetrics. */
+    interface Host {
+      readonly value: number;
+      readonly cpu: boolean;
+      readonly stamped: boolean;
+    }
+    const cpuLine = (host: number, value: number): string => `demo_cpu_ratio{host_uuid="${host.toString(16).padStart(32, '0')}",mode="user"} ${value}`;
+    const upLine = (host: number): string => `demo_up{host="h${host}"} 1`;
+    const putHost = (builder: BodyBuilder, host: number, { value, cpu, stamped }: Host): void => {
+      const segments = [...(cpu ? [{ id: 0, text: `${cpuLine(host, value)}\n`, openMetrics: `${cpuLine(host, value)}${stamped ? ' 1700000000' : ''}\n` }] : []), { id: 1, text: `${upLine(host)}\n`, openMetrics: `${upLine(host)}\n` }];
+      const encode = (parts: string[]): { lines: Uint8Array; ends: Uint32Array } => {
+        const buffers = parts.map((part) => Buffer.from(part));
+        let at = 0;
+        return { lines: new Uint8Array(Buffer.concat(buffers)), ends: Uint32Array.from(buffers, (buffer) => (at += buffer.length)) };
+      };
+      const text = encode(segments.map((segment) => segment.text));
+      const openMetrics = stamped && cpu ? encode(segments.map((segment) => segment.openMetrics)) : undefined;
+      builder.putGroup({ type: 'group', store: 0, name: `host/${String(host).padStart(5, '0')}`, familyIds: Int32Array.from(segments, (segment) => segment.id), lines: text.lines, ends: text.ends, openMetricsLines: openMetrics?.lines, openMetricsEnds: openMetrics?.ends });
+    };
+    const expected = (hosts: ReadonlyMap<number, Host>, openMetrics: boolean): string[] =>
+      [...hosts]
+        .filter(([, host]) => host.cpu)
+        .map(([h, host]) => `${cpuLine(h, host.value)}${openMetrics && host.stamped ? ' 1700000000' : ''}`)
+        .sort();
     await fc.assert(
       fc.asyncProperty(
         fc.array(
           fc.oneof(
-            fc.record({ op: fc.constant('put' as const), from: fc.nat(1500), count: fc.integer({ min: 1, max: 400 }), value: fc.nat(1000) }),
+            fc.record({ op: fc.constant('put' as const), from: fc.nat(1500), count: fc.integer({ min: 1, max: 400 }), value: fc.nat(1000), cpu: fc.boolean(), stamped: fc.boolean() }),
             fc.record({ op: fc.constant('retract' as const), from: fc.nat(1500), count: fc.integer({ min: 1, max: 50 }) }),
             fc.record({ op: fc.constant('build' as const) }),
           ),
@@ -159,30 +191,34 @@ describe('BodyBuilder runs of groups', () => {
         async (steps) => {
           const builder = newBuilder();
           const served = new Served();
-          const values = new Map<number, number>();
+          const hosts = new Map<number, Host>();
           for (let h = 0; h < 1500; h++) {
-            values.set(h, 0);
-            put(builder, h, 0);
+            hosts.set(h, { value: 0, cpu: true, stamped: false });
+            putHost(builder, h, { value: 0, cpu: true, stamped: false });
           }
           let request = 0;
           await served.take(await builder.build(request++, 1));
           for (const step of [...steps, { op: 'build' as const }]) {
             if (step.op === 'put') {
               for (let h = step.from; h < step.from + step.count; h++) {
-                values.set(h, step.value);
-                put(builder, h, step.value);
+                // Mostly plain hosts: a stamped one lays the whole large family out per format.
+                const host = { value: step.value, cpu: step.cpu || h % 3 !== 0, stamped: step.stamped && h % 97 === 0 };
+                hosts.set(h, host);
+                putHost(builder, h, host);
               }
             } else if (step.op === 'retract') {
               for (let h = step.from; h < step.from + step.count; h++) {
-                values.delete(h);
+                hosts.delete(h);
                 builder.removeGroup(`host/${String(h).padStart(5, '0')}`);
               }
             } else {
+              served.formatsDiffer = [...hosts.values()].some((host) => host.stamped && host.cpu);
               const reply = await builder.build(request++, 1);
               if (reply.type === 'built' && !reply.changed) continue;
               const text = await served.take(reply);
-              expect(sortedLines(text, 'demo_cpu')).toEqual(expectedLines(values, 'demo_cpu'));
-              expect(text.split('\n').filter((line) => line.startsWith('demo_cpu'))).toHaveLength(values.size);
+              expect(sortedLines(text, 'demo_cpu')).toEqual(expected(hosts, false));
+              expect(sortedLines(served.openMetrics, 'demo_cpu')).toEqual(expected(hosts, true));
+              expect(sortedLines(text, 'demo_up')).toEqual([...hosts.keys()].map(upLine).sort());
             }
           }
         },

@@ -1,4 +1,4 @@
-import { buildBodies, type BuiltBody, type BuiltFamily, type FamilyRuns, type GroupToBuild } from './assemble.js';
+import { buildBodies, type BuiltBody, type BuiltFamily, type FamilyRuns, type FamilyToBuild, type GroupToBuild } from './assemble.js';
 import { ChunkedBodies, type Chunk, type ChunkLayout } from './chunks.js';
 
 /**
@@ -123,6 +123,28 @@ interface Group extends GroupToBuild {
   readonly lines: Buffer;
 }
 
+/**
+ * Where a family's lines are, kept up to date as groups come, change and go (by family id: a
+ * group may name a family before its header arrives), so that a build visits only the groups
+ * of the families that changed.
+ */
+interface FamilyLines {
+  /** By group slot: the index of this family's segment in the group, or -1 (4 bytes per slot: a Map took 30 times that). */
+  segmentOf: Int32Array;
+  /** Groups holding lines of this family. */
+  members: number;
+  textBytes: number;
+  openMetricsBytes: number;
+  /** Groups holding this family that have OpenMetrics lines of their own. */
+  differing: number;
+}
+
+const NO_LINES: FamilyLines = { segmentOf: new Int32Array(0), members: 0, textBytes: 0, openMetricsBytes: 0, differing: 0 };
+
+function segmentLength(ends: Uint32Array, i: number): number {
+  return (ends[i] as number) - (i === 0 ? 0 : (ends[i - 1] as number));
+}
+
 function compareStrings(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
@@ -138,10 +160,13 @@ function segment(lines: Buffer, ends: Uint32Array, i: number): Buffer {
 export class BodyBuilder {
   private readonly families = new Map<number, Family>();
   private readonly groups = new Map<string, Group>();
+  private readonly groupAt: (Group | undefined)[] = [];
+  private readonly linesOf = new Map<number, FamilyLines>();
   private readonly freeSlots: number[] = [];
   private nextSlot = 0;
   private sortedFamilies: Family[] | undefined;
-  private sortedGroups: string[] | undefined;
+  /** The groups' output order (by name); undefined after a group came or went. */
+  private order: { readonly orderOf: Int32Array; readonly slotsInOrder: Int32Array } | undefined;
   /** Something in the bodies differs from the last build. */
   private changed = true;
   private readonly chunkedRaw = new ChunkedBodies();
@@ -187,8 +212,11 @@ export class BodyBuilder {
       openMetricsEnds: message.openMetricsEnds,
     };
     this.groups.set(message.name, next);
-    if (!old) this.sortedGroups = undefined;
+    if (!old) this.order = undefined;
     this.markChanged(old, next);
+    if (old) this.count(old, -1);
+    this.count(next, 1);
+    this.groupAt[next.slot] = next;
   }
 
   removeGroup(name: string): void {
@@ -196,8 +224,33 @@ export class BodyBuilder {
     if (!old) return;
     this.groups.delete(name);
     this.freeSlots.push(old.slot);
-    this.sortedGroups = undefined;
+    this.order = undefined;
     for (const id of old.familyIds) this.markDirty(id, old.slot);
+    this.count(old, -1);
+    this.groupAt[old.slot] = undefined;
+  }
+
+  /** Adds a group's lines to its families' (+1), or takes them away (-1). */
+  private count(group: Group, sign: 1 | -1): void {
+    const openMetricsEnds = group.openMetricsEnds ?? group.ends;
+    group.familyIds.forEach((id, i) => {
+      let lines = this.linesOf.get(id);
+      if (!lines) {
+        lines = { segmentOf: new Int32Array(0), members: 0, textBytes: 0, openMetricsBytes: 0, differing: 0 };
+        this.linesOf.set(id, lines);
+      }
+      if (group.slot >= lines.segmentOf.length) {
+        const grown = new Int32Array(Math.max(group.slot + 1, Math.ceil(lines.segmentOf.length * 1.25), 64)).fill(-1);
+        grown.set(lines.segmentOf);
+        lines.segmentOf = grown;
+      }
+      lines.segmentOf[group.slot] = sign > 0 ? i : -1;
+      lines.members += sign;
+      lines.textBytes += sign * segmentLength(group.ends, i);
+      lines.openMetricsBytes += sign * segmentLength(openMetricsEnds, i);
+      if (group.openMetricsLines) lines.differing += sign;
+      if (lines.members === 0) this.linesOf.delete(id);
+    });
   }
 
   /**
@@ -207,23 +260,31 @@ export class BodyBuilder {
   async build(request: number, gzipLevel: number): Promise<BuilderReply> {
     if (!this.changed) return { type: 'built', request, changed: false };
     this.changed = false;
-    this.sortedGroups ??= [...this.groups.keys()].sort(compareStrings);
+    this.order ??= this.groupOrder();
     this.sortedFamilies ??= [...this.families.values()].sort((a, b) => compareStrings(a.name, b.name));
     const families = this.sortedFamilies;
-    let maxId = 0;
-    for (const family of families) maxId = Math.max(maxId, family.id);
-    const indexOfId = new Int32Array(maxId + 1).fill(-1);
-    families.forEach((family, i) => (indexOfId[family.id] = i));
     const input = {
-      families: families.map((family) => {
+      families: families.map((family): FamilyToBuild => {
         const previous = family.dirty ? undefined : family.built;
         const changedSlots = family.changedSlots;
         family.dirty = false;
         family.changedSlots = [];
-        return { textHeader: family.textHeader, openMetricsHeader: family.openMetricsHeader, previous, runs: family.runs, changedSlots };
+        const lines = this.linesOf.get(family.id) ?? NO_LINES;
+        return {
+          textHeader: family.textHeader,
+          openMetricsHeader: family.openMetricsHeader,
+          previous,
+          runs: family.runs,
+          changedSlots,
+          segmentOf: lines.segmentOf,
+          textBytes: lines.textBytes,
+          openMetricsBytes: lines.openMetricsBytes,
+          differs: lines.differing > 0,
+        };
       }),
-      indexOfId,
-      groups: this.sortedGroups.map((name) => this.groups.get(name) as Group),
+      groupAt: this.groupAt,
+      orderOf: this.order.orderOf,
+      slotsInOrder: this.order.slotsInOrder,
       gzipLevel,
     };
     // buildBodies reads the groups synchronously before its first await: later messages may
@@ -266,6 +327,13 @@ export class BodyBuilder {
     const openMetrics = format(output.openMetrics, openMetricsRaw, openMetricsDeflated, 'OpenMetrics');
     const chunks = [textRaw, openMetricsRaw, textDeflated, openMetricsDeflated].flatMap((layout) => layout.fresh);
     return { type: 'built', request, changed: true, familyIds: Int32Array.from(families, (family) => family.id), chunks, text, openMetrics, compressedBytes: output.compressedBytes };
+  }
+
+  private groupOrder(): { orderOf: Int32Array; slotsInOrder: Int32Array } {
+    const slotsInOrder = Int32Array.from([...this.groups.values()].sort((a, b) => compareStrings(a.name, b.name)), (group) => group.slot);
+    const orderOf = new Int32Array(this.nextSlot);
+    slotsInOrder.forEach((slot, i) => (orderOf[slot] = i));
+    return { orderOf, slotsInOrder };
   }
 
   /** The next build sends every chunk again. */
