@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { PendingReplies } from '../lib/pending-replies.js';
 import type { BuilderMessage, BuilderReply, BuildRequest, MemoryRequest } from './builder.js';
 
 /** The builder thread's name, as the system shows it (`top -H`, /proc): Linux keeps 15 characters. */
@@ -9,8 +10,6 @@ export const BUILDER_THREAD_NAME = 'monapi-builder';
  * on first use, holding the process open only while a reply is awaited (a store that is never
  * closed must not keep a program alive).
  */
-
-type Pending = { resolve: (reply: BuilderReply) => void; reject: (error: Error) => void };
 
 function startWorker(): Worker {
   const here = new URL(import.meta.url);
@@ -28,8 +27,7 @@ class BuilderClient {
   private worker: Worker | undefined;
   /** Why the thread is gone: the stores' lines went with it, so nothing can be built any more. */
   private lost: Error | undefined;
-  private readonly pending = new Map<number, Pending>();
-  private nextRequest = 1;
+  private readonly pending = new PendingReplies<BuilderReply>();
 
   post(message: BuilderMessage, transfer: ArrayBuffer[] = []): void {
     this.ensure().postMessage(message, transfer);
@@ -37,9 +35,7 @@ class BuilderClient {
 
   request(message: Omit<BuildRequest, 'request'> | Omit<MemoryRequest, 'request'>): Promise<BuilderReply> {
     const worker = this.ensure();
-    const request = this.nextRequest++;
-    return new Promise<BuilderReply>((resolve, reject) => {
-      this.pending.set(request, { resolve, reject });
+    return this.pending.ask((request) => {
       worker.ref();
       worker.postMessage({ ...message, request });
     });
@@ -51,16 +47,11 @@ class BuilderClient {
     const worker = startWorker();
     worker.unref();
     worker.on('message', (reply: BuilderReply) => {
-      const pending = this.pending.get(reply.request);
-      if (!pending) return;
-      this.pending.delete(reply.request);
-      if (this.pending.size === 0) worker.unref();
-      pending.resolve(reply);
+      if (this.pending.answer(reply.request, reply) && this.pending.size === 0) worker.unref();
     });
     const fail = (error: Error): void => {
       this.lost ??= new Error(`the exposition builder thread is gone (${error.message}); /metrics keeps its last body`, { cause: error });
-      for (const pending of this.pending.values()) pending.reject(this.lost);
-      this.pending.clear();
+      this.pending.failAll(this.lost);
     };
     worker.on('error', fail);
     worker.on('exit', (code) => fail(new Error(`the exposition builder thread exited with code ${code}`)));

@@ -9,10 +9,10 @@ import type { CompressedTail, PreparedBody } from '../exposition/gzip.js';
 import type { ExpositionFormat } from '../exposition/negotiate.js';
 import { scrapeBodyOf, type ScrapeBody } from '../exposition/scrape.js';
 import { bodyOfChunks } from '../exposition/store.js';
-import type { ClosedReason } from './connection-guard.js';
+import { PendingReplies } from '../lib/pending-replies.js';
 import type { RunningServer } from './listen.js';
-import { PAGES_TOKEN_HEADER, type FromServingThread, type ScrapeEvent, type ServingThreadData, type ToServingThread } from './serving-threads.js';
-import { telemetryHandler, telemetryPathMatcher, type ScrapeLabels } from './telemetry.js';
+import { PAGES_TOKEN_HEADER, type FromServingThread, type ServingEvents, type ServingThreadData, type ToServingThread } from './serving-threads.js';
+import { telemetryHandler, telemetryPathMatcher } from './telemetry.js';
 import type { AuthOutcome, PasswordGate } from './web-config.js';
 import { startWebServer } from './web-server.js';
 
@@ -77,15 +77,8 @@ function bodyFor(format: ExpositionFormat, gzip: boolean): ScrapeBody | Promise<
   return tail instanceof Promise ? tail.then((t) => scrapeBodyOf(prefix, t, gzip, current.generation)) : scrapeBodyOf(prefix, tail, gzip, current.generation);
 }
 
-/** What this thread counted since its last report to the main thread's metrics. */
-interface Counted {
-  scraped: ScrapeLabels[];
-  finished: ScrapeEvent[];
-  rejected: number;
-  closed: ClosedReason[];
-  throttled: number;
-  reloads: { ok: boolean; atSeconds: number }[];
-}
+/** What this thread counted since its last report to the main thread's metrics: the report, while it fills. */
+type Counted = { -readonly [K in keyof ServingEvents]: ServingEvents[K] extends readonly (infer Item)[] ? Item[] : ServingEvents[K] };
 const nothingCounted = (): Counted => ({ scraped: [], finished: [], rejected: 0, closed: [], throttled: 0, reloads: [] });
 let counted = nothingCounted();
 let reportTimer: NodeJS.Timeout | undefined;
@@ -155,15 +148,9 @@ function toPages(req: IncomingMessage, res: ServerResponse): void {
 }
 
 /** Passwords this thread does not know to be right are checked by the main thread, where every thread's failures meet one throttle. */
-let nextPasswordRequest = 1;
-const passwordAnswers = new Map<number, (outcome: AuthOutcome) => void>();
+const passwordAnswers = new PendingReplies<AuthOutcome>();
 const passwordGate: PasswordGate = {
-  check: (password, hash, address) =>
-    new Promise<AuthOutcome>((resolve) => {
-      const request = nextPasswordRequest++;
-      passwordAnswers.set(request, resolve);
-      post({ type: 'check-password', request, password, hash, address });
-    }),
+  check: (password, hash, address) => passwordAnswers.ask((request) => post({ type: 'check-password', request, password, hash, address })),
 };
 
 const isTelemetryPath = telemetryPathMatcher(data.telemetryPath);
@@ -197,8 +184,7 @@ port.on('message', (message: ToServingThread) => {
       return;
     }
     case 'password-checked':
-      passwordAnswers.get(message.request)?.(message.outcome);
-      passwordAnswers.delete(message.request);
+      passwordAnswers.answer(message.request, message.outcome);
       return;
     case 'close':
       void (async () => {

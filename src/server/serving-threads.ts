@@ -16,6 +16,7 @@ import { startThread } from './thread.js';
 import { webServerEvents } from './web-server.js';
 import type { ClosedReason } from './connection-guard.js';
 import { ThrottledPasswordGate, type AuthOutcome } from './web-config.js';
+import { PendingReplies } from '../lib/pending-replies.js';
 
 /**
  * `--web.serving-threads`: the listen address served by worker threads, each listening on the
@@ -180,8 +181,7 @@ export async function startServingThreads(parts: ServerParts, options: ServingTh
   }, TAIL_MAX_AGE_MS);
   ahead.unref();
 
-  let nextLoopRequest = 1;
-  const loopReplies = new Map<number, (figures: LoopDelayFigures) => void>();
+  const loopReplies = new PendingReplies<LoopDelayFigures>();
   const apply = (counted: ServingEvents): void => {
     for (const labels of counted.scraped) parts.observer.scraped(labels);
     for (const scrape of counted.finished) parts.observer.finished(scrape.labels, scrape.seconds, scrape.bytes);
@@ -237,8 +237,7 @@ export async function startServingThreads(parts: ServerParts, options: ServingTh
           return;
         }
         case 'loop':
-          loopReplies.get(message.request)?.(message);
-          loopReplies.delete(message.request);
+          loopReplies.answer(message.request, message);
           return;
         default:
           return;
@@ -289,16 +288,7 @@ export async function startServingThreads(parts: ServerParts, options: ServingTh
     url,
     server: pages.server,
     loopDelays(reset = false) {
-      return Promise.all(
-        workers.map(
-          (worker) =>
-            new Promise<LoopDelayFigures>((resolve) => {
-              const request = nextLoopRequest++;
-              loopReplies.set(request, resolve);
-              worker.postMessage({ type: 'loop', request, reset } satisfies ToServingThread);
-            }),
-        ),
-      );
+      return Promise.all(workers.map((worker) => loopReplies.ask((request) => worker.postMessage({ type: 'loop', request, reset } satisfies ToServingThread))));
     },
     close(timeoutMs = 10_000) {
       closed ??= (async () => {
