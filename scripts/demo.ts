@@ -58,7 +58,8 @@ Flags:
   --rate-limit PER_MINUTE   the simulator's rate limit per API key; the exporter's budget
                             is set to match with 2% headroom (default 120)
   --burst N                 the simulator's burst (default 30)
-  --seed S                  simulator seed (default monapi)
+  --seed S                  simulator seed (default quickstart: its two accounts hold every
+                            kind of host the dashboards show, Varnish included)
   --web.listen-address A    where the exporter listens (default 127.0.0.1:9866)
   --releases MODE           free or marketplace (default marketplace)
   --simulator-port N        first of three simulator ports (default 0: any free ports)
@@ -123,7 +124,7 @@ export function parseDemoArgs(argv: readonly string[]): DemoOptions | 'help' {
     websites: positiveInt('websites', values.websites, 6),
     rateLimitPerMinute: rate,
     burst: positiveInt('burst', values.burst, Math.max(30, Math.round(rate / 4))),
-    seed: values.seed ?? 'monapi',
+    seed: values.seed ?? 'quickstart',
     listenAddress: values['web.listen-address'] ?? '127.0.0.1:9866',
     releasesMode: releases,
     simulatorPorts: firstPort === 0 ? { monitoring: 0, releases: 0, marketplace: 0 } : { monitoring: firstPort, releases: firstPort + 1, marketplace: firstPort + 2 },
