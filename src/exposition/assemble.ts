@@ -238,8 +238,11 @@ function membersInOrder(family: FamilyToBuild, input: BuildInput): number[] {
   return members;
 }
 
-function inOutputOrder(slots: number[], orderOf: Int32Array): number[] {
-  return slots.sort((a, b) => (orderOf[a] as number) - (orderOf[b] as number));
+/** Slots of groups that exist, in output order: their ranks sorted as numbers (natively), then the slots of those ranks. */
+function inOutputOrder(slots: readonly number[], input: BuildInput): Int32Array {
+  const ranks = Int32Array.from(slots, (slot) => input.orderOf[slot] as number);
+  ranks.sort();
+  return ranks.map((rank) => input.slotsInOrder[rank] as number);
 }
 
 /** While laying out runs: a slot in `runOf` whose group goes into a new run with the changed ones. */
@@ -305,12 +308,13 @@ function layOutRuns(family: FamilyToBuild, input: BuildInput): RunLayout {
       open = [];
       size = 0;
     };
-    for (const slot of inOutputOrder(groups, input.orderOf)) {
+    const holding = groups.filter((slot) => {
       // A changed group without lines of this family any more (or gone).
-      if (!((family.segmentOf[slot] ?? -1) >= 0)) {
-        runOf[slot] = -1;
-        continue;
-      }
+      if ((family.segmentOf[slot] ?? -1) >= 0) return true;
+      runOf[slot] = -1;
+      return false;
+    });
+    for (const slot of inOutputOrder(holding, input)) {
       open.push(slot);
       size += segments.length(slot);
       if (size >= RUN_TARGET) close();
