@@ -113,6 +113,7 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
     onInvalidFamily: (f) => log.error({ invalid: f }, 'dropped a metric family with an invalid name'),
     onDuplicateSeries: (d) => log.warn({ duplicate: d }, 'dropped a duplicate series'),
     onRebuildError: (err) => log.error({ err }, 'rendering /metrics failed; the previous body is still served'),
+    onBuilderNotice: (notice) => log[notice.level](notice.message),
   });
   const state = options.stateFile === undefined ? undefined : openStateFile(options.stateFile, clock, log, registry, () => units.saveState());
   const board = new TopicBoard();

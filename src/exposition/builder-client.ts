@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { PendingReplies } from '../lib/pending-replies.js';
-import type { BuilderMessage, BuilderReply, BuildRequest, MemoryRequest } from './builder.js';
+import type { BuilderMessage, BuilderNotice, BuilderReply, BuildRequest, MemoryRequest } from './builder.js';
 
 /** The builder thread's name, as the system shows it (`top -H`, /proc): Linux keeps 15 characters. */
 export const BUILDER_THREAD_NAME = 'monapi-builder';
@@ -28,6 +28,16 @@ class BuilderClient {
   /** Why the thread is gone: the stores' lines went with it, so nothing can be built any more. */
   private lost: Error | undefined;
   private readonly pending = new PendingReplies<BuilderReply>();
+  /** What the thread said unasked, for listeners that come later too. */
+  private readonly notices: BuilderNotice[] = [];
+  private readonly noticeListeners = new Set<(notice: BuilderNotice) => void>();
+
+  /** Calls `listener` with each notice of the thread, those said before included; returns how to stop. */
+  onNotice(listener: (notice: BuilderNotice) => void): () => void {
+    for (const message of this.notices) listener(message);
+    this.noticeListeners.add(listener);
+    return () => this.noticeListeners.delete(listener);
+  }
 
   post(message: BuilderMessage, transfer: ArrayBuffer[] = []): void {
     this.ensure().postMessage(message, transfer);
@@ -46,7 +56,12 @@ class BuilderClient {
     if (this.worker) return this.worker;
     const worker = startWorker();
     worker.unref();
-    worker.on('message', (reply: BuilderReply) => {
+    worker.on('message', (reply: BuilderReply | BuilderNotice) => {
+      if (reply.type === 'notice') {
+        this.notices.push(reply);
+        for (const listener of this.noticeListeners) listener(reply);
+        return;
+      }
       if (this.pending.answer(reply.request, reply) && this.pending.size === 0) worker.unref();
     });
     const fail = (error: Error): void => {

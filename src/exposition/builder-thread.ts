@@ -1,7 +1,7 @@
 import { getHeapStatistics } from 'node:v8';
 import { parentPort } from 'node:worker_threads';
 import { lowerThisThreadsPriority } from '../lib/thread-priority.js';
-import { BodyBuilder, BUILDER_NICE_INCREMENT, type BuilderMessage, type BuilderReply } from './builder.js';
+import { BodyBuilder, BUILDER_NICE_INCREMENT, type BuilderMessage, type BuilderNotice, type BuilderReply } from './builder.js';
 
 /**
  * The builder thread: lays out and compresses the exposition bodies of every MetricStore of
@@ -14,7 +14,17 @@ if (!port) throw new Error('builder-thread.ts runs as a worker thread (see build
 const stores = new Map<number, BodyBuilder>();
 
 // Builds are background work: polling and the scrapes go first when the cores are busy (docs/exposition.md#the-builder-thread).
-lowerThisThreadsPriority(BUILDER_NICE_INCREMENT);
+const notLowered = lowerThisThreadsPriority(BUILDER_NICE_INCREMENT);
+port.postMessage(
+  (notLowered === undefined
+    ? { type: 'notice', level: 'debug', message: `the exposition builder thread runs ${BUILDER_NICE_INCREMENT} nice steps below the rest of the process` }
+    : {
+        type: 'notice',
+        // Elsewhere than on Linux there is nothing to set: as designed, not a problem.
+        level: process.platform === 'linux' ? 'warn' : 'info',
+        message: `the exposition builder thread runs at the process's priority, so builds compete with polling and scrapes for the CPU: ${notLowered}`,
+      }) satisfies BuilderNotice,
+);
 
 function storeOf(id: number): BodyBuilder {
   let builder = stores.get(id);

@@ -88,6 +88,14 @@ export interface BuiltFormat {
   readonly deflatedLength: number;
 }
 
+/** Said by the builder thread unasked, once it started: how it runs. */
+export interface BuilderNotice {
+  readonly type: 'notice';
+  /** warn: something an operator should know; debug: as designed. */
+  readonly level: 'debug' | 'info' | 'warn';
+  readonly message: string;
+}
+
 export type BuilderReply =
   | { readonly type: 'built'; readonly request: number; readonly changed: false }
   | {

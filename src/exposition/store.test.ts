@@ -7,6 +7,7 @@ import { compressTail, gzipMember, joinBody } from './gzip.js';
 import type { FamilySamples, FamilySpec } from './model.js';
 import { renderOpenMetrics } from './render-openmetrics.js';
 import { renderText } from './render-text.js';
+import type { BuilderNotice } from './builder.js';
 import { MetricStore, type MetricStoreOptions } from './store.js';
 
 const cpu: FamilySpec = { name: 'demo_cpu_ratio', type: 'gauge', help: 'CPU use.' };
@@ -103,6 +104,22 @@ describe('MetricStore memory accounting', () => {
     // The collection runs where the process has --expose-gc (the scale bench); the answer comes either way.
     expect(await store.builderHeapUsed()).toBeGreaterThan(0);
     expect(await store.builderHeapUsed(true)).toBeGreaterThan(0);
+  });
+});
+
+describe("MetricStore and the builder thread's notices", () => {
+  it('hears how the builder thread runs, also when it started before the store', async () => {
+    const first = new MetricStore();
+    first.publish('g', [gauge(cpu, { a: 0.5 })]);
+    await first.flush();
+    const notices: BuilderNotice[] = [];
+    const store = new MetricStore({ onBuilderNotice: (notice) => notices.push(notice) });
+    await vi.waitFor(() => expect(notices.length).toBeGreaterThan(0));
+    // On Linux the thread lowers its own priority (src/lib/thread-priority.ts); elsewhere it says it cannot.
+    if (process.platform === 'linux') expect(notices.some((notice) => notice.level === 'debug' && notice.message.includes('nice steps below'))).toBe(true);
+    else expect(notices[0]?.level).toBe('info');
+    await store.close();
+    await first.close();
   });
 });
 

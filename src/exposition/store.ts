@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { systemClock, type Clock, type TimerHandle } from '../lib/clock.js';
 import { builderClient } from './builder-client.js';
-import type { BuiltFormat, GroupMessage } from './builder.js';
+import type { BuilderNotice, BuiltFormat, GroupMessage } from './builder.js';
 import { ChunkStore, type Chunk } from './chunks.js';
 import {
   renderHistogramLines,
@@ -56,6 +56,8 @@ export interface MetricStoreOptions {
   readonly onDuplicateSeries?: (duplicate: DuplicateSeries) => void;
   /** A rebuild started by the debounce timer failed; the previous body stays served. */
   readonly onRebuildError?: (error: unknown) => void;
+  /** What the builder thread says unasked (the process has one: every store hears it). */
+  readonly onBuilderNotice?: (notice: BuilderNotice) => void;
 }
 
 /** What a scrape writes: the data part of each format, raw and DEFLATE-compressed. */
@@ -186,6 +188,7 @@ export class MetricStore implements MetricSink {
   private dirtySince: number | undefined;
   private timer: TimerHandle | undefined;
   private building: Promise<void> | undefined;
+  private readonly stopHearingBuilder: (() => void) | undefined;
   private closed = false;
 
   private conflictCount = 0;
@@ -205,6 +208,7 @@ export class MetricStore implements MetricSink {
       throw new RangeError(`MetricStore: gzipLevel must be an integer from 1 to 9, got ${this.gzipLevel}`);
     }
     this.metrics = options.registry ? createSelfMetrics(options.registry) : undefined;
+    this.stopHearingBuilder = options.onBuilderNotice ? builderClient.onNotice(options.onBuilderNotice) : undefined;
     this.current = {
       generation: 0,
       text: EMPTY_BODY,
@@ -313,6 +317,7 @@ export class MetricStore implements MetricSink {
   /** Stops scheduling rebuilds and waits for one in flight. Publishing still updates state. */
   async close(): Promise<void> {
     this.closed = true;
+    this.stopHearingBuilder?.();
     this.cancelTimer();
     await this.whenIdle();
   }
