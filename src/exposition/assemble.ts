@@ -265,10 +265,11 @@ function layOutRuns(family: FamilyToBuild, input: BuildInput): RunLayout {
     runOf = grown;
   }
   const kept: Run[] = [];
-  const leftovers: number[] = [];
+  let leftovers: number[] = [];
   const changed: number[] = [];
   if (!previous) {
-    leftovers.push(...membersInOrder(family, input));
+    // Not push(...members): spreading a list of a hundred thousand slots overflows the stack.
+    leftovers = membersInOrder(family, input);
   } else {
     const indexOfRun = new Map<number, number>();
     previous.runs.forEach((run, i) => indexOfRun.set(run.id, i));
@@ -285,7 +286,7 @@ function layOutRuns(family: FamilyToBuild, input: BuildInput): RunLayout {
     let lastKept = dissolved.lastIndexOf(0);
     if (lastKept >= 0 && (previous.runs[lastKept] as Run).lines.length >= RUN_TARGET / 2) lastKept = -1;
     previous.runs.forEach((run, i) => {
-      if (i === lastKept) changed.push(...run.slots);
+      if (i === lastKept) for (const slot of run.slots) changed.push(slot);
       else if (!dissolved[i]) kept.push(run);
       else for (const slot of run.slots) if (runOf[slot] !== CHANGED) leftovers.push(slot);
     });

@@ -46,8 +46,8 @@ class BuilderClient {
   request(message: Omit<BuildRequest, 'request'> | Omit<MemoryRequest, 'request'>): Promise<BuilderReply> {
     const worker = this.ensure();
     return this.pending.ask((request) => {
-      worker.ref();
       worker.postMessage({ ...message, request });
+      worker.ref();
     });
   }
 

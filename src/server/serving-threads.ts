@@ -258,6 +258,8 @@ export async function startServingThreads(parts: ServerParts, options: ServingTh
       worker.once('error', reject);
     });
     worker.on('exit', (code) => {
+      // Its answer would never come: the figures of every thread are asked again next time.
+      loopReplies.failAll(new Error(`serving thread ${index} exited with code ${code}`));
       if (closing) return;
       // A thread that dies is replaced, on the same port: the others serve meanwhile.
       log.error({ thread: index, code }, 'a serving thread stopped; starting it again');
