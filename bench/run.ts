@@ -11,6 +11,7 @@ const BENCHES = [
   { name: 'request budget vs naive clients against the simulator', file: 'budget.bench.ts', nodeArgs: [] },
   { name: 'series late-data state: hole bitmaps vs lists of open minutes', file: 'series-state.bench.ts', nodeArgs: ['--expose-gc'] },
   { name: 'tolerant decoding of a whole-catalogue series body vs JSON.parse alone', file: 'decode.bench.ts', nodeArgs: [] },
+  { name: 'a build of the /metrics bodies after a poll of a few hosts vs after every host changed', file: 'builder.bench.ts', nodeArgs: [] },
 ];
 
 let failed = 0;
