@@ -7,6 +7,7 @@ import { loadConfig } from '../src/exporter/config.js';
 import { ScaledClock } from '../src/lib/clock.js';
 import { createLogger } from '../src/lib/logger.js';
 import { startExporter, type RunningExporter } from '../src/exporter/index.js';
+import { defaultServingThreads, MAX_SERVING_THREADS } from '../src/server/serving-threads.js';
 import { SHAPE_SETS, startSimulator, type RunningSimulator, type ShapeSet } from '../simulator/index.js';
 import { findPrometheus, PrometheusNotFound, startDemoPrometheus, type DemoPrometheus } from './demo-prometheus.js';
 
@@ -17,6 +18,8 @@ import { findPrometheus, PrometheusNotFound, startDemoPrometheus, type DemoProme
 
 export interface DemoOptions {
   hosts: number;
+  /** Threads serving the exporter's port, as `--web.serving-threads`; absent: the main thread serves (tests that start the demo in-process). */
+  servingThreads?: number;
   websites: number;
   rateLimitPerMinute: number;
   burst: number;
@@ -61,6 +64,9 @@ Flags:
   --seed S                  simulator seed (default quickstart: its two accounts hold every
                             kind of host the dashboards show, Varnish included)
   --web.listen-address A    where the exporter listens (default 127.0.0.1:9866)
+  --web.serving-threads N   threads that write the scrapes, as the exporter's flag: auto (one
+                            per CPU beyond one, 1 to 4) or a number, 0 for the main thread
+                            (default auto)
   --releases MODE           free or marketplace (default marketplace)
   --simulator-port N        first of three simulator ports (default 0: any free ports)
   --speed N                 run the simulator and the exporter N times faster than real
@@ -84,6 +90,13 @@ function positiveInt(flag: string, text: string | undefined, fallback: number): 
   return n;
 }
 
+function servingThreads(text: string | undefined): number {
+  if (text === undefined || text === 'auto') return defaultServingThreads();
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || n > MAX_SERVING_THREADS) throw new Error(`--web.serving-threads must be auto or a whole number from 0 to ${MAX_SERVING_THREADS}, got ${JSON.stringify(text)}`);
+  return n;
+}
+
 export function parseDemoArgs(argv: readonly string[]): DemoOptions | 'help' {
   const { values } = parseArgs({
     // --prometheus takes an optional value: alone it means "find one".
@@ -95,6 +108,7 @@ export function parseDemoArgs(argv: readonly string[]): DemoOptions | 'help' {
       burst: { type: 'string' },
       seed: { type: 'string' },
       'web.listen-address': { type: 'string' },
+      'web.serving-threads': { type: 'string' },
       releases: { type: 'string' },
       'simulator-port': { type: 'string' },
       'log.level': { type: 'string' },
@@ -126,6 +140,7 @@ export function parseDemoArgs(argv: readonly string[]): DemoOptions | 'help' {
     burst: positiveInt('burst', values.burst, Math.max(30, Math.round(rate / 4))),
     seed: values.seed ?? 'quickstart',
     listenAddress: values['web.listen-address'] ?? '127.0.0.1:9866',
+    servingThreads: servingThreads(values['web.serving-threads']),
     releasesMode: releases,
     simulatorPorts: firstPort === 0 ? { monitoring: 0, releases: 0, marketplace: 0 } : { monitoring: firstPort, releases: firstPort + 1, marketplace: firstPort + 2 },
     logLevel: level as DemoOptions['logLevel'],
@@ -204,7 +219,14 @@ export async function startDemo(opts: DemoOptions): Promise<RunningDemo> {
   try {
     const config = loadConfig(configFile, env);
     const log = createLogger({ level: opts.logLevel, format: opts.logFormat });
-    const exporter = await startExporter({ config, listenAddress: opts.listenAddress, telemetryPath: '/metrics', log, clock });
+    const exporter = await startExporter({
+      config,
+      listenAddress: opts.listenAddress,
+      telemetryPath: '/metrics',
+      log,
+      clock,
+      ...(opts.servingThreads === undefined ? {} : { servingThreads: opts.servingThreads }),
+    });
     return {
       clock,
       simulator,
