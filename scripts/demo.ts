@@ -7,7 +7,7 @@ import { loadConfig } from '../src/exporter/config.js';
 import { ScaledClock } from '../src/lib/clock.js';
 import { createLogger } from '../src/lib/logger.js';
 import { startExporter, type RunningExporter } from '../src/exporter/index.js';
-import { defaultServingThreads, MAX_SERVING_THREADS } from '../src/server/serving-threads.js';
+import { MAX_SERVING_THREADS, servingThreadsOf } from '../src/server/serving-threads.js';
 import { SHAPE_SETS, startSimulator, type RunningSimulator, type ShapeSet } from '../simulator/index.js';
 import { findPrometheus, PrometheusNotFound, startDemoPrometheus, type DemoPrometheus } from './demo-prometheus.js';
 
@@ -91,10 +91,9 @@ function positiveInt(flag: string, text: string | undefined, fallback: number): 
 }
 
 function servingThreads(text: string | undefined): number {
-  if (text === undefined || text === 'auto') return defaultServingThreads();
-  const n = Number(text);
-  if (!/^\d+$/.test(text) || n > MAX_SERVING_THREADS) throw new Error(`--web.serving-threads must be auto or a whole number from 0 to ${MAX_SERVING_THREADS}, got ${JSON.stringify(text)}`);
-  return n;
+  const threads = servingThreadsOf(text ?? 'auto');
+  if (threads === undefined) throw new Error(`--web.serving-threads must be auto or a whole number from 0 to ${MAX_SERVING_THREADS}, got ${JSON.stringify(text)}`);
+  return threads;
 }
 
 export function parseDemoArgs(argv: readonly string[]): DemoOptions | 'help' {

@@ -5,7 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import { parseListenAddress, type ListenAddress } from '../server/listen.js';
-import { defaultServingThreads, MAX_DEFAULT_SERVING_THREADS, MAX_SERVING_THREADS } from '../server/serving-threads.js';
+import { MAX_DEFAULT_SERVING_THREADS, MAX_SERVING_THREADS, servingThreadsOf } from '../server/serving-threads.js';
 import { resolveShard, ShardError, type ShardAssignment } from '../sharding/index.js';
 import { EXPORTER_VERSION } from '../version.js';
 import { parseDuration } from '../config/duration.js';
@@ -256,7 +256,8 @@ export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv, opti
   }
 
   const threadsGiven = pick('web.serving-threads') ?? { value: 'auto', from: '--web.serving-threads' };
-  if (threadsGiven.value !== 'auto' && !(/^\d{1,2}$/.test(threadsGiven.value) && Number(threadsGiven.value) <= MAX_SERVING_THREADS)) {
+  const servingThreads = servingThreadsOf(threadsGiven.value);
+  if (servingThreads === undefined) {
     throw new FlagError(`${threadsGiven.from} must be auto or a whole number from 0 to ${MAX_SERVING_THREADS} (got ${JSON.stringify(threadsGiven.value)})`);
   }
 
@@ -280,7 +281,7 @@ export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv, opti
     listen,
     webTelemetryPath: pathGiven.value,
     webMaxRequests: Number(maxGiven.value),
-    webServingThreads: threadsGiven.value === 'auto' ? defaultServingThreads() : Number(threadsGiven.value),
+    webServingThreads: servingThreads,
     logLevel: oneOf('log.level', LOG_LEVELS, 'info'),
     logFormat: oneOf('log.format', LOG_FORMATS, (options.stdoutIsTTY ?? process.stdout.isTTY === true) ? 'pretty' : 'json'),
     shard,

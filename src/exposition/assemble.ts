@@ -156,7 +156,8 @@ export interface BuildOutput {
   readonly compressedBytes: number;
 }
 
-function segmentStart(ends: Uint32Array, i: number): number {
+/** Where segment `i` of a group's lines starts: each ends where the next starts. */
+export function segmentStart(ends: Uint32Array, i: number): number {
   return i === 0 ? 0 : (ends[i - 1] as number);
 }
 

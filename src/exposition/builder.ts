@@ -1,4 +1,4 @@
-import { buildBodies, type BuiltBody, type BuiltFamily, type FamilyRuns, type FamilyToBuild, type GroupToBuild } from './assemble.js';
+import { buildBodies, segmentStart, type BuiltBody, type BuiltFamily, type FamilyRuns, type FamilyToBuild, type GroupToBuild } from './assemble.js';
 import { ChunkedBodies, type Chunk, type ChunkLayout } from './chunks.js';
 
 /**
@@ -150,7 +150,7 @@ interface FamilyLines {
 const NO_LINES: FamilyLines = { segmentOf: new Int32Array(0), members: 0, textBytes: 0, openMetricsBytes: 0, differing: 0 };
 
 function segmentLength(ends: Uint32Array, i: number): number {
-  return (ends[i] as number) - (i === 0 ? 0 : (ends[i - 1] as number));
+  return (ends[i] as number) - segmentStart(ends, i);
 }
 
 function compareStrings(a: string, b: string): number {
@@ -162,7 +162,7 @@ function asBuffer(bytes: Uint8Array): Buffer {
 }
 
 function segment(lines: Buffer, ends: Uint32Array, i: number): Buffer {
-  return lines.subarray(i === 0 ? 0 : ends[i - 1], ends[i]);
+  return lines.subarray(segmentStart(ends, i), ends[i]);
 }
 
 export class BodyBuilder {

@@ -42,6 +42,12 @@ export function defaultServingThreads(cores = availableParallelism()): number {
   return Math.max(1, Math.min(MAX_DEFAULT_SERVING_THREADS, cores - 1));
 }
 
+/** `--web.serving-threads` as given: auto, or a whole number from 0 to MAX_SERVING_THREADS; undefined for anything else. */
+export function servingThreadsOf(value: string): number | undefined {
+  if (value === 'auto') return defaultServingThreads();
+  return /^\d{1,2}$/.test(value) && Number(value) <= MAX_SERVING_THREADS ? Number(value) : undefined;
+}
+
 /** How long a rendering of the self-metrics is served before a fresher one is asked for. */
 const TAIL_MAX_AGE_MS = 1_000;
 /** A format not scraped for this long is no longer rendered ahead of the scrapes. */
