@@ -11,10 +11,14 @@ import { DEFLATE_WINDOW, crc32Combine, crc32Of, deflateUnit } from './gzip.js';
  * encoding once the compression is done (builder.ts).
  *
  * Compression, the expensive part, is split into units compressed independently on the
- * libuv thread pool. Small families and families whose OpenMetrics lines differ go into
- * per-format units, each with the 32 KiB of body before it as a preset dictionary, so the
- * result is as small as compressing the body in one go (DEFLATE back references never reach
- * further back than 32 KiB; the decoder's window holds exactly those bytes).
+ * libuv thread pool. Headers, families of a few lines and families whose OpenMetrics lines
+ * differ go into per-format units, each with the 32 KiB of body before it as a preset
+ * dictionary, so the result is as small as compressing the body in one go (DEFLATE back
+ * references never reach further back than 32 KiB; the decoder's window holds exactly those
+ * bytes). Those are compressed again in every build, so they hold little.
+ *
+ * A family with more than ALONE_MIN bytes of lines, the same in both formats, is compressed
+ * once for both bodies on its own (no dictionary) and kept while its lines stay the same.
  *
  * A large family's lines are the same in both formats; they are laid out as runs of groups,
  * each run compressed once, on its own (no dictionary), for both bodies and kept while none of
@@ -25,6 +29,16 @@ import { DEFLATE_WINDOW, crc32Combine, crc32Of, deflateUnit } from './gzip.js';
  * their order; across runs, the order follows the history of changes.
  */
 
+/**
+ * Lines of a family compressed on their own, once for both formats, beyond this size. Every
+ * unit on its own costs its own code tables, about a hundred bytes: beyond 4 KiB that is at most
+ * a few percent. Below it, families go into the per-format units, which every build compresses
+ * again: at 100,000 series those held 2.4 MB of lines (193 of the 254 families, all up to
+ * RUNS_MIN), compressed twice a build, changed or not; now 95 kB (106 families). The gzip body
+ * at 100,000 series is 2.4% larger, at a million no larger (docs/scaling.md); with every
+ * family on its own, the golden body (small families only) was 1.9 times as large.
+ */
+export const ALONE_MIN = 4 * 1024;
 /** Lines of a family laid out as runs (shared by both formats) beyond this size. */
 export const RUNS_MIN = 64 * 1024;
 /**
@@ -60,9 +74,9 @@ export interface BuiltFamily<Deflated = Buffer> {
   /** All of the lines: for small families and for families whose OpenMetrics lines differ. */
   readonly lines: Buffer | undefined;
   readonly openMetricsLines: Buffer | undefined;
-  /** Of a family laid out as runs: its last DEFLATE_WINDOW bytes, the next unit's dictionary. */
+  /** Of a family compressed once for both formats (as runs, or whole): its last DEFLATE_WINDOW bytes, the next unit's dictionary. */
   readonly tail: Buffer | undefined;
-  /** Of a family laid out as runs: their units in order, the same in both formats. */
+  /** Of a family compressed once for both formats: its units in order (its runs', or its lines'). */
   readonly shared: readonly CompressedUnit<Deflated>[];
 }
 
@@ -470,7 +484,12 @@ function lastBytes(pieces: readonly Buffer[], size: number): Buffer {
 function layOutFamily(lines: Buffer | undefined, openMetricsLines: Buffer | undefined, runs: RunLayout | undefined, queue: CompressionQueue): FamilyNow {
   if (!runs) {
     const text = lines as Buffer;
-    return { length: text.length, openMetricsLength: (openMetricsLines ?? text).length, lines: text, openMetricsLines, tail: undefined, shared: [] };
+    if (openMetricsLines || text.length <= ALONE_MIN) {
+      return { length: text.length, openMetricsLength: (openMetricsLines ?? text).length, lines: text, openMetricsLines, tail: undefined, shared: [] };
+    }
+    // The same lines in both formats: one unit of their own, kept while they stay the same.
+    const unit: PlannedUnit = { length: text.length, crc32: crc32Of(text), deflated: queue.add(text, undefined) };
+    return { length: text.length, openMetricsLength: text.length, lines: text, openMetricsLines: undefined, tail: lastBytes([text], DEFLATE_WINDOW), shared: [unit] };
   }
   let length = 0;
   const shared = runs.lines.map((raw, run): PlannedUnit => {
