@@ -23,6 +23,9 @@ import { startRecordingProxy, type RecordingProxy } from '../support/recording-p
  * Prometheus 3 (scripts/prometheus3), each with its default scrape negotiation; every check
  * runs against both. Prometheus 3 also scrapes the standard demo through recording proxies
  * with other protocols and name escapings, to see what it asks for and gets on the wire.
+ *
+ * The standard demo answers scrapes from a serving thread (the CLI's default), the other two
+ * from the main thread: both paths are scraped by both Prometheus servers and negotiated with.
  */
 
 const SPEED = 30;
@@ -77,6 +80,8 @@ beforeAll(async () => {
         logFormat: 'json',
         speed: SPEED,
         shapes,
+        // The standard demo serves from a serving thread, as the CLI does by default (--web.serving-threads=auto).
+        ...(shapes === 'standard' ? { servingThreads: 1 } : {}),
       }),
     ),
   );
