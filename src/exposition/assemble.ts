@@ -11,8 +11,9 @@ import { DEFLATE_WINDOW, crc32Combine, crc32Of, deflateUnit } from './gzip.js';
  * encoding once the compression is done (builder.ts).
  *
  * Compression, the expensive part, is split into units compressed independently on the
- * libuv thread pool. Headers, families of a few lines and families whose OpenMetrics lines
- * differ go into per-format units, each with the 32 KiB of body before it as a preset
+ * libuv thread pool. Headers, families of a few lines and families with OpenMetrics lines of
+ * their own (a group with timestamped samples gives each of its families those) go into
+ * per-format units, each with the 32 KiB of body before it as a preset
  * dictionary, so the result is as small as compressing the body in one go (DEFLATE back
  * references never reach further back than 32 KiB; the decoder's window holds exactly those
  * bytes). Those are compressed again in every build, so they hold little.
@@ -65,8 +66,9 @@ export interface CompressedUnit<Deflated = Buffer> {
 
 /**
  * What the builder keeps of a family's lines between builds, while they stay the same: the
- * lines (or runs) the bodies are copied from, what the per-format units are made from again
- * each build, and the runs' units.
+ * lines (or runs) the bodies are copied from, and either what the per-format units are made
+ * from again each build or the units compressed once for both formats (its runs', or its
+ * lines' when it has more than ALONE_MIN bytes of them).
  */
 export interface BuiltFamily<Deflated = Buffer> {
   readonly length: number;
@@ -152,7 +154,7 @@ export interface BuildInput {
 /** One format's data part: its DEFLATE units in order, the CRC-32 and length of the raw body. */
 export interface BuiltBody {
   readonly deflated: readonly Buffer[];
-  /** Per unit: the run it compresses, or undefined for a unit of this format alone. */
+  /** Per unit: the run it compresses, or undefined for any other unit. */
   readonly runIds: readonly (number | undefined)[];
   readonly deflatedLength: number;
   readonly crc32: number;
@@ -480,7 +482,7 @@ function lastBytes(pieces: readonly Buffer[], size: number): Buffer {
   return Buffer.concat(parts, length);
 }
 
-/** Lays out a changed family: its lines for per-format units, or its runs, queueing the new ones. */
+/** Lays out a changed family: its lines for per-format units, or one unit of its own for both formats, or its runs; queues the new units. */
 function layOutFamily(lines: Buffer | undefined, openMetricsLines: Buffer | undefined, runs: RunLayout | undefined, queue: CompressionQueue): FamilyNow {
   if (!runs) {
     const text = lines as Buffer;
@@ -489,7 +491,7 @@ function layOutFamily(lines: Buffer | undefined, openMetricsLines: Buffer | unde
     }
     // The same lines in both formats: one unit of their own, kept while they stay the same.
     const unit: PlannedUnit = { length: text.length, crc32: crc32Of(text), deflated: queue.add(text, undefined) };
-    return { length: text.length, openMetricsLength: text.length, lines: text, openMetricsLines: undefined, tail: lastBytes([text], DEFLATE_WINDOW), shared: [unit] };
+    return { length: text.length, openMetricsLength: text.length, lines: text, openMetricsLines: undefined, tail: text.subarray(Math.max(0, text.length - DEFLATE_WINDOW)), shared: [unit] };
   }
   let length = 0;
   const shared = runs.lines.map((raw, run): PlannedUnit => {

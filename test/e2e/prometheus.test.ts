@@ -25,7 +25,9 @@ import { startRecordingProxy, type RecordingProxy } from '../support/recording-p
  * with other protocols and name escapings, to see what it asks for and gets on the wire.
  *
  * The standard demo answers scrapes from a serving thread (the CLI's default), the other two
- * from the main thread: both paths are scraped by both Prometheus servers and negotiated with.
+ * from the main thread: both Prometheus servers and promtool check both paths; the negotiation
+ * jobs see the serving thread's answers (the main thread's negotiation has tests of its own in
+ * src/exposition and src/server).
  */
 
 const SPEED = 30;
