@@ -73,7 +73,7 @@ export interface CompressedUnit<Deflated = Buffer> {
 export interface BuiltFamily<Deflated = Buffer> {
   readonly length: number;
   readonly openMetricsLength: number;
-  /** All of the lines: for small families and for families whose OpenMetrics lines differ. */
+  /** All of the lines, of every family not laid out as runs (the raw bodies are copied from them). */
   readonly lines: Buffer | undefined;
   readonly openMetricsLines: Buffer | undefined;
   /** Of a family compressed once for both formats (as runs, or whole): its last DEFLATE_WINDOW bytes, the next unit's dictionary. */
