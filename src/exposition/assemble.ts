@@ -7,11 +7,11 @@ import { DEFLATE_WINDOW, crc32Combine, crc32Of, deflateUnit } from './gzip.js';
  * Layout: families by name; each family is its header (different per format) followed by its
  * lines L, the groups' lines in group order (the same bytes in both formats unless samples
  * carry timestamps). L is laid out only for families whose lines changed; the builder keeps
- * the last L of the others, and copies every family into one contiguous body per format and
- * encoding once the compression is done (builder.ts).
+ * the last L of the others, and lays every family out as the chunks of the bodies once the
+ * compression is done (builder.ts).
  *
- * Compression, the expensive part, is split into units compressed independently on the
- * libuv thread pool. Headers, families of a few lines and families with OpenMetrics lines of
+ * Compression, the expensive part, is split into units compressed independently, in the
+ * builder thread. Headers, families of a few lines and families with OpenMetrics lines of
  * their own (a group with timestamped samples gives each of its families those) go into
  * per-format units, each with the 32 KiB of body before it as a preset
  * dictionary, so the result is as small as compressing the body in one go (DEFLATE back
@@ -52,14 +52,10 @@ export const RUN_TARGET = 32 * 1024;
 const SLICE = 256 * 1024;
 /** A per-format unit is closed once it holds this much (several small families share one). */
 const UNIT_TARGET = 64 * 1024;
-/** Compressions in flight at once: the libuv thread pool has 4 threads by default. */
-const COMPRESS_CONCURRENCY = 4;
-
-/** A compressed unit; `Deflated` is a queued compression's index until it is done. */
-export interface CompressedUnit<Deflated = Buffer> {
+export interface CompressedUnit {
   readonly length: number;
   readonly crc32: number;
-  readonly deflated: Deflated;
+  readonly deflated: Buffer;
   /** The run it compresses, if any. */
   readonly runId?: number;
 }
@@ -70,7 +66,7 @@ export interface CompressedUnit<Deflated = Buffer> {
  * from again each build or the units compressed once for both formats (its runs', or its
  * lines' when it has more than ALONE_MIN bytes of them).
  */
-export interface BuiltFamily<Deflated = Buffer> {
+export interface BuiltFamily {
   readonly length: number;
   readonly openMetricsLength: number;
   /** All of the lines, of every family not laid out as runs (the raw bodies are copied from them). */
@@ -79,7 +75,7 @@ export interface BuiltFamily<Deflated = Buffer> {
   /** Of a family compressed once for both formats (as runs, or whole): its last DEFLATE_WINDOW bytes, the next unit's dictionary. */
   readonly tail: Buffer | undefined;
   /** Of a family compressed once for both formats: its units in order (its runs', or its lines'). */
-  readonly shared: readonly CompressedUnit<Deflated>[];
+  readonly shared: readonly CompressedUnit[];
 }
 
 /**
@@ -364,44 +360,26 @@ function layOutLines(input: BuildInput): Layout {
   return { lines, openMetricsLines, runs };
 }
 
-/** Runs the tasks with at most `limit` in flight; resolves with their results in order. */
-async function runLimited<T>(tasks: readonly (() => Promise<T>)[], limit: number): Promise<T[]> {
-  const results = new Array<T>(tasks.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < tasks.length) {
-      const i = next++;
-      results[i] = await (tasks[i] as () => Promise<T>)();
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
-  return results;
-}
-
-/** Deflated data: an index into the build's compression results, or the finished unit when reused. */
-type PlannedUnit = CompressedUnit<number | Buffer>;
-
-/** Everything compressions need, queued while planning and run together. */
-class CompressionQueue {
-  readonly tasks: (() => Promise<Buffer>)[] = [];
+/** Compresses the units of one build, counting the raw bytes it compressed. */
+class Compressor {
   rawBytes = 0;
   constructor(private readonly level: number) {}
-  add(raw: Buffer, dictionary: Buffer | undefined, shared = false): number {
+  unit(raw: Buffer, dictionary: Buffer | undefined, shared = false): CompressedUnit {
     this.rawBytes += raw.length;
-    this.tasks.push(shared ? () => deflateUnit(raw, dictionary, this.level).then(sharedCopy) : () => deflateUnit(raw, dictionary, this.level));
-    return this.tasks.length - 1;
+    const deflated = deflateUnit(raw, dictionary, this.level);
+    return { length: raw.length, crc32: crc32Of(raw), deflated: shared ? sharedCopy(deflated) : deflated };
   }
 }
 
-/** Plans one format's body as units in order, queueing the new ones for compression. */
+/** One format's body as units in order, compressing the new ones. */
 class BodyPlan {
-  readonly units: PlannedUnit[] = [];
+  readonly units: CompressedUnit[] = [];
   /** Raw bytes already covered by units, in order (views, no copies), for dictionaries. */
   private readonly emitted: Buffer[] = [];
   private open: Buffer[] = [];
   private openLength = 0;
 
-  constructor(private readonly queue: CompressionQueue) {}
+  constructor(private readonly compressor: Compressor) {}
 
   /** Adds raw bytes to the per-format unit being filled. */
   add(part: Buffer): void {
@@ -416,17 +394,17 @@ class BodyPlan {
   close(): void {
     if (this.openLength === 0) return;
     const raw = this.open.length === 1 ? (this.open[0] as Buffer) : Buffer.concat(this.open, this.openLength);
-    this.units.push({ length: raw.length, crc32: crc32Of(raw), deflated: this.queue.add(raw, this.window()) });
+    this.units.push(this.compressor.unit(raw, this.window()));
     this.emitted.push(...this.open);
     this.open = [];
     this.openLength = 0;
   }
 
   /**
-   * Units compressed once for both formats (queued in this build, or kept from the last),
+   * Units compressed once for both formats (in this build, or kept from the last),
    * followed by the last bytes they cover, which later dictionaries may need.
    */
-  reuse(units: readonly PlannedUnit[], tail: Buffer): void {
+  reuse(units: readonly CompressedUnit[], tail: Buffer): void {
     this.close();
     this.units.push(...units);
     this.emitted.push(tail);
@@ -448,26 +426,22 @@ class BodyPlan {
     return Buffer.concat(parts, size);
   }
 
-  finish(results: readonly Buffer[]): BuiltBody {
+  finish(): BuiltBody {
     const deflated: Buffer[] = [];
     const runIds: (number | undefined)[] = [];
     let deflatedLength = 0;
     let crc = 0;
     let length = 0;
     for (const unit of this.units) {
-      const data = typeof unit.deflated === 'number' ? (results[unit.deflated] as Buffer) : unit.deflated;
-      deflated.push(data);
+      deflated.push(unit.deflated);
       runIds.push(unit.runId);
-      deflatedLength += data.length;
+      deflatedLength += unit.deflated.length;
       crc = crc32Combine(crc, unit.crc32, unit.length);
       length += unit.length;
     }
     return { deflated, runIds, deflatedLength, crc32: crc, length };
   }
 }
-
-/** A family as this build sees it: kept from the last build, or laid out now. */
-type FamilyNow = BuiltFamily<number | Buffer>;
 
 /** The last `size` bytes of the pieces, in one buffer. */
 function lastBytes(pieces: readonly Buffer[], size: number): Buffer {
@@ -482,43 +456,40 @@ function lastBytes(pieces: readonly Buffer[], size: number): Buffer {
   return Buffer.concat(parts, length);
 }
 
-/** Lays out a changed family: its lines for per-format units, or one unit of its own for both formats, or its runs; queues the new units. */
-function layOutFamily(lines: Buffer | undefined, openMetricsLines: Buffer | undefined, runs: RunLayout | undefined, queue: CompressionQueue): FamilyNow {
+/** Lays out a changed family: its lines for per-format units, or one unit of its own for both formats, or its runs; compresses the new units. */
+function layOutFamily(lines: Buffer | undefined, openMetricsLines: Buffer | undefined, runs: RunLayout | undefined, compressor: Compressor): BuiltFamily {
   if (!runs) {
     const text = lines as Buffer;
     if (openMetricsLines || text.length <= ALONE_MIN) {
       return { length: text.length, openMetricsLength: (openMetricsLines ?? text).length, lines: text, openMetricsLines, tail: undefined, shared: [] };
     }
     // The same lines in both formats: one unit of their own, kept while they stay the same.
-    const unit: PlannedUnit = { length: text.length, crc32: crc32Of(text), deflated: queue.add(text, undefined) };
+    const unit = compressor.unit(text, undefined);
     return { length: text.length, openMetricsLength: text.length, lines: text, openMetricsLines: undefined, tail: text.subarray(Math.max(0, text.length - DEFLATE_WINDOW)), shared: [unit] };
   }
   let length = 0;
-  const shared = runs.lines.map((raw, run): PlannedUnit => {
+  const shared = runs.lines.map((raw, run): CompressedUnit => {
     length += raw.length;
     const kept = runs.kept[run];
     if (kept) return kept.unit;
-    return { length: raw.length, crc32: crc32Of(raw), deflated: queue.add(raw, undefined, true), runId: runs.ids[run] };
+    return { ...compressor.unit(raw, undefined, true), runId: runs.ids[run] };
   });
   return { length, openMetricsLength: length, lines: undefined, openMetricsLines: undefined, tail: lastBytes(runs.lines, DEFLATE_WINDOW), shared };
 }
 
-/**
- * Everything up to the compression runs synchronously, so the groups may be replaced as soon
- * as the returned promise is pending: the lines are copied by then.
- */
-export async function buildBodies(input: BuildInput): Promise<BuildOutput> {
+/** Builds both bodies, synchronously: the groups may be replaced as soon as it returns. */
+export function buildBodies(input: BuildInput): BuildOutput {
   const laidOut = layOutLines(input);
-  const queue = new CompressionQueue(input.gzipLevel);
-  const now: FamilyNow[] = input.families.map((family, f) => {
+  const compressor = new Compressor(input.gzipLevel);
+  const built: BuiltFamily[] = input.families.map((family, f) => {
     if (family.previous) return family.previous;
-    return layOutFamily(laidOut.lines[f], laidOut.openMetricsLines[f], laidOut.runs[f], queue);
+    return layOutFamily(laidOut.lines[f], laidOut.openMetricsLines[f], laidOut.runs[f], compressor);
   });
 
   const plan = (format: 'text' | 'openmetrics'): BodyPlan => {
-    const body = new BodyPlan(queue);
+    const body = new BodyPlan(compressor);
     input.families.forEach((family, f) => {
-      const current = now[f] as FamilyNow;
+      const current = built[f] as BuiltFamily;
       body.add(format === 'text' ? family.textHeader : family.openMetricsHeader);
       if (current.tail) {
         body.reuse(current.shared, current.tail);
@@ -531,18 +502,6 @@ export async function buildBodies(input: BuildInput): Promise<BuildOutput> {
   };
   const text = plan('text');
   const openMetrics = plan('openmetrics');
-  const results = await runLimited(queue.tasks, COMPRESS_CONCURRENCY);
-  const finished = (unit: PlannedUnit): CompressedUnit => ({
-    length: unit.length,
-    crc32: unit.crc32,
-    deflated: typeof unit.deflated === 'number' ? (results[unit.deflated] as Buffer) : unit.deflated,
-    ...(unit.runId === undefined ? {} : { runId: unit.runId }),
-  });
-
-  const built: BuiltFamily[] = now.map((current, f) => {
-    if (input.families[f]?.previous) return current as BuiltFamily;
-    return { ...current, shared: current.shared.map(finished) };
-  });
   const runs = input.families.map((family, f): FamilyRuns | undefined => {
     if (family.previous) return family.runs;
     const layout = laidOut.runs[f];
@@ -556,10 +515,10 @@ export async function buildBodies(input: BuildInput): Promise<BuildOutput> {
     return { runOf: layout.runOf, runs: familyRuns };
   });
   return {
-    text: text.finish(results),
-    openMetrics: openMetrics.finish(results),
+    text: text.finish(),
+    openMetrics: openMetrics.finish(),
     built,
     runs,
-    compressedBytes: queue.rawBytes,
+    compressedBytes: compressor.rawBytes,
   };
 }

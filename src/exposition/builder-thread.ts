@@ -61,10 +61,15 @@ port.on('message', (message: BuilderMessage) => {
       if (message.collectGarbage) (globalThis as { gc?: () => void }).gc?.();
       reply({ type: 'memory', request: message.request, heapUsed: getHeapStatistics().used_heap_size });
       return;
-    case 'build':
-      storeOf(message.store)
-        .build(message.request, message.gzipLevel)
-        .then(reply, (error: unknown) => reply({ type: 'failed', request: message.request, message: error instanceof Error ? error.stack ?? error.message : String(error) }));
+    case 'build': {
+      let built: BuilderReply;
+      try {
+        built = storeOf(message.store).build(message.request, message.gzipLevel);
+      } catch (error) {
+        built = { type: 'failed', request: message.request, message: error instanceof Error ? error.stack ?? error.message : String(error) };
+      }
+      reply(built);
       return;
+    }
   }
 });

@@ -122,7 +122,7 @@ describe('BodyBuilder runs of groups', () => {
       values.set(h, 0.5);
       put(builder, h, 0.5);
     }
-    const first = await served.take(await builder.build(1, 1));
+    const first = await served.take(builder.build(1, 1));
     const whole = served.compressed;
     expect(whole).toBeGreaterThan(hosts * lineBytes);
     // The first build lays groups out in order.
@@ -133,7 +133,7 @@ describe('BodyBuilder runs of groups', () => {
       values.set(h, 0.75);
       put(builder, h, 0.75);
     }
-    const second = await served.take(await builder.build(2, 1));
+    const second = await served.take(builder.build(2, 1));
     expect(sortedLines(second, 'demo_cpu')).toEqual(expectedLines(values, 'demo_cpu'));
     expect(sortedLines(second, 'demo_up')).toEqual(expectedLines(values, 'demo_up'));
     // The run that held them, now split into the other hosts and the changed ones; the small
@@ -147,7 +147,7 @@ describe('BodyBuilder runs of groups', () => {
     const builder = newBuilder();
     const served = new Served();
     for (let h = 0; h < hosts; h++) put(builder, h, 0);
-    await served.take(await builder.build(1, 1));
+    await served.take(builder.build(1, 1));
     // Hosts polled round-robin in an order unrelated to their names, 100 per build.
     const order = Array.from({ length: hosts }, (_, i) => (i * 7919) % hosts);
     const perRound: number[] = [];
@@ -155,7 +155,7 @@ describe('BodyBuilder runs of groups', () => {
       let compressed = 0;
       for (let at = 0; at < hosts; at += 100) {
         for (const h of order.slice(at, at + 100)) put(builder, h, round);
-        await served.take(await builder.build(round * 100 + at, 1));
+        await served.take(builder.build(round * 100 + at, 1));
         compressed += served.compressed - 2 * (HEADER_BYTES + tinyFamilyBytes(hosts));
       }
       perRound.push(compressed);
@@ -176,17 +176,17 @@ describe('BodyBuilder runs of groups', () => {
     const builder = newBuilder();
     const served = new Served();
     for (let h = 0; h < hosts; h++) put(builder, h, 0.5);
-    await served.take(await builder.build(1, 1));
+    await served.take(builder.build(1, 1));
     // Only host 7's line of the small family changes (the large family's line is the same).
     put(builder, 7, 0.5, 0);
-    const text = await served.take(await builder.build(2, 1));
+    const text = await served.take(builder.build(2, 1));
     expect(text).toContain('demo_up{host="h7"} 0\n');
     expect(served.compressed).toBe(smallFamilyBytes(hosts) + 2 * (HEADER_BYTES + tinyFamilyBytes(hosts)));
     // The same lines again: nothing to build. A change elsewhere: the small family is not redone.
     put(builder, 7, 0.5, 0);
-    expect(await builder.build(3, 1)).toMatchObject({ type: 'built', changed: false });
+    expect(builder.build(3, 1)).toMatchObject({ type: 'built', changed: false });
     put(builder, 8, 0.25, 1);
-    await served.take(await builder.build(4, 1));
+    await served.take(builder.build(4, 1));
     expect(served.compressed).toBeLessThan(smallFamilyBytes(hosts));
     expect(served.compressed).toBeLessThanOrEqual(RUN_TARGET + lineBytes + 2 * (HEADER_BYTES + tinyFamilyBytes(hosts)));
   });
@@ -239,7 +239,7 @@ describe('BodyBuilder runs of groups', () => {
             putHost(builder, h, { value: 0, cpu: true, stamped: false });
           }
           let request = 0;
-          await served.take(await builder.build(request++, 1));
+          await served.take(builder.build(request++, 1));
           for (const step of [...steps, { op: 'build' as const }]) {
             if (step.op === 'put') {
               for (let h = step.from; h < step.from + step.count; h++) {
@@ -255,7 +255,7 @@ describe('BodyBuilder runs of groups', () => {
               }
             } else {
               served.formatsDiffer = [...hosts.values()].some((host) => host.stamped && host.cpu);
-              const reply = await builder.build(request++, 1);
+              const reply = builder.build(request++, 1);
               if (reply.type === 'built' && !reply.changed) continue;
               const text = await served.take(reply);
               expect(sortedLines(text, 'demo_cpu')).toEqual(expected(hosts, false));

@@ -59,7 +59,7 @@ export interface ForgetChunksMessage {
 /**
  * How many nice steps the builder thread runs below the rest of the process (Linux): builds
  * are background work, and on a machine with few cores they took the CPU from polling and from
- * the scrapes. (The compression itself runs on libuv's thread pool, which is not lowered.) At a million series on two
+ * the scrapes; the compression runs in it too. At a million series on two
  * shared cores under eight scrapers, the main thread's event-loop delay p99 went from 157-290 ms
  * at 0 to 29-95 ms at 5 (bench/results/latest.md). At 10 it was as low, but a saturated machine
  * left builds so little CPU that no change reached /metrics for the 8 s the scrapers ran; at 5
@@ -265,7 +265,7 @@ export class BodyBuilder {
    * Builds both bodies from the current state, or says nothing changed since the last build.
    * The reply's bodies are in shared memory: posted, they are shared, not copied.
    */
-  async build(request: number, gzipLevel: number): Promise<BuilderReply> {
+  build(request: number, gzipLevel: number): BuilderReply {
     if (!this.changed) return { type: 'built', request, changed: false };
     this.changed = false;
     this.order ??= this.groupOrder();
@@ -295,11 +295,9 @@ export class BodyBuilder {
       slotsInOrder: this.order.slotsInOrder,
       gzipLevel,
     };
-    // buildBodies reads the groups synchronously before its first await: later messages may
-    // replace them meanwhile.
     let output;
     try {
-      output = await buildBodies(input);
+      output = buildBodies(input);
     } catch (error) {
       // Nothing of this build is kept: the next one starts from scratch.
       for (const family of families) {

@@ -1,5 +1,5 @@
 import { promisify } from 'node:util';
-import { constants, crc32, deflateRaw, type ZlibOptions } from 'node:zlib';
+import { constants, crc32, deflateRaw, deflateRawSync, type ZlibOptions } from 'node:zlib';
 
 const deflateRawAsync = promisify<Buffer, ZlibOptions, Buffer>(deflateRaw);
 
@@ -31,12 +31,16 @@ export function joinBody(body: PreparedBody): Buffer {
 }
 
 /**
- * Compresses `input` on the libuv thread pool, off the event loop. With a dictionary (the
- * bytes that will precede `input` in the body, at most the last 32 KiB of them), back
- * references may reach into it: the result is only valid right after exactly those bytes.
+ * Compresses `input` in the calling thread (the builder thread). With a dictionary (the bytes
+ * that will precede `input` in the body, at most the last 32 KiB of them), back references may
+ * reach into it: the result is only valid right after exactly those bytes.
+ *
+ * Not on libuv's thread pool: a unit is 4 to 64 KiB, and handing one over (a zlib stream, a
+ * 16 KiB output buffer, a round trip through the pool) cost the builder thread three times
+ * what compressing it here costs (docs/scaling.md).
  */
-export function deflateUnit(input: Buffer, dictionary: Buffer | undefined, level: number): Promise<Buffer> {
-  return deflateRawAsync(input, {
+export function deflateUnit(input: Buffer, dictionary: Buffer | undefined, level: number): Buffer {
+  return deflateRawSync(input, {
     level,
     finishFlush: constants.Z_SYNC_FLUSH,
     ...(dictionary && dictionary.length > 0 ? { dictionary } : {}),
