@@ -11,12 +11,13 @@ import { DEFLATE_WINDOW, crc32Combine, crc32Of, deflateUnit } from './gzip.js';
  * compression is done (builder.ts).
  *
  * Compression, the expensive part, is split into units compressed independently, in the
- * builder thread. Headers, families of a few lines and families with OpenMetrics lines of
- * their own (a group with timestamped samples gives each of its families those) go into
- * per-format units, each with the 32 KiB of body before it as a preset
- * dictionary, so the result is as small as compressing the body in one go (DEFLATE back
- * references never reach further back than 32 KiB; the decoder's window holds exactly those
- * bytes). Those are compressed again in every build, so they hold little.
+ * builder thread. Families of a few lines, families with OpenMetrics lines of their own (a
+ * group with timestamped samples gives each of its families those) and their headers go into
+ * per-format units, each with up to 32 KiB of body before it as a preset dictionary, so the
+ * result is about as small as compressing the body in one go (DEFLATE back references never
+ * reach further back than 32 KiB; the decoder's window holds exactly those bytes). Those are
+ * compressed again in every build, so they hold little. The header of a family compressed on
+ * its own (below) is a unit of its own, compressed once (no dictionary) and kept.
  *
  * A family with more than ALONE_MIN bytes of lines, the same in both formats, is compressed
  * once for both bodies on its own (no dictionary) and kept while its lines stay the same.
@@ -371,6 +372,20 @@ class Compressor {
   }
 }
 
+/**
+ * The units of the headers of families compressed once for both formats, by header: a header
+ * between two such families would otherwise be a unit of a hundred bytes compressed again in
+ * every build, twice (one per format), each with a dictionary to read first.
+ */
+const headerUnits = new WeakMap<Buffer, CompressedUnit>();
+
+/**
+ * A per-format unit's dictionary is at most this many times as long as the unit: loading a
+ * dictionary costs about what compressing as many bytes does, and the few bytes of a unit
+ * between two families compressed on their own gain little from 32 KiB of body before them.
+ */
+const DICTIONARY_PER_BYTE = 4;
+
 /** One format's body as units in order, compressing the new ones. */
 class BodyPlan {
   readonly units: CompressedUnit[] = [];
@@ -394,10 +409,22 @@ class BodyPlan {
   close(): void {
     if (this.openLength === 0) return;
     const raw = this.open.length === 1 ? (this.open[0] as Buffer) : Buffer.concat(this.open, this.openLength);
-    this.units.push(this.compressor.unit(raw, this.window()));
+    this.units.push(this.compressor.unit(raw, this.window(Math.min(DEFLATE_WINDOW, DICTIONARY_PER_BYTE * raw.length))));
     this.emitted.push(...this.open);
     this.open = [];
     this.openLength = 0;
+  }
+
+  /** A family's header, as a unit of its own that is compressed once and kept while the header is the same. */
+  header(header: Buffer): void {
+    this.close();
+    let unit = headerUnits.get(header);
+    if (!unit) {
+      unit = this.compressor.unit(header, undefined);
+      headerUnits.set(header, unit);
+    }
+    this.units.push(unit);
+    this.emitted.push(header);
   }
 
   /**
@@ -410,16 +437,16 @@ class BodyPlan {
     this.emitted.push(tail);
   }
 
-  /** The last DEFLATE_WINDOW bytes emitted so far. */
-  private window(): Buffer | undefined {
+  /** The last `want` bytes emitted so far (fewer at the start of the body). */
+  private window(want: number): Buffer | undefined {
     const last = this.emitted.at(-1);
     if (!last) return undefined;
-    if (last.length >= DEFLATE_WINDOW) return last.subarray(last.length - DEFLATE_WINDOW);
+    if (last.length >= want) return last.subarray(last.length - want);
     const parts: Buffer[] = [];
     let size = 0;
-    for (let i = this.emitted.length - 1; i >= 0 && size < DEFLATE_WINDOW; i--) {
+    for (let i = this.emitted.length - 1; i >= 0 && size < want; i--) {
       const part = this.emitted[i] as Buffer;
-      const take = Math.min(part.length, DEFLATE_WINDOW - size);
+      const take = Math.min(part.length, want - size);
       parts.unshift(part.subarray(part.length - take));
       size += take;
     }
@@ -490,10 +517,12 @@ export function buildBodies(input: BuildInput): BuildOutput {
     const body = new BodyPlan(compressor);
     input.families.forEach((family, f) => {
       const current = built[f] as BuiltFamily;
-      body.add(format === 'text' ? family.textHeader : family.openMetricsHeader);
+      const header = format === 'text' ? family.textHeader : family.openMetricsHeader;
       if (current.tail) {
+        body.header(header);
         body.reuse(current.shared, current.tail);
       } else {
+        body.add(header);
         body.add((format === 'openmetrics' ? current.openMetricsLines : undefined) ?? (current.lines as Buffer));
       }
     });
