@@ -187,6 +187,10 @@ function sharedBuffer(size: number): Buffer {
   return Buffer.from(new SharedArrayBuffer(size));
 }
 
+function exactCopy(buffer: Buffer): Buffer {
+  return buffer.byteOffset === 0 && buffer.length === buffer.buffer.byteLength ? buffer : Buffer.from(new Uint8Array(buffer).buffer);
+}
+
 function sharedCopy(buffer: Buffer): Buffer {
   const copy = sharedBuffer(buffer.length);
   buffer.copy(copy);
@@ -367,8 +371,9 @@ class Compressor {
   constructor(private readonly level: number) {}
   unit(raw: Buffer, dictionary: Buffer | undefined, shared = false): CompressedUnit {
     this.rawBytes += raw.length;
+    // Kept across builds, so never a view: zlib hands back a slice of its 16 KiB output buffer.
     const deflated = deflateUnit(raw, dictionary, this.level);
-    return { length: raw.length, crc32: crc32Of(raw), deflated: shared ? sharedCopy(deflated) : deflated };
+    return { length: raw.length, crc32: crc32Of(raw), deflated: shared ? sharedCopy(deflated) : exactCopy(deflated) };
   }
 }
 

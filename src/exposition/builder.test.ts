@@ -198,6 +198,12 @@ describe('BodyBuilder runs of groups', () => {
     builder.setFamily({ type: 'family', store: 0, id: 1, name: 'demo_up', textHeader: header, openMetricsHeader: header });
     expect(await served.take(builder.build(5, 1))).toContain(`${header}demo_up{host="h0"} 1\n`);
     expect(served.compressed).toBe(2 * (header.length + HEADER_BYTES + tinyFamilyBytes(hosts)));
+    // A family between the first two: the small family's header, kept from the last build, now
+    // follows other bytes (Served.take decodes every body).
+    builder.setFamily({ type: 'family', store: 0, id: 3, name: 'demo_o_between', textHeader: '# TYPE demo_o_between gauge\n', openMetricsHeader: '# TYPE demo_o_between gauge\n' });
+    const between = Buffer.from('demo_o_between{host="h1"} 1\n');
+    builder.putGroup({ type: 'group', store: 0, name: 'between', familyIds: Int32Array.of(3), lines: new Uint8Array(between), ends: Uint32Array.of(between.length), openMetricsLines: undefined, openMetricsEnds: undefined });
+    expect(await served.take(builder.build(6, 1))).toContain(`demo_o_between{host="h1"} 1\n${header}demo_up{host="h0"} 1\n`);
   });
 
   it('serves every line exactly once whatever is published, retracted and built', async () => {

@@ -1,4 +1,4 @@
-import { buildBodies, segmentStart, type BuiltBody, type BuiltFamily, type FamilyRuns, type FamilyToBuild, type GroupToBuild } from './assemble.js';
+import { buildBodies, segmentStart, type BuildOutput, type BuiltBody, type BuiltFamily, type FamilyRuns, type FamilyToBuild, type GroupToBuild } from './assemble.js';
 import { ChunkedBodies, type Chunk, type ChunkLayout } from './chunks.js';
 
 /**
@@ -295,18 +295,21 @@ export class BodyBuilder {
       slotsInOrder: this.order.slotsInOrder,
       gzipLevel,
     };
-    let output;
     try {
-      output = buildBodies(input);
+      return this.reply(request, families, buildBodies(input));
     } catch (error) {
-      // Nothing of this build is kept: the next one starts from scratch.
+      // Nothing of this build is kept: the next one starts from scratch and sends every chunk.
       for (const family of families) {
         family.dirty = true;
         family.runs = undefined;
       }
-      this.changed = true;
+      this.forgetChunks();
       throw error;
     }
+  }
+
+  /** Keeps what the build laid out, and lays the bodies out as chunks. */
+  private reply(request: number, families: readonly Family[], output: BuildOutput): BuilderReply {
     output.built.forEach((built, i) => {
       const family = families[i] as Family;
       // The runs describe this build's layout; later changes are in changedSlots.

@@ -35,9 +35,9 @@ export function joinBody(body: PreparedBody): Buffer {
  * that will precede `input` in the body, at most the last 32 KiB of them), back references may
  * reach into it: the result is only valid right after exactly those bytes.
  *
- * Not on libuv's thread pool: a unit is 4 to 64 KiB, and handing one over (a zlib stream, a
- * 16 KiB output buffer, a round trip through the pool) cost the builder thread three times
- * what compressing it here costs (docs/scaling.md).
+ * Not on libuv's thread pool: a unit is at most 64 KiB, most far less, and handing one
+ * over (a zlib stream, a 16 KiB output buffer, a round trip through the pool) cost the
+ * builder thread three times what compressing it here costs (docs/scaling.md).
  */
 export function deflateUnit(input: Buffer, dictionary: Buffer | undefined, level: number): Buffer {
   return deflateRawSync(input, {
