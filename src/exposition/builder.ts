@@ -59,13 +59,14 @@ export interface ForgetChunksMessage {
 /**
  * How many nice steps the builder thread runs below the rest of the process (Linux): builds
  * are background work, and on a machine with few cores they took the CPU from polling and from
- * the scrapes; the compression runs in it too. At a million series on two
- * shared cores under eight scrapers, the main thread's event-loop delay p99 went from 157-290 ms
- * at 0 to 29-95 ms at 5 (bench/results/latest.md). At 10 it was as low, but a saturated machine
- * left builds so little CPU that no change reached /metrics for the 8 s the scrapers ran; at 5
- * a build took about 2 s then.
+ * the scrapes; the compression runs in it too. At a million series on two shared cores under
+ * eight scrapers, with builds that cost twice what they do now, the main thread's event-loop
+ * delay p99 went from 157-290 ms at 0 to 29-95 ms at 5; at 10 a saturated machine left builds so
+ * little CPU that no change reached /metrics for the 8 s the scrapers ran. With today's builds,
+ * 2 keeps the loops where 5 did and a change under the scrapers reaches /metrics in 1.0 to
+ * 1.3 s instead of 1.6 to 1.8 s (docs/scaling.md).
  */
-export const BUILDER_NICE_INCREMENT = 5;
+export const BUILDER_NICE_INCREMENT = 2;
 
 export interface MemoryRequest {
   readonly type: 'memory';
