@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { gunzipSync } from 'node:zlib';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ALONE_MIN, RUN_TARGET, RUNS_MIN } from './assemble.js';
 import { BodyBuilder, type BuilderReply } from './builder.js';
-import { ChunkStore, CHUNK_BYTES } from './chunks.js';
+import { ChunkedBodies, ChunkStore, CHUNK_BYTES } from './chunks.js';
 import { compressTail, gzipMember } from './gzip.js';
 import { bodyOfChunks } from './store.js';
 
@@ -204,6 +204,25 @@ describe('BodyBuilder runs of groups', () => {
     const between = Buffer.from('demo_o_between{host="h1"} 1\n');
     builder.putGroup({ type: 'group', store: 0, name: 'between', familyIds: Int32Array.of(3), lines: new Uint8Array(between), ends: Uint32Array.of(between.length), openMetricsLines: undefined, openMetricsEnds: undefined });
     expect(await served.take(builder.build(6, 1))).toContain(`demo_o_between{host="h1"} 1\n${header}demo_up{host="h0"} 1\n`);
+  });
+
+  it('keeps nothing of a build that fails while laying out its chunks: the next one sends every chunk again', async () => {
+    const builder = newBuilder();
+    for (let h = 0; h < hosts; h++) put(builder, h, 0.5);
+    await new Served().take(builder.build(1, 1));
+    put(builder, 7, 0.25, 0);
+    const layOut = vi.spyOn(ChunkedBodies.prototype, 'layOut').mockImplementationOnce(() => {
+      throw new Error('out of shared memory');
+    });
+    try {
+      expect(() => builder.build(2, 1)).toThrow('out of shared memory');
+    } finally {
+      layOut.mockRestore();
+    }
+    // As the serving side after a failed build: it holds no chunk of the last one.
+    const text = await new Served().take(builder.build(3, 1));
+    expect(text).toContain('demo_up{host="h7"} 0\n');
+    expect(sortedLines(text, 'demo_cpu')).toHaveLength(hosts);
   });
 
   it('serves every line exactly once whatever is published, retracted and built', async () => {
