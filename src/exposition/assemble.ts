@@ -57,8 +57,6 @@ export interface CompressedUnit {
   readonly length: number;
   readonly crc32: number;
   readonly deflated: Buffer;
-  /** The run it compresses, if any. */
-  readonly runId?: number;
 }
 
 /**
@@ -151,8 +149,6 @@ export interface BuildInput {
 /** One format's data part: its DEFLATE units in order, the CRC-32 and length of the raw body. */
 export interface BuiltBody {
   readonly deflated: readonly Buffer[];
-  /** Per unit: the run it compresses, or undefined for any other unit. */
-  readonly runIds: readonly (number | undefined)[];
   readonly deflatedLength: number;
   readonly crc32: number;
   readonly length: number;
@@ -443,40 +439,29 @@ class BodyPlan {
   }
 
   /** The last `want` bytes emitted so far (fewer at the start of the body). */
-  private window(want: number): Buffer | undefined {
-    const last = this.emitted.at(-1);
-    if (!last) return undefined;
-    if (last.length >= want) return last.subarray(last.length - want);
-    const parts: Buffer[] = [];
-    let size = 0;
-    for (let i = this.emitted.length - 1; i >= 0 && size < want; i--) {
-      const part = this.emitted[i] as Buffer;
-      const take = Math.min(part.length, want - size);
-      parts.unshift(part.subarray(part.length - take));
-      size += take;
-    }
-    return Buffer.concat(parts, size);
+  private window(want: number): Buffer {
+    return lastBytes(this.emitted, want);
   }
 
   finish(): BuiltBody {
     const deflated: Buffer[] = [];
-    const runIds: (number | undefined)[] = [];
     let deflatedLength = 0;
     let crc = 0;
     let length = 0;
     for (const unit of this.units) {
       deflated.push(unit.deflated);
-      runIds.push(unit.runId);
       deflatedLength += unit.deflated.length;
       crc = crc32Combine(crc, unit.crc32, unit.length);
       length += unit.length;
     }
-    return { deflated, runIds, deflatedLength, crc32: crc, length };
+    return { deflated, deflatedLength, crc32: crc, length };
   }
 }
 
-/** The last `size` bytes of the pieces, in one buffer. */
+/** The last `size` bytes of the pieces (fewer if they hold less), in one buffer: a view of the last piece when it holds them. */
 function lastBytes(pieces: readonly Buffer[], size: number): Buffer {
+  const last = pieces.at(-1);
+  if (last && last.length >= size) return last.subarray(last.length - size);
   const parts: Buffer[] = [];
   let length = 0;
   for (let i = pieces.length - 1; i >= 0 && length < size; i--) {
@@ -504,7 +489,7 @@ function layOutFamily(lines: Buffer | undefined, openMetricsLines: Buffer | unde
     length += raw.length;
     const kept = runs.kept[run];
     if (kept) return kept.unit;
-    return { ...compressor.unit(raw, undefined, true), runId: runs.ids[run] };
+    return compressor.unit(raw, undefined, true);
   });
   return { length, openMetricsLength: length, lines: undefined, openMetricsLines: undefined, tail: lastBytes(runs.lines, DEFLATE_WINDOW), shared };
 }
