@@ -1,18 +1,34 @@
+import { EventEmitter, once } from 'node:events';
+import { createServer, get } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { sendBody } from './telemetry.js';
 
-/** The parts of a response sendBody uses, recording what it is asked to do. */
-function fakeResponse(destroyed: boolean): { res: Parameters<typeof sendBody>[0]; calls: string[] } {
+/** The parts of a response sendBody uses, recording what it is asked to do; a write finds room while fewer than `room` bytes wait. */
+function fakeResponse(destroyed: boolean, room = Infinity): { res: Parameters<typeof sendBody>[0] & { destroyed: boolean }; calls: string[]; drain: () => void } {
   const calls: string[] = [];
+  const events = new EventEmitter();
+  let waiting = 0;
   const res = {
     destroyed,
     cork: () => calls.push('cork'),
-    write: (chunk: Buffer) => calls.push(`write ${chunk.toString()}`) > 0,
+    write: (chunk: Buffer) => {
+      calls.push(`write ${chunk.toString()}`);
+      waiting += chunk.length;
+      return waiting < room;
+    },
     end: () => calls.push('end'),
     uncork: () => calls.push('uncork'),
-  } as unknown as Parameters<typeof sendBody>[0];
-  return { res, calls };
+    once: (event: string, listener: () => void) => events.once(event, listener),
+  };
+  const drain = (): void => {
+    waiting = 0;
+    events.emit('drain');
+  };
+  return { res: res as unknown as Parameters<typeof sendBody>[0] & { destroyed: boolean }, calls, drain };
 }
+
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 describe('sendBody', () => {
   it('writes every chunk in order, corked, then ends', () => {
@@ -25,5 +41,69 @@ describe('sendBody', () => {
     const { res, calls } = fakeResponse(true);
     expect(sendBody(res, Array.from({ length: 3000 }, () => Buffer.from('x')))).toBe(false);
     expect(calls).toEqual([]);
+  });
+
+  it('hands a large body over a group at a time, each once the socket has taken the one before and the loop has turned', async () => {
+    const { res, calls, drain } = fakeResponse(false, 2);
+    sendBody(res, ['a', 'b', 'c', 'd', 'e'].map((s) => Buffer.from(s)), 2);
+    expect(calls).toEqual(['cork', 'write a', 'write b', 'uncork']);
+    await nextTurn();
+    expect(calls).toHaveLength(4);
+    drain();
+    expect(calls).toHaveLength(4);
+    await nextTurn();
+    expect(calls.slice(4)).toEqual(['cork', 'write c', 'write d', 'uncork']);
+    drain();
+    await nextTurn();
+    expect(calls.slice(8)).toEqual(['cork', 'write e', 'end', 'uncork']);
+    drain();
+    await nextTurn();
+    expect(calls).toHaveLength(12);
+  });
+
+  it('goes on at the next turn of the event loop when the socket still has room', async () => {
+    const { res, calls } = fakeResponse(false);
+    sendBody(res, ['a', 'b', 'c'].map((s) => Buffer.from(s)), 2);
+    expect(calls).toEqual(['cork', 'write a', 'write b', 'uncork']);
+    await nextTurn();
+    expect(calls.slice(4)).toEqual(['cork', 'write c', 'end', 'uncork']);
+  });
+
+  it('stops between groups when the scraper goes away', async () => {
+    const { res, calls, drain } = fakeResponse(false, 1);
+    sendBody(res, ['a', 'b', 'c'].map((s) => Buffer.from(s)), 1);
+    res.destroyed = true;
+    drain();
+    await nextTurn();
+    expect(calls).toEqual(['cork', 'write a', 'uncork']);
+  });
+
+  it('delivers a body of many groups whole over a real socket to a scraper that reads slowly', async () => {
+    const chunks = Array.from({ length: 96 }, (_, i) => Buffer.alloc(32 * 1024, i));
+    const expected = Buffer.concat(chunks);
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { 'Content-Length': expected.length });
+      sendBody(res, chunks, 256 * 1024);
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    try {
+      const received = await new Promise<Buffer>((resolve, reject) => {
+        get({ host: '127.0.0.1', port: (server.address() as AddressInfo).port }, (res) => {
+          const parts: Buffer[] = [];
+          res.on('data', (part: Buffer) => {
+            parts.push(part);
+            res.pause();
+            setTimeout(() => res.resume(), 1);
+          });
+          res.once('end', () => resolve(Buffer.concat(parts)));
+          res.once('error', reject);
+        }).once('error', reject);
+      });
+      expect(received.length).toBe(expected.length);
+      expect(received.equals(expected)).toBe(true);
+    } finally {
+      server.close();
+    }
   });
 });
