@@ -22,8 +22,8 @@ import { PendingReplies } from '../lib/pending-replies.js';
  * `--web.serving-threads`: the listen address served by worker threads, each listening on the
  * same port (SO_REUSEPORT: the kernel spreads the connections), each with its own TLS, basic
  * auth and connection guard (web-server.ts). A thread writes /metrics from the current
- * snapshot's bodies, which live in shared memory (one buffer per format and encoding, built on
- * the builder thread), and the self-metrics the main thread renders at most once a second:
+ * snapshot's bodies, which live in shared memory (chunks per format and encoding, built on
+ * the builder thread), and the self-metrics the main thread renders at most every 5 s:
  * a scrape never waits for the main thread, where polling, decoding and mapping run, and
  * scrapes take nothing from it, except a password the thread does not know to be right, which
  * the main thread checks (one throttle for the process). Every other path (/, /status, /-/ready, /-/reload) is handed
@@ -48,8 +48,15 @@ export function servingThreadsOf(value: string): number | undefined {
   return /^\d{1,2}$/.test(value) && Number(value) <= MAX_SERVING_THREADS ? Number(value) : undefined;
 }
 
-/** How long a rendering of the self-metrics is served before a fresher one is asked for. */
-const TAIL_MAX_AGE_MS = 1_000;
+/**
+ * How long a rendering of the self-metrics is served before a fresher one is asked for, and
+ * how often one is rendered ahead of the scrapes. A rendering costs the main thread about
+ * a quarter of a second at a million series (the scheduler's views read every job): once a
+ * second, as it was, that took a quarter of a core from polling, and made garbage for the main
+ * thread's pauses.
+ * The data beside it changes at polling cadences of 30 s and more.
+ */
+const TAIL_MAX_AGE_MS = 5_000;
 /** A format not scraped for this long is no longer rendered ahead of the scrapes. */
 const TAIL_IDLE_MS = 60_000;
 
@@ -177,7 +184,7 @@ export async function startServingThreads(parts: ServerParts, options: ServingTh
       (error: unknown) => log.error({ err: error }, 'rendering the self-metrics for the serving threads failed'),
     );
   };
-  // Ahead of the scrapes, so a Prometheus scraping every 15 s gets self-metrics at most a second old.
+  // Ahead of the scrapes, so a Prometheus scraping every 15 s never waits and gets self-metrics at most 5 s old.
   const ahead = setInterval(() => {
     const now = Date.now();
     for (const [format, at] of wanted) {

@@ -4,8 +4,9 @@ import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import bcrypt from 'bcryptjs';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { joinBody } from '../../src/exposition/gzip.js';
+import { SelfMetricsCache } from '../../src/exposition/scrape.js';
 import { defaultServingThreads } from '../../src/server/serving-threads.js';
 import { drive, type Driven } from '../support/drive.js';
 import { sampleValue } from '../support/exposition-text.js';
@@ -91,6 +92,21 @@ describe('serving threads', () => {
     const loops = await driven.exporter.servingLoopDelays();
     expect(loops.map((loop) => loop.thread).sort()).toEqual(['serving-0', 'serving-1']);
     for (const loop of loops) expect(loop.samples).toBeGreaterThan(0);
+  });
+
+  it('ask the main thread for the self-metrics every 5 s, not for every burst of scrapes: a rendering reads every job of every account', async () => {
+    driven = await drive({ simulator: { hosts: 2, websites: 0 }, config: CONFIG, env: (sim) => ({ KEY: sim.keys.pro }), servingThreads: 1 });
+    await scrapeCurrent(driven, { accept: 'text/plain' }, 'text');
+    const renderings = vi.spyOn(SelfMetricsCache.prototype, 'tail');
+    // Scraped for 3.5 s without a pause: at most one rendering ahead of the scrapes and one a
+    // thread asked for (once a second, as it was, 3 or more).
+    try {
+      const until = Date.now() + 3500;
+      while (Date.now() < until) expect((await scrapeRaw(`${driven.exporter.url}/metrics`, { accept: 'text/plain' })).status).toBe(200);
+      expect(renderings.mock.calls.length).toBeLessThanOrEqual(2);
+    } finally {
+      renderings.mockRestore();
+    }
   });
 
   it('follow every new snapshot: a host gone upstream leaves /metrics in every thread', async () => {
