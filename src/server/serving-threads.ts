@@ -60,6 +60,33 @@ const TAIL_MAX_AGE_MS = 5_000;
 /** A format not scraped for this long is no longer rendered ahead of the scrapes. */
 const TAIL_IDLE_MS = 60_000;
 
+/**
+ * The formats whose self-metrics are rendered ahead of the scrapes: those a thread scraped or
+ * asked for within the idle window. Scrapes count, not only a thread's requests: a thread asks
+ * only when its rendering is older than TAIL_MAX_AGE_MS, which the renderings ahead seldom let
+ * happen, so with requests alone they lapsed a minute later and the next scrape could wait for
+ * the main thread.
+ */
+export class TailDemand {
+  private readonly lastWanted = new Map<ExpositionFormat, number>();
+
+  constructor(private readonly idleMs = TAIL_IDLE_MS) {}
+
+  want(format: ExpositionFormat, nowMs: number): void {
+    this.lastWanted.set(format, nowMs);
+  }
+
+  /** The formats to render now; those not wanted within the idle window are forgotten. */
+  due(nowMs: number): ExpositionFormat[] {
+    const due: ExpositionFormat[] = [];
+    for (const [format, at] of this.lastWanted) {
+      if (nowMs - at > this.idleMs) this.lastWanted.delete(format);
+      else due.push(format);
+    }
+    return due;
+  }
+}
+
 export interface ServingThreadData {
   readonly index: number;
   readonly host: string | undefined;
@@ -155,7 +182,7 @@ export async function startServingThreads(parts: ServerParts, options: ServingTh
   const events = webServerEvents(options.registry);
   // One for every thread, and for a thread started again: a flood spread over the threads meets one throttle.
   const passwords = new ThrottledPasswordGate();
-  const wanted = new Map<ExpositionFormat, number>();
+  const demand = new TailDemand();
   const workers: Worker[] = [];
   let closing = false;
 
@@ -186,17 +213,16 @@ export async function startServingThreads(parts: ServerParts, options: ServingTh
   };
   // Ahead of the scrapes, so a Prometheus scraping every 15 s never waits and gets self-metrics at most 5 s old.
   const ahead = setInterval(() => {
-    const now = Date.now();
-    for (const [format, at] of wanted) {
-      if (now - at > TAIL_IDLE_MS) wanted.delete(format);
-      else renderTail(format);
-    }
+    for (const format of demand.due(Date.now())) renderTail(format);
   }, TAIL_MAX_AGE_MS);
   ahead.unref();
 
   const loopReplies = new PendingReplies<LoopDelayFigures>();
   const apply = (counted: ServingEvents): void => {
-    for (const labels of counted.scraped) parts.observer.scraped(labels);
+    for (const labels of counted.scraped) {
+      parts.observer.scraped(labels);
+      demand.want(labels.format, Date.now());
+    }
     for (const scrape of counted.finished) parts.observer.finished(scrape.labels, scrape.seconds, scrape.bytes);
     for (let i = 0; i < counted.rejected; i++) parts.observer.rejected();
     for (const reason of counted.closed) events.closed(reason);
@@ -232,7 +258,7 @@ export async function startServingThreads(parts: ServerParts, options: ServingTh
     worker.on('message', (message: FromServingThread) => {
       switch (message.type) {
         case 'want-tail':
-          wanted.set(message.format, Date.now());
+          demand.want(message.format, Date.now());
           renderTail(message.format);
           return;
         case 'events':

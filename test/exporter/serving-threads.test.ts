@@ -7,7 +7,7 @@ import bcrypt from 'bcryptjs';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { joinBody } from '../../src/exposition/gzip.js';
 import { SelfMetricsCache } from '../../src/exposition/scrape.js';
-import { defaultServingThreads } from '../../src/server/serving-threads.js';
+import { defaultServingThreads, TailDemand } from '../../src/server/serving-threads.js';
 import { drive, type Driven } from '../support/drive.js';
 import { sampleValue } from '../support/exposition-text.js';
 import { makeTestPki, type TestPki } from '../support/tls.js';
@@ -53,6 +53,26 @@ async function scrapeCurrent(d: Driven, headers: Record<string, string>, format:
 }
 
 describe('serving threads', () => {
+  it.each([
+    { what: 'a format scraped just now', wanted: [0], at: 5_000, due: ['text'] },
+    { what: 'a format last scraped a minute ago', wanted: [0], at: 60_001, due: [] },
+    { what: 'a format scraped every 15 s, long after its first scrape', wanted: [0, 15_000, 30_000, 45_000, 60_000, 75_000], at: 80_000, due: ['text'] },
+  ])('renders self-metrics ahead for $what: $due', ({ wanted, at, due }) => {
+    const demand = new TailDemand(60_000);
+    for (const time of wanted) demand.want('text', time);
+    expect(demand.due(at)).toEqual(due);
+  });
+
+  it('forgets a format once it is idle, and renders it again when it is scraped again', () => {
+    const demand = new TailDemand(60_000);
+    demand.want('text', 0);
+    demand.want('openmetrics', 50_000);
+    expect(demand.due(70_000)).toEqual(['openmetrics']);
+    expect(demand.due(80_000)).toEqual(['openmetrics']);
+    demand.want('text', 90_000);
+    expect(demand.due(95_000).sort()).toEqual(['openmetrics', 'text']);
+  });
+
   it('defaults to one thread per core beyond one, at least one, at most four', () => {
     expect([1, 2, 3, 4, 8, 64].map((cores) => defaultServingThreads(cores))).toEqual([1, 1, 2, 3, 4, 4]);
   });
@@ -98,14 +118,21 @@ describe('serving threads', () => {
     driven = await drive({ simulator: { hosts: 2, websites: 0 }, config: CONFIG, env: (sim) => ({ KEY: sim.keys.pro }), servingThreads: 1 });
     await scrapeCurrent(driven, { accept: 'text/plain' }, 'text');
     const renderings = vi.spyOn(SelfMetricsCache.prototype, 'tail');
+    const wanted = vi.spyOn(TailDemand.prototype, 'want');
     // Scraped for 3.5 s without a pause: at most one rendering ahead of the scrapes and one a
     // thread asked for (once a second, as it was, 3 or more).
     try {
-      const until = Date.now() + 3500;
-      while (Date.now() < until) expect((await scrapeRaw(`${driven.exporter.url}/metrics`, { accept: 'text/plain' })).status).toBe(200);
-      expect(renderings.mock.calls.length).toBeLessThanOrEqual(2);
+      const started = Date.now();
+      let scrapes = 0;
+      for (; Date.now() < started + 3500; scrapes++) expect((await scrapeRaw(`${driven.exporter.url}/metrics`, { accept: 'text/plain' })).status).toBe(200);
+      // One a 5 s tick ahead, and one a thread asked for; a slow scrape that stretches the loop allows another tick.
+      expect(renderings.mock.calls.length).toBeLessThanOrEqual(1 + Math.ceil((Date.now() - started) / 5000));
+      // Every scrape keeps the renderings ahead going, not only a thread's rare requests (reported every 100 ms).
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(wanted.mock.calls.filter(([format]) => format === 'text').length).toBeGreaterThanOrEqual(scrapes);
     } finally {
       renderings.mockRestore();
+      wanted.mockRestore();
     }
   });
 
