@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { request } from 'node:http';
 import { promisify } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import { Gauge, Registry } from 'prom-client';
@@ -249,20 +248,7 @@ describe('telemetry path', () => {
     await store.flush();
     const server = await startHttpServer(createServer({ store, selfRegistry: registry, status: new FlippableStatus() }), '127.0.0.1:0');
     running.push(server);
-    const received = await new Promise<Buffer>((resolve, reject) => {
-      const chunks: Buffer[] = [];
-      const req = request(`${server.url}/metrics`, (res) => {
-        res.on('data', (chunk: Buffer) => {
-          chunks.push(chunk);
-          res.pause();
-          setTimeout(() => res.resume(), 1);
-        });
-        res.on('end', () => resolve(Buffer.concat(chunks)));
-        res.on('error', reject);
-      });
-      req.on('error', reject);
-      req.end();
-    });
+    const received = (await rawRequest(`${server.url}/metrics`, { pauseAfterReadMs: 1 })).body;
     expect(received.length).toBeGreaterThan(2_000_000);
     expect(received.toString().startsWith(joinBody(store.snapshot().text).toString())).toBe(true);
   });

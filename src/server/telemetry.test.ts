@@ -1,7 +1,8 @@
 import { EventEmitter, once } from 'node:events';
-import { createServer, get } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { rawRequest } from '../../test/server/http.js';
 import { sendBody } from './telemetry.js';
 
 /** The parts of a response sendBody uses, recording what it is asked to do; a write finds room while fewer than `room` bytes wait. */
@@ -88,18 +89,7 @@ describe('sendBody', () => {
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
     try {
-      const received = await new Promise<Buffer>((resolve, reject) => {
-        get({ host: '127.0.0.1', port: (server.address() as AddressInfo).port }, (res) => {
-          const parts: Buffer[] = [];
-          res.on('data', (part: Buffer) => {
-            parts.push(part);
-            res.pause();
-            setTimeout(() => res.resume(), 1);
-          });
-          res.once('end', () => resolve(Buffer.concat(parts)));
-          res.once('error', reject);
-        }).once('error', reject);
-      });
+      const { body: received } = await rawRequest(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, { pauseAfterReadMs: 1 });
       expect(received.length).toBe(expected.length);
       expect(received.equals(expected)).toBe(true);
     } finally {

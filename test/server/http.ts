@@ -7,15 +7,24 @@ export interface RawResponse {
   readonly body: Buffer;
 }
 
-/** A plain HTTP request that does not decode anything, so tests see the bytes on the wire. */
+/**
+ * A plain HTTP request that does not decode anything, so tests see the bytes on the wire. With
+ * `pauseAfterReadMs` it reads like a slow scraper: it stops after every read for that long.
+ */
 export function rawRequest(
   url: string,
-  options: { method?: string; headers?: Record<string, string>; agent?: Agent } = {},
+  options: { method?: string; headers?: Record<string, string>; agent?: Agent; pauseAfterReadMs?: number } = {},
 ): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const req = request(url, { method: options.method ?? 'GET', headers: options.headers, agent: options.agent }, (res) => {
       const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      const pause = options.pauseAfterReadMs;
+      res.on('data', (chunk: Buffer) => {
+        chunks.push(chunk);
+        if (pause === undefined) return;
+        res.pause();
+        setTimeout(() => res.resume(), pause);
+      });
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
       res.on('error', reject);
     });
