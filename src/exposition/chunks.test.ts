@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CHUNK_BYTES, ChunkedBodies, ChunkStore, type ChunkLayout } from './chunks.js';
+import { CHUNK_BYTES, ChunkedBodies, ChunkStore, type Chunk, type ChunkLayout } from './chunks.js';
 
 const RUN = 32 * 1024;
 
@@ -85,6 +85,23 @@ describe('ChunkedBodies', () => {
   it('says which chunk a thread never received', () => {
     const store = new ChunkStore();
     expect(() => store.body(Int32Array.of(123456), 'OpenMetrics')).toThrow('chunk 123456 of the OpenMetrics body was never received');
+  });
+
+  it('keeps the chunks any of the bodies uses, round after round, and forgets the others', () => {
+    const chunk = (id: number): Chunk => ({ id, bytes: new SharedArrayBuffer(id) });
+    const store = new ChunkStore();
+    store.add([1, 2, 3, 4, 5].map(chunk));
+    store.keepOnly([Int32Array.of(1, 2), Int32Array.of(2, 4)]);
+    expect(store.all().map((c) => c.id)).toEqual([1, 2, 4]);
+    // A chunk added after a round is kept by the next round that uses it.
+    store.add([chunk(6)]);
+    store.keepOnly([Int32Array.of(4, 6)]);
+    expect(store.all().map((c) => c.id)).toEqual([4, 6]);
+    expect(store.body(Int32Array.of(6, 4), 'text').map((view) => view.length)).toEqual([6, 4]);
+    // Ids of chunks never received are not kept either.
+    store.keepOnly([Int32Array.of(6, 7)]);
+    expect(store.all().map((c) => c.id)).toEqual([6]);
+    expect(() => store.body(Int32Array.of(4), 'text')).toThrow('chunk 4 of the text body was never received');
   });
 });
 
