@@ -58,9 +58,11 @@ describe('MetricStore publish, replace, retract', () => {
     const { store } = newStore();
     store.publish('g', [gauge(cpu, { a: 1, b: 2 }), gauge(mem, { a: 10 })]);
     await store.flush();
+    expect(store.snapshot().series).toBe(3);
     store.publish('g', [gauge(cpu, { a: 3 })]);
     await store.flush();
     expect(text(store)).toBe('# HELP demo_cpu_ratio CPU use.\n# TYPE demo_cpu_ratio gauge\ndemo_cpu_ratio{host="a"} 3\n');
+    expect(store.snapshot().series).toBe(1);
   });
 
   it('retract removes the series and a family nobody else holds', async () => {
@@ -68,10 +70,12 @@ describe('MetricStore publish, replace, retract', () => {
     store.publish('host/a', [gauge(cpu, { a: 1 }), gauge(mem, { a: 5 })]);
     store.publish('host/b', [gauge(cpu, { b: 2 })]);
     await store.flush();
+    expect(store.snapshot().series).toBe(3);
     store.retract('host/a');
     await store.flush();
     expect(text(store)).toBe('# HELP demo_cpu_ratio CPU use.\n# TYPE demo_cpu_ratio gauge\ndemo_cpu_ratio{host="b"} 2\n');
     expect(store.groups('host/')).toEqual(['host/b']);
+    expect(store.snapshot().series).toBe(1);
   });
 
   it('retracting an unknown group changes nothing', async () => {
@@ -242,6 +246,26 @@ describe('MetricStore conflicts, duplicates and invalid families', () => {
     ]);
     await store.flush();
     expect(text(store).match(/demo_cpu_ratio\{/g)).toHaveLength(1);
+    expect(store.stats().duplicateSeries).toBe(1);
+  });
+
+  it('renders each sample with its own labels when families share label objects, interleaved', async () => {
+    const { store } = newStore();
+    const a = { account: 'x', host_uuid: 'a' };
+    const b = { account: 'x', host_uuid: 'b', device: 'sda' };
+    store.publish('hosts', [
+      { spec: { ...cpu, type: 'gauge' }, samples: [{ labels: a, value: 1 }, { labels: b, value: 2 }, { labels: a, value: 3 }] },
+      { spec: { ...mem, type: 'gauge' }, samples: [{ labels: b, value: 4 }, { labels: a, value: 5 }] },
+    ]);
+    await store.flush();
+    expect(text(store).split('\n').filter((line) => !line.startsWith('#'))).toEqual([
+      'demo_cpu_ratio{account="x",host_uuid="a"} 1',
+      'demo_cpu_ratio{account="x",host_uuid="b",device="sda"} 2',
+      'demo_memory_bytes{account="x",host_uuid="b",device="sda"} 4',
+      'demo_memory_bytes{account="x",host_uuid="a"} 5',
+      '',
+    ]);
+    // The third cpu sample repeats the first one's series: a duplicate, whichever object it came in.
     expect(store.stats().duplicateSeries).toBe(1);
   });
 

@@ -13,7 +13,7 @@ import {
   validateFamily,
 } from './format.js';
 import { DEFAULT_GZIP_LEVEL, EMPTY_BODY, type PreparedBody } from './gzip.js';
-import type { FamilySamples, FamilySpec, HistogramSample, MetricSink, ScalarSample, SummarySample } from './model.js';
+import type { FamilySamples, FamilySpec, HistogramSample, Labels, MetricSink, ScalarSample, SummarySample } from './model.js';
 import { openMetricsFamilyHeader } from './render-openmetrics.js';
 import { textFamilyHeader } from './render-text.js';
 import { SeriesIndex, familySeed, hashString, type SeriesHash } from './series-index.js';
@@ -173,6 +173,8 @@ export class MetricStore implements MetricSink {
   private readonly metrics: SelfMetrics | undefined;
 
   private readonly groupContent = new Map<string, GroupContent>();
+  /** The sum of the groups' `series`, kept as they change: a rebuild does not walk every group. */
+  private heldSeries = 0;
   private readonly families = new Map<string, FamilyEntry>();
   private readonly series = new SeriesIndex();
   private readonly ownerNames = new Map<number, string>();
@@ -276,6 +278,7 @@ export class MetricStore implements MetricSink {
     const owner = old?.owner ?? this.nextOwner++;
     const { content, message } = this.render(group, owner, families);
     this.groupContent.set(group, content);
+    this.heldSeries += content.series - (old?.series ?? 0);
     this.ownerNames.set(owner, group);
     const transfer = [message.lines.buffer as ArrayBuffer];
     if (message.openMetricsLines) transfer.push(message.openMetricsLines.buffer as ArrayBuffer);
@@ -290,6 +293,7 @@ export class MetricStore implements MetricSink {
     if (!old) return;
     this.releaseHoldings(old);
     this.groupContent.delete(group);
+    this.heldSeries -= old.series;
     this.ownerNames.delete(old.owner);
     builderClient.post({ type: 'retract', store: this.id, name: group });
     this.dropUnheld(old.families);
@@ -326,6 +330,7 @@ export class MetricStore implements MetricSink {
     const pending = new Map<FamilyEntry, PendingFamily>();
     const hashes: number[] = [];
     const hash: SeriesHash = { hi: 0, lo: 0 };
+    const labelTexts = new LabelTexts();
     let series = 0;
     for (const family of families) {
       const name = String((family as { spec?: { name?: unknown } }).spec?.name);
@@ -376,7 +381,7 @@ export class MetricStore implements MetricSink {
         pending.set(entry, lines);
         entry.holders++;
       }
-      series += this.renderSamples(group, owner, entry, family, lines, hashes, hash);
+      series += this.renderSamples(group, owner, entry, family, lines, hashes, hash, labelTexts);
     }
     return encodeGroup(this.id, group, owner, pending, hashes, series);
   }
@@ -401,13 +406,13 @@ export class MetricStore implements MetricSink {
     lines: PendingFamily,
     hashes: number[],
     hash: SeriesHash,
+    labelTexts: LabelTexts,
   ): number {
     const name = entry.name;
     const type = family.spec.type;
     let series = 0;
     for (const sample of family.samples) {
-      const pairs = renderLabelPairs(sample.labels);
-      const key = seriesKey(sample.labels, pairs);
+      const { pairs, key } = labelTexts.of(sample.labels);
       hashString(key, entry.seed.hi, entry.seed.lo, hash);
       const holder = this.series.claim(hash.hi, hash.lo, owner);
       if (holder !== 0) {
@@ -529,8 +534,7 @@ export class MetricStore implements MetricSink {
     const capturedAtMs = this.clock.now();
     this.sortedFamilies ??= [...this.families.values()].sort((a, b) => compareStrings(a.name, b.name));
     const families = this.sortedFamilies;
-    let series = 0;
-    for (const content of this.groupContent.values()) series += content.series;
+    const series = this.heldSeries;
     const groups = this.groupContent.size;
     const reply = await builderClient.request({ type: 'build', store: this.id, gzipLevel: this.gzipLevel });
     if (reply.type === 'failed') throw new Error(`building the exposition failed: ${reply.message}`);
@@ -580,6 +584,36 @@ export class MetricStore implements MetricSink {
     }
     for (const listener of this.snapshotListeners) listener(this.current);
   }
+}
+
+/**
+ * The rendered label pairs and series key of each labels object, within one publish. Sources
+ * reuse their label objects: every metric of a host carries the host's, a per-device metric its
+ * device's. One rendering per object and publish instead of one per sample, which made strings,
+ * arrays and sorted copies for every sample of every publish.
+ */
+class LabelTexts {
+  private lastLabels: Labels | undefined;
+  private last: LabelText = { pairs: '', key: '' };
+  private readonly known = new Map<Labels, LabelText>();
+
+  of(labels: Labels): LabelText {
+    if (labels === this.lastLabels) return this.last;
+    let text = this.known.get(labels);
+    if (text === undefined) {
+      const pairs = renderLabelPairs(labels);
+      text = { pairs, key: seriesKey(labels, pairs) };
+      this.known.set(labels, text);
+    }
+    this.lastLabels = labels;
+    this.last = text;
+    return text;
+  }
+}
+
+interface LabelText {
+  readonly pairs: string;
+  readonly key: string;
 }
 
 const EMPTY_LAYOUT: BuiltFormat = { raw: new Int32Array(0), deflated: new Int32Array(0), crc32: 0, length: 0, deflatedLength: 0 };
