@@ -54,6 +54,16 @@ describe('LimitedAccountSink', () => {
     expect(first).toEqual([reason]);
   });
 
+  it('passes families within every limit on as they are, without a copy', () => {
+    const { store, sink, dropped } = sinkWith({ labelNameLength: 8, labelValueLength: 2 });
+    const families = [gauge('monapi_a', 12), gauge('monapi_b', 3, { device: 'sd' })];
+    sink.publish('g', families);
+    const published = store.published.get('g') ?? [];
+    expect(published).toHaveLength(2);
+    published.forEach((family, i) => expect(family).toBe(families[i]));
+    expect(dropped).toEqual([]);
+  });
+
   it('retractAll removes every group the account published, and nothing else', () => {
     const { store, sink } = sinkWith({});
     store.publish('other/x', [gauge('monapi_z', 1)]);
