@@ -30,7 +30,7 @@ import { measureDecode } from './scale/decode.js';
 import { startNginx, type RunningNginx } from './scale/nginx.js';
 import { UpstreamPacer, type PacerRoute } from './scale/pacer.js';
 import { nodeArgs, relayStderr, reportCrashes, REPO_ROOT, requireProgram, stopProcess, waitForLine } from './scale/processes.js';
-import type { ExporterMessage, ExporterRequest, ExporterStats, LoopDelay, PromClientReady } from './scale/protocol.js';
+import type { AllocationKind, ExporterMessage, ExporterRequest, ExporterStats, LoopDelay, PromClientReady } from './scale/protocol.js';
 import { renderReport, renderPlot } from './scale/report.js';
 import type { LatencyFigures, PromClientResult, RunResult, StepResult, VariantResult } from './scale/results.js';
 import { fullLengthProblem, runWrk, type WrkResult } from './scale/wrk.js';
@@ -83,8 +83,8 @@ interface Options {
   readonly out: string;
   readonly profile: boolean;
   readonly heapSnapshot: boolean;
-  /** Sample allocations over the polling window: all of them, or those that outlived the young generation. */
-  readonly allocations: 'all' | 'old' | undefined;
+  /** Sample allocations over the polling window: all of them, those no scavenge collected, or those still alive at its end. */
+  readonly allocations: AllocationKind | undefined;
   readonly tiny: boolean;
   /** Extra Node options for the exporter's process, e.g. to try garbage-collector settings. */
   readonly exporterNodeOptions: string[];
@@ -106,8 +106,9 @@ const HELP = `Usage: npm run bench -- [flags]
   --tiny                     the CI version: one step of about 1,500 series, 2 s windows
   --profile                  run the exporter with --cpu-prof (profiles in DIR/profiles)
   --heap-snapshot            write a heap snapshot of the exporter per step (DIR/profiles)
-  --allocations all|old      sample the exporter's allocations over the polling window: all of them
-                             (collected ones included), or those that outlived the young generation
+  --allocations all|old|live sample the exporter's allocations over the polling window: all of them
+                             (collected ones included); those no scavenge collected (promoted ones, and
+                             young ones a full collection swept); or those still alive at its end
                              (DIR/profiles/*.heapprofile; read with bench/scale/allocations.ts)
   --exporter-node-options S  extra Node options for the exporter, e.g. "--max-semi-space-size=64"
   --serving-threads N        threads serving the exporter's port (default: as --web.serving-threads=auto;
@@ -115,8 +116,8 @@ const HELP = `Usage: npm run bench -- [flags]
 `;
 
 function allocationsKind(text: string | undefined): Options['allocations'] {
-  if (text === undefined || text === 'all' || text === 'old') return text;
-  throw new Error(`--allocations must be all or old, got ${JSON.stringify(text)}`);
+  if (text === undefined || text === 'all' || text === 'old' || text === 'live') return text;
+  throw new Error(`--allocations must be all, old or live, got ${JSON.stringify(text)}`);
 }
 
 function parseOptions(argv: readonly string[]): Options | 'help' {
@@ -485,7 +486,7 @@ async function runStep(targetSeries: number, accountsOverride: number | undefine
     pacer.takeCounts();
     await exporter.reset();
     // A tiny run's window allocates a few MB: finer samples so that its profile still says whose they are.
-    if (options.allocations) await exporter.request({ type: 'allocations-start', includeYoung: options.allocations === 'all', intervalBytes: options.tiny ? 512 : 64 * 1024 });
+    if (options.allocations) await exporter.request({ type: 'allocations-start', kind: options.allocations, intervalBytes: options.tiny ? 512 : 64 * 1024 });
     await sleep(options.pollingSeconds * 1000);
     const polling = await exporter.stats();
     if (options.allocations && profileDir) await exporter.request({ type: 'allocations-stop', path: join(profileDir, `exporter-${targetSeries}.heapprofile`) });

@@ -18,7 +18,7 @@ import { startExporter } from '../../src/exporter/index.js';
 import { defaultServingThreads } from '../../src/server/serving-threads.js';
 import type { ExpositionSnapshot } from '../../src/exposition/store.js';
 import { reportCrashes } from './processes.js';
-import type { ExporterRequest, ExporterStats, LoopDelay } from './protocol.js';
+import type { AllocationKind, ExporterRequest, ExporterStats, LoopDelay } from './protocol.js';
 
 const [configFile, logFile] = process.argv.slice(2);
 if (!configFile || !logFile || !process.send) {
@@ -147,19 +147,18 @@ async function stats(afterCollection = false): Promise<ExporterStats> {
 }
 
 /**
- * The serving thread's allocations, sampled, including objects collected since (a plain heap
- * profile keeps only the survivors): where the garbage the collections work for comes from.
- * Without the young ones: what was promoted to the old generation, which full collections
- * (and their pauses) are for.
+ * The main thread's allocations, sampled, by the `AllocationKind` kept: with the collected
+ * objects (a plain heap profile keeps only the survivors), where the garbage the collections
+ * work for comes from; only the survivors, what the window left for later collections.
  */
 let inspector: Session | undefined;
-async function startAllocationSampling(includeYoung: boolean, intervalBytes: number): Promise<void> {
+async function startAllocationSampling(kind: AllocationKind, intervalBytes: number): Promise<void> {
   inspector = new Session();
   inspector.connect();
   await inspector.post('HeapProfiler.startSampling', {
     samplingInterval: intervalBytes,
-    includeObjectsCollectedByMajorGC: true,
-    includeObjectsCollectedByMinorGC: includeYoung,
+    includeObjectsCollectedByMajorGC: kind !== 'live',
+    includeObjectsCollectedByMinorGC: kind === 'all',
   });
 }
 
@@ -202,7 +201,7 @@ process.on('message', (message: ExporterRequest) => {
       send({ type: 'heap-snapshot', path: writeHeapSnapshot(message.path) });
       return;
     case 'allocations-start':
-      void startAllocationSampling(message.includeYoung, message.intervalBytes).then(() => send({ type: 'allocations-start' }));
+      void startAllocationSampling(message.kind, message.intervalBytes).then(() => send({ type: 'allocations-start' }));
       return;
     case 'allocations-stop':
       void stopAllocationSampling(message.path).then(() => send({ type: 'allocations-stop', path: message.path }));

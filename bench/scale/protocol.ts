@@ -35,16 +35,22 @@ export interface ExporterStats {
   readonly gc: { readonly count: number; readonly totalMs: number; readonly maxMs: number; readonly maxKind: string };
 }
 
+/**
+ * Which sampled allocations a profile keeps: `all`, collected ones included; `old`, those no
+ * scavenge collected: the promoted ones, but also the young ones a full collection swept
+ * (everything allocated since the scavenge before it), so it follows the allocation rate too;
+ * `live`, those still alive when sampling stops: the state the window made, which replaces
+ * older state that full collections then free.
+ */
+export type AllocationKind = 'all' | 'old' | 'live';
+
 export type ExporterRequest =
   | { readonly type: 'reset' }
   | { readonly type: 'stats' }
   | { readonly type: 'gc' }
   | { readonly type: 'heap-snapshot'; readonly path: string }
-  /**
-   * `includeYoung`: also the objects scavenges collect, not only those promoted or still alive;
-   * `intervalBytes`: one sample per this many bytes allocated, on average.
-   */
-  | { readonly type: 'allocations-start'; readonly includeYoung: boolean; readonly intervalBytes: number }
+  /** `intervalBytes`: one sample per this many bytes allocated, on average. */
+  | { readonly type: 'allocations-start'; readonly kind: AllocationKind; readonly intervalBytes: number }
   | { readonly type: 'allocations-stop'; readonly path: string }
   | { readonly type: 'stop' };
 
