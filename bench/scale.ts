@@ -83,7 +83,7 @@ interface Options {
   readonly out: string;
   readonly profile: boolean;
   readonly heapSnapshot: boolean;
-  /** Sample allocations over the polling window: all of them, those no scavenge collected, or those still alive at its end. */
+  /** Sample allocations over the polling window: all of them, those no scavenge collected, or those held after a collection at its end. */
   readonly allocations: AllocationKind | undefined;
   readonly tiny: boolean;
   /** Extra Node options for the exporter's process, e.g. to try garbage-collector settings. */
@@ -107,8 +107,8 @@ const HELP = `Usage: npm run bench -- [flags]
   --profile                  run the exporter with --cpu-prof (profiles in DIR/profiles)
   --heap-snapshot            write a heap snapshot of the exporter per step (DIR/profiles)
   --allocations all|old|live sample the exporter's allocations over the polling window: all of them
-                             (collected ones included); those no scavenge collected (promoted ones, and
-                             young ones a full collection swept); or those still alive at its end
+                             (collected ones included); those no scavenge collected (held, promoted, or
+                             swept young by a full collection); or those held after a collection at its end
                              (DIR/profiles/*.heapprofile; read with bench/scale/allocations.ts)
   --exporter-node-options S  extra Node options for the exporter, e.g. "--max-semi-space-size=64"
   --serving-threads N        threads serving the exporter's port (default: as --web.serving-threads=auto;

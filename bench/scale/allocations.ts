@@ -1,7 +1,7 @@
 /**
  * Where the exporter's thread allocated during the polling window of an `--allocations` run:
  * the functions that allocated the most bytes themselves, and with the most bytes allocated
- * under them (collected objects included, so this is the garbage the collections work for).
+ * under them, of the objects the run's kind kept (`AllocationKind`: all, old or live).
  *
  *   node --import tsx bench/scale/allocations.ts <file.heapprofile> [top N]
  */

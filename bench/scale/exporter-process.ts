@@ -152,7 +152,9 @@ async function stats(afterCollection = false): Promise<ExporterStats> {
  * work for comes from; only the survivors, what the window left for later collections.
  */
 let inspector: Session | undefined;
+let sampledKind: AllocationKind | undefined;
 async function startAllocationSampling(kind: AllocationKind, intervalBytes: number): Promise<void> {
+  sampledKind = kind;
   inspector = new Session();
   inspector.connect();
   await inspector.post('HeapProfiler.startSampling', {
@@ -164,6 +166,8 @@ async function startAllocationSampling(kind: AllocationKind, intervalBytes: numb
 
 async function stopAllocationSampling(path: string): Promise<void> {
   if (!inspector) return;
+  // Without a collection first, objects that died since the last one would count as alive.
+  if (sampledKind === 'live') collectGarbage();
   const { profile } = await inspector.post('HeapProfiler.stopSampling');
   writeFileSync(path, JSON.stringify(profile));
   inspector.disconnect();

@@ -37,10 +37,9 @@ export interface ExporterStats {
 
 /**
  * Which sampled allocations a profile keeps: `all`, collected ones included; `old`, those no
- * scavenge collected: the promoted ones, but also the young ones a full collection swept
- * (everything allocated since the scavenge before it), so it follows the allocation rate too;
- * `live`, those still alive when sampling stops: the state the window made, which replaces
- * older state that full collections then free.
+ * scavenge collected: what is still held at the end, what was promoted, and the dead young
+ * objects a full collection swept, so it follows the allocation rate too; `live`, what is still
+ * held after a collection when sampling stops.
  */
 export type AllocationKind = 'all' | 'old' | 'live';
 

@@ -8,8 +8,9 @@ import { setFlagsFromString } from 'node:v8';
  * Allocation-site pretenuring off: the exporter's short-lived objects (a publish's lines, a
  * snapshot's piece lists) sometimes outlive one young-generation collection, which makes V8
  * allocate every later object of the same site in the old generation, where only full
- * collections free them; at a million series that doubled what full collections had to free
- * (bench `--allocations old`: 650 MB a minute with it, 322 MB without). docs/scaling.md.
+ * collections free them; at a million series that about doubled what full collections had to
+ * free (bench `--allocations old`, which also counts the young garbage they sweep: 650 MB a
+ * minute with it, 322 MB without). docs/scaling.md.
  */
 export function applyHeapSettings(): void {
   setFlagsFromString('--no-allocation-site-pretenuring');

@@ -147,10 +147,10 @@ export class ChunkedBodies {
  * The chunks a thread holds, by id: those of the bodies it serves. A snapshot holds its own
  * Buffers, so forgetting a chunk never takes it from a scrape still writing it.
  *
- * Called on every new snapshot, with tens of thousands of ids at a million series: nothing
- * here allocates per id. (`Array.from` over the ids went through the iterator protocol, an
- * object per id, and a `Set` of the ids in use was made each time: together 40% of what the
- * main thread allocated while polling, docs/scaling.md.)
+ * `body` and `keepOnly` run on every new snapshot, with tens of thousands of ids at a million
+ * series, and allocate nothing per id. (`Array.from` over the ids went through the iterator
+ * protocol, an object per id, and a `Set` of the ids in use was made each time: together 40% of
+ * what the main thread allocated while polling, docs/scaling.md.)
  */
 export class ChunkStore {
   private readonly chunks = new Map<number, HeldChunk>();
@@ -200,6 +200,6 @@ export class ChunkStore {
 
 interface HeldChunk {
   readonly view: Buffer;
-  /** The last `keepOnly` that found it in use (or the one before it was added). */
+  /** The last `keepOnly` that found it in use, or the round current when it was added. */
   round: number;
 }

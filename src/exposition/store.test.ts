@@ -254,7 +254,7 @@ describe('MetricStore conflicts, duplicates and invalid families', () => {
     const a = { account: 'x', host_uuid: 'a' };
     const b = { account: 'x', host_uuid: 'b', device: 'sda' };
     store.publish('hosts', [
-      { spec: { ...cpu, type: 'gauge' }, samples: [{ labels: a, value: 1 }, { labels: b, value: 2 }, { labels: a, value: 3 }] },
+      { spec: { ...cpu, type: 'gauge' }, samples: [{ labels: a, value: 1 }, { labels: b, value: 2 }, { labels: { host_uuid: 'a', account: 'x' }, value: 3 }] },
       { spec: { ...mem, type: 'gauge' }, samples: [{ labels: b, value: 4 }, { labels: a, value: 5 }] },
     ]);
     await store.flush();
@@ -265,8 +265,13 @@ describe('MetricStore conflicts, duplicates and invalid families', () => {
       'demo_memory_bytes{account="x",host_uuid="a"} 5',
       '',
     ]);
-    // The third cpu sample repeats the first one's series: a duplicate, whichever object it came in.
+    // The third cpu sample repeats the first one's series in another object and order: a duplicate.
     expect(store.stats().duplicateSeries).toBe(1);
+    // A labels object changed between two publishes is read again.
+    Object.assign(a, { host_uuid: 'c' });
+    store.publish('hosts', [{ spec: { ...cpu, type: 'gauge' }, samples: [{ labels: a, value: 6 }] }]);
+    await store.flush();
+    expect(text(store)).toContain('demo_cpu_ratio{account="x",host_uuid="c"} 6');
   });
 
   it('lets a series move to another group once its first holder no longer publishes it', async () => {

@@ -54,9 +54,15 @@ describe('LimitedAccountSink', () => {
     expect(first).toEqual([reason]);
   });
 
-  it('passes families within every limit on as they are, without a copy', () => {
+  it('passes families within every limit on as they are, without copying their samples', () => {
     const { store, sink, dropped } = sinkWith({ labelNameLength: 8, labelValueLength: 2 });
     const families = [gauge('monapi_a', 12), gauge('monapi_b', 3, { device: 'sd' })];
+    for (const family of families) {
+      const copyRefused = () => {
+        throw new Error('the samples of a family within the limits were copied');
+      };
+      Object.assign(family.samples, { slice: copyRefused, filter: copyRefused });
+    }
     sink.publish('g', families);
     const published = store.published.get('g') ?? [];
     expect(published).toHaveLength(2);
