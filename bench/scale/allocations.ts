@@ -1,5 +1,5 @@
 /**
- * Where the exporter's thread allocated during the polling window of an `--allocations` run:
+ * Where the exporter's main thread allocated during the polling window of an `--allocations` run:
  * the functions that allocated the most bytes themselves, and with the most bytes allocated
  * under them, of the objects the run's kind kept (`AllocationKind`: all, old or live).
  *

@@ -147,9 +147,10 @@ async function stats(afterCollection = false): Promise<ExporterStats> {
 }
 
 /**
- * The main thread's allocations, sampled, by the `AllocationKind` kept: with the collected
- * objects (a plain heap profile keeps only the survivors), where the garbage the collections
- * work for comes from; only the survivors, what the window left for later collections.
+ * The main thread's allocations, sampled; which of them the profile keeps is the
+ * `AllocationKind` (protocol.ts): `all`, with the collected objects (a plain heap profile keeps
+ * only the survivors), where the garbage the collections work for comes from; `old`, without
+ * those scavenges collected; `live`, only what a collection at the end of the window leaves.
  */
 let inspector: Session | undefined;
 let sampledKind: AllocationKind | undefined;

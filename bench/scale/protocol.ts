@@ -19,7 +19,7 @@ export interface ExporterStats {
   /** CPU time of the exporter's process since the last reset. */
   readonly cpuSeconds: number;
   readonly wallSeconds: number;
-  /** Of this (serving) thread. */
+  /** Of the main thread (`rss`: of the process). */
   readonly memory: NodeJS.MemoryUsage;
   /** V8 heap of the exposition builder thread (not in `memory.heapUsed`). */
   readonly builderHeapUsed: number;
@@ -29,9 +29,9 @@ export interface ExporterStats {
   readonly visible: { readonly count: number; readonly p50Ms: number; readonly p99Ms: number; readonly maxMs: number };
   /** Rebuilds since the last reset: how many, their mean wall time, and the raw bytes each compressed on average. */
   readonly rebuilds: { readonly count: number; readonly meanMs: number; readonly meanCompressedBytes: number };
-  /** The longest stalls of the serving thread since the last reset, longest first: when each ended (µs of the monotonic clock the --cpu-prof profiles use) and how long. */
+  /** The longest stalls of the main thread since the last reset, longest first: when each ended (µs of the monotonic clock the --cpu-prof profiles use) and how long. */
   readonly stalls: readonly { readonly endedAtUs: number; readonly ms: number }[];
-  /** Garbage-collection pauses of the serving thread since the last reset. */
+  /** Garbage-collection pauses of the main thread since the last reset. */
   readonly gc: { readonly count: number; readonly totalMs: number; readonly maxMs: number; readonly maxKind: string };
 }
 

@@ -98,7 +98,7 @@ describe('ChunkedBodies', () => {
     store.keepOnly([Int32Array.of(4, 6)]);
     expect(store.all().map((c) => c.id)).toEqual([4, 6]);
     expect(store.body(Int32Array.of(6, 4), 'text').map((view) => view.length)).toEqual([6, 4]);
-    // Ids of chunks never received are not kept either.
+    // An id never received is skipped without error; 4, no longer used, is dropped.
     store.keepOnly([Int32Array.of(6, 7)]);
     expect(store.all().map((c) => c.id)).toEqual([6]);
     expect(() => store.body(Int32Array.of(4), 'text')).toThrow('chunk 4 of the text body was never received');

@@ -591,7 +591,7 @@ export class MetricStore implements MetricSink {
  * reuse their label objects: every metric of a host carries the host's, a per-device metric its
  * device's. One rendering per object and publish instead of one per sample, which made strings,
  * arrays and sorted copies for every sample of every publish. (A source that makes an object per
- * sample pays a map entry per sample more; none of the large ones does.)
+ * sample pays a map entry per sample more.)
  */
 class LabelTexts {
   private readonly known = new Map<Labels, LabelText>();

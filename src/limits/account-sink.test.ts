@@ -70,6 +70,21 @@ describe('LimitedAccountSink', () => {
     expect(dropped).toEqual([]);
   });
 
+  it('keeps the samples after one over a label limit', () => {
+    const { sink, store, dropped } = sinkWith({ labelValueLength: 1 });
+    const family: FamilySamples = {
+      spec: { name: 'monapi_a', type: 'gauge', help: 'h' },
+      samples: [
+        { labels: { i: '1' }, value: 1 },
+        { labels: { i: '22' }, value: 2 },
+        { labels: { i: '3' }, value: 3 },
+      ],
+    };
+    sink.publish('g', [family]);
+    expect(store.published.get('g')?.[0]?.samples.map((sample) => sample.labels.i)).toEqual(['1', '3']);
+    expect(dropped).toEqual([['label_value_length', 1]]);
+  });
+
   it('retractAll removes every group the account published, and nothing else', () => {
     const { store, sink } = sinkWith({});
     store.publish('other/x', [gauge('monapi_z', 1)]);
