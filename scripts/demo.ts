@@ -8,7 +8,7 @@ import { ScaledClock } from '../src/lib/clock.js';
 import { createLogger } from '../src/lib/logger.js';
 import { startExporter, type RunningExporter } from '../src/exporter/index.js';
 import { MAX_SERVING_THREADS, servingThreadsOf } from '../src/server/serving-threads.js';
-import { startWebServer } from '../src/server/web-server.js';
+import { mainThreadWebServer } from '../src/server/web-server.js';
 import { SHAPE_SETS, startSimulator, type RunningSimulator, type ShapeSet } from '../simulator/index.js';
 import { findPrometheus, PrometheusNotFound, startDemoPrometheus, type DemoPrometheus } from './demo-prometheus.js';
 
@@ -226,7 +226,7 @@ export async function startDemo(opts: DemoOptions): Promise<RunningDemo> {
       log,
       clock,
       // The CLI's server on the main thread too, so /metrics has the same self-metrics either way.
-      serve: (app, address, _lifecycle, registry) => startWebServer(app, { listenAddress: address, log, registry }),
+      serve: mainThreadWebServer({ log }),
       ...(opts.servingThreads === undefined ? {} : { servingThreads: opts.servingThreads }),
     });
     return {

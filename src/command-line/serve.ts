@@ -9,7 +9,7 @@ import { createLogger } from '../lib/logger.js';
 import { processRedactor } from '../lib/redact.js';
 import { startProbeServer, type RunningProbeServer } from '../server/probe-server.js';
 import { loadWebConfig, WebConfigError } from '../server/web-config.js';
-import { startWebServer } from '../server/web-server.js';
+import { mainThreadWebServer } from '../server/web-server.js';
 import { checkCapacity } from '../sharding/capacity.js';
 import type { ShardAssignment } from '../sharding/index.js';
 import type { Flags } from './flags.js';
@@ -113,7 +113,7 @@ export async function serve(flags: Flags): Promise<number> {
       return current;
     },
     enableLifecycle: flags.webEnableLifecycle,
-    serve: (app, address, _lifecycle, registry) => startWebServer(app, { listenAddress: address, webConfigFile, log, registry }),
+    serve: mainThreadWebServer({ webConfigFile, log }),
     servingThreads: flags.webServingThreads,
     ...(webConfigFile === undefined ? {} : { webConfigFile }),
   });

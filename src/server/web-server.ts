@@ -130,6 +130,15 @@ interface ActiveConfig {
 }
 
 /**
+ * `startExporter`'s `serve` for the main thread: `startWebServer` on the exporter's listen
+ * address, reporting to its registry. The command line's and the demo's, so that both serve
+ * alike, with the same self-metrics.
+ */
+export function mainThreadWebServer(options: { readonly log: Logger; readonly webConfigFile?: string | undefined }): (app: RequestListener, listenAddress: string, lifecycle: unknown, registry: Registry) => Promise<RunningServer> {
+  return (app, listenAddress, _lifecycle, registry) => startWebServer(app, { listenAddress, webConfigFile: options.webConfigFile, log: options.log, registry });
+}
+
+/**
  * Starts the server for `app`; throws `WebConfigError` for a bad web configuration. Long: the
  * TLS context, basic auth, the connection guard and the reload of the web configuration share
  * the server's state and are wired here in one place.
