@@ -179,7 +179,10 @@ function parseOptions(argv: readonly string[]): Options | 'help' {
 /** The longest stalls and GC pauses of a window, to look up in a --profile run. */
 function stallsText(stats: ExporterStats): string {
   const stalls = stats.stalls.map((s) => `${s.ms.toFixed(0)} ms ending at ${s.endedAtUs} µs`).join(', ');
-  return `stalls over 50 ms: ${stalls || 'none'}; GC pauses ${stats.gc.count}, ${stats.gc.totalMs.toFixed(0)} ms in all, longest ${stats.gc.maxMs.toFixed(1)} ms (${stats.gc.maxKind || '-'})`;
+  const kinds = Object.entries(stats.gc.byKind)
+    .map(([kind, count]) => `${count} ${kind}`)
+    .join(', ');
+  return `stalls over 50 ms: ${stalls || 'none'}; GC pauses ${stats.gc.count}, ${stats.gc.totalMs.toFixed(0)} ms in all, longest ${stats.gc.maxMs.toFixed(1)} ms (${stats.gc.maxKind || '-'}); ${kinds || 'no pauses'}`;
 }
 
 /** What the run was last doing, for a crash report. */

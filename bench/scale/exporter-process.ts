@@ -10,7 +10,7 @@
  */
 import { createWriteStream, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
-import { monitorEventLoopDelay, performance, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
+import { constants as perfConstants, monitorEventLoopDelay, performance, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import { writeHeapSnapshot } from 'node:v8';
 import pino from 'pino';
 import { loadConfig } from '../../src/exporter/config.js';
@@ -94,16 +94,35 @@ setInterval(() => {
   }
 }, STALL_TICK_MS).unref();
 
-const GC_KINDS: Record<number, string> = { 1: 'scavenge', 2: 'mark-compact', 4: 'incremental', 8: 'weak callbacks', 16: 'minor mark-sweep' };
-let gcPauses = { count: 0, totalMs: 0, maxMs: 0, maxKind: '' };
+const GC_KINDS: Record<number, string> = {
+  [perfConstants.NODE_PERFORMANCE_GC_MINOR]: 'scavenge',
+  [perfConstants.NODE_PERFORMANCE_GC_MINOR_MARK_SWEEP]: 'minor mark-sweep',
+  [perfConstants.NODE_PERFORMANCE_GC_MAJOR]: 'mark-compact',
+  [perfConstants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental marking step',
+  [perfConstants.NODE_PERFORMANCE_GC_WEAKCB]: 'weak callbacks',
+};
+/** Why V8 collected, where it says: a collection for external memory (array buffers) or a forced one. */
+const GC_FLAGS: readonly (readonly [number, string])[] = [
+  [perfConstants.NODE_PERFORMANCE_GC_FLAGS_FORCED, 'forced'],
+  [perfConstants.NODE_PERFORMANCE_GC_FLAGS_ALL_AVAILABLE_GARBAGE, 'all available garbage'],
+  [perfConstants.NODE_PERFORMANCE_GC_FLAGS_ALL_EXTERNAL_MEMORY, 'external memory'],
+];
+function gcKind(entry: PerformanceEntry): string {
+  const detail = (entry as PerformanceEntry & { detail?: { kind?: number; flags?: number } }).detail;
+  const kind = GC_KINDS[detail?.kind ?? 0] ?? String(detail?.kind);
+  const flags = GC_FLAGS.filter(([bit]) => ((detail?.flags ?? 0) & bit) !== 0).map(([, name]) => name);
+  return flags.length > 0 ? `${kind}: ${flags.join(', ')}` : kind;
+}
+let gcPauses = { count: 0, totalMs: 0, maxMs: 0, maxKind: '', byKind: {} as Record<string, number> };
 new PerformanceObserver((list) => {
   for (const entry of list.getEntries()) {
+    const kind = gcKind(entry);
     gcPauses.count++;
     gcPauses.totalMs += entry.duration;
+    gcPauses.byKind[kind] = (gcPauses.byKind[kind] ?? 0) + 1;
     if (entry.duration > gcPauses.maxMs) {
-      const kind = ((entry as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind) ?? 0;
       gcPauses.maxMs = entry.duration;
-      gcPauses.maxKind = GC_KINDS[kind] ?? String(kind);
+      gcPauses.maxKind = kind;
     }
   }
 }).observe({ entryTypes: ['gc'] });
@@ -142,7 +161,7 @@ async function stats(afterCollection = false): Promise<ExporterStats> {
       meanCompressedBytes: rebuilds.count > 0 ? rebuilds.compressedBytes / rebuilds.count : NaN,
     },
     stalls: [...stalls].sort((a, b) => b.ms - a.ms).slice(0, 5),
-    gc: { ...gcPauses },
+    gc: { ...gcPauses, byKind: { ...gcPauses.byKind } },
   };
 }
 
@@ -185,7 +204,7 @@ process.on('message', (message: ExporterRequest) => {
         visibleDelaysMs = [];
         rebuilds = { count: 0, seconds: 0, compressedBytes: 0 };
         stalls = [];
-        gcPauses = { count: 0, totalMs: 0, maxMs: 0, maxKind: '' };
+        gcPauses = { count: 0, totalMs: 0, maxMs: 0, maxKind: '', byKind: {} };
         cpuAtReset = process.cpuUsage();
         wallAtReset = performance.now();
         send({ type: 'reset' });

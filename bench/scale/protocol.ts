@@ -32,7 +32,14 @@ export interface ExporterStats {
   /** The longest stalls of the main thread since the last reset, longest first: when each ended (µs of the monotonic clock the --cpu-prof profiles use) and how long. */
   readonly stalls: readonly { readonly endedAtUs: number; readonly ms: number }[];
   /** Garbage-collection pauses of the main thread since the last reset. */
-  readonly gc: { readonly count: number; readonly totalMs: number; readonly maxMs: number; readonly maxKind: string };
+  readonly gc: {
+    readonly count: number;
+    readonly totalMs: number;
+    readonly maxMs: number;
+    readonly maxKind: string;
+    /** Pauses per kind (and reason, where V8 gives one), e.g. "mark-compact: external memory". */
+    readonly byKind: Readonly<Record<string, number>>;
+  };
 }
 
 /**
