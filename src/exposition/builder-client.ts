@@ -1,4 +1,4 @@
-import { Worker } from 'node:worker_threads';
+import { Worker, type TransferListItem } from 'node:worker_threads';
 import { PendingReplies } from '../lib/pending-replies.js';
 import type { BuilderMessage, BuilderNotice, BuilderReply, BuildRequest, MemoryRequest } from './builder.js';
 
@@ -39,7 +39,7 @@ class BuilderClient {
     return () => this.noticeListeners.delete(listener);
   }
 
-  post(message: BuilderMessage, transfer: ArrayBuffer[] = []): void {
+  post(message: BuilderMessage, transfer: readonly TransferListItem[] = []): void {
     this.ensure().postMessage(message, transfer);
   }
 

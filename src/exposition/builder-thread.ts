@@ -1,7 +1,7 @@
 import { getHeapStatistics } from 'node:v8';
-import { parentPort } from 'node:worker_threads';
+import { parentPort, type MessagePort } from 'node:worker_threads';
 import { lowerThisThreadsPriority } from '../lib/thread-priority.js';
-import { BodyBuilder, BUILDER_NICE_INCREMENT, type BuilderMessage, type BuilderNotice, type BuilderReply } from './builder.js';
+import { BodyBuilder, BUILDER_NICE_INCREMENT, type BuilderMessage, type BuilderNotice, type BuilderReply, type ChunksMessage } from './builder.js';
 
 /**
  * The builder thread: lays out and compresses the exposition bodies of every MetricStore of
@@ -12,6 +12,8 @@ import { BodyBuilder, BUILDER_NICE_INCREMENT, type BuilderMessage, type BuilderN
 const port = parentPort;
 if (!port) throw new Error('builder-thread.ts runs as a worker thread (see builder-client.ts)');
 const stores = new Map<number, BodyBuilder>();
+/** Per store: the serving threads' ports its chunks go to. */
+const chunkPorts = new Map<number, Set<MessagePort>>();
 
 // Builds are background work: polling and the scrapes go first when the cores are busy (docs/exposition.md#the-builder-thread).
 const notLowered = lowerThisThreadsPriority(BUILDER_NICE_INCREMENT);
@@ -61,12 +63,30 @@ port.on('message', (message: BuilderMessage) => {
       if (message.collectGarbage) (globalThis as { gc?: () => void }).gc?.();
       reply({ type: 'memory', request: message.request, heapUsed: getHeapStatistics().used_heap_size });
       return;
+    case 'chunk-port': {
+      const ports = chunkPorts.get(message.store) ?? new Set<MessagePort>();
+      chunkPorts.set(message.store, ports);
+      ports.add(message.port);
+      // Closed when the serving thread ends.
+      message.port.once('close', () => ports.delete(message.port));
+      message.port.unref();
+      // Those of the last build, which the main thread may not have shown yet: tagged with it, so they are kept until a snapshot as new shows.
+      const builder = storeOf(message.store);
+      message.port.postMessage({ type: 'chunks', build: builder.lastBuild, chunks: builder.heldChunks() } satisfies ChunksMessage);
+      return;
+    }
     case 'build': {
       let built: BuilderReply;
       try {
         built = storeOf(message.store).build(message.request, message.gzipLevel);
       } catch (error) {
         built = { type: 'failed', request: message.request, message: error instanceof Error ? error.stack ?? error.message : String(error) };
+      }
+      const ports = chunkPorts.get(message.store);
+      if (built.type === 'built' && built.changed && ports) {
+        const sent: ChunksMessage = { type: 'chunks', build: built.request, chunks: built.chunks };
+        for (const chunkPort of ports) chunkPort.postMessage(sent);
+        built = { ...built, chunks: [] };
       }
       reply(built);
       return;

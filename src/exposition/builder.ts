@@ -1,3 +1,4 @@
+import type { MessagePort } from 'node:worker_threads';
 import { buildBodies, segmentStart, type BuildOutput, type BuiltBody, type BuiltFamily, type FamilyRuns, type FamilyToBuild, type GroupToBuild } from './assemble.js';
 import { ChunkedBodies, type Chunk, type ChunkLayout } from './chunks.js';
 
@@ -75,7 +76,27 @@ export interface MemoryRequest {
   readonly collectGarbage?: boolean;
 }
 
-export type BuilderMessage = FamilyMessage | DropFamilyMessage | GroupMessage | RetractMessage | BuildRequest | ForgetChunksMessage | MemoryRequest;
+/**
+ * From now on, send this store's chunks to `port` (a serving thread's) instead of in the build
+ * replies: the thread that serves the bodies gets them, the main thread holds none (each
+ * shared buffer a thread is handed counts as its external memory, and the main thread's
+ * collector then marked on the event loop, in steps back to back: docs/scaling.md).
+ */
+export interface ChunkPortMessage {
+  readonly type: 'chunk-port';
+  readonly store: number;
+  readonly port: MessagePort;
+}
+
+/** On a chunk port: the chunks a build made (or, first, every chunk of the last build). */
+export interface ChunksMessage {
+  readonly type: 'chunks';
+  /** The build's request number; a snapshot's `build` names the build it shows. */
+  readonly build: number;
+  readonly chunks: readonly Chunk[];
+}
+
+export type BuilderMessage = FamilyMessage | DropFamilyMessage | GroupMessage | RetractMessage | BuildRequest | ForgetChunksMessage | MemoryRequest | ChunkPortMessage;
 
 /** One format's data part as scrapes write it: each encoding a few large chunks (chunks.ts). */
 export interface BuiltFormat {
@@ -105,7 +126,7 @@ export type BuilderReply =
       readonly changed: true;
       /** Family ids in body order, so the serving thread can check the builder built what it holds. */
       readonly familyIds: Int32Array;
-      /** The chunks made in this build (shared memory: posting shares them); the others were sent before. */
+      /** The chunks made in this build (shared memory: posting shares them); the others were sent before. None where the store's chunks go to chunk ports. */
       readonly chunks: readonly Chunk[];
       readonly text: BuiltFormat;
       readonly openMetrics: BuiltFormat;
@@ -167,6 +188,7 @@ function segment(lines: Buffer, ends: Uint32Array, i: number): Buffer {
 }
 
 export class BodyBuilder {
+  private lastBuildRequest = 0;
   private readonly families = new Map<number, Family>();
   private readonly groups = new Map<string, Group>();
   private readonly groupAt: (Group | undefined)[] = [];
@@ -336,6 +358,7 @@ export class BodyBuilder {
     const text = format(output.text, textRaw, textDeflated, 'text');
     const openMetrics = format(output.openMetrics, openMetricsRaw, openMetricsDeflated, 'OpenMetrics');
     const chunks = [textRaw, openMetricsRaw, textDeflated, openMetricsDeflated].flatMap((layout) => layout.fresh);
+    this.lastBuildRequest = request;
     return { type: 'built', request, changed: true, familyIds: Int32Array.from(families, (family) => family.id), chunks, text, openMetrics, compressedBytes: output.compressedBytes };
   }
 
@@ -344,6 +367,16 @@ export class BodyBuilder {
     const orderOf = new Int32Array(this.nextSlot);
     slotsInOrder.forEach((slot, i) => (orderOf[slot] = i));
     return { orderOf, slotsInOrder };
+  }
+
+  /** The request number of the last build that changed the bodies, 0 before one. */
+  get lastBuild(): number {
+    return this.lastBuildRequest;
+  }
+
+  /** Every chunk of the last build's bodies. */
+  heldChunks(): Chunk[] {
+    return [...this.chunkedRaw.held(), ...this.chunkedDeflated.held()];
   }
 
   /** The next build sends every chunk again. */

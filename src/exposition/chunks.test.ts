@@ -103,6 +103,21 @@ describe('ChunkedBodies', () => {
     expect(store.all().map((c) => c.id)).toEqual([6]);
     expect(() => store.body(Int32Array.of(4), 'text')).toThrow('chunk 4 of the text body was never received');
   });
+
+  it('keeps the chunks of builds after the one shown, and tells whether a body is all there', () => {
+    const chunk = (id: number): Chunk => ({ id, bytes: new SharedArrayBuffer(id) });
+    const store = new ChunkStore();
+    store.add([chunk(1), chunk(2)], 7);
+    store.add([chunk(3)], 8);
+    store.add([chunk(4)], 9);
+    expect(store.holds([Int32Array.of(1, 3), Int32Array.of(4)])).toBe(true);
+    expect(store.holds([Int32Array.of(1), Int32Array.of(5)])).toBe(false);
+    // Build 8 shown: 2 (build 7, unused) goes; 4 (build 9, not shown yet) stays.
+    store.keepOnly([Int32Array.of(1, 3)], 8);
+    expect(store.all().map((c) => c.id)).toEqual([1, 3, 4]);
+    store.keepOnly([Int32Array.of(4)], 9);
+    expect(store.all().map((c) => c.id)).toEqual([4]);
+  });
 });
 
 describe('a run in shared memory', () => {

@@ -137,6 +137,11 @@ export class ChunkedBodies {
     return { ids: Int32Array.from(ids), fresh, length };
   }
 
+  /** Every chunk of the last layout, to hand a thread that starts serving now. */
+  held(): Chunk[] {
+    return Array.from(this.byFirstPiece.values(), ({ id, bytes }) => ({ id, bytes }));
+  }
+
   /** Forgets every chunk: the next layout copies everything (after a failed build). */
   reset(): void {
     this.byFirstPiece = new Map();
@@ -144,8 +149,10 @@ export class ChunkedBodies {
 }
 
 /**
- * The chunks a thread holds, by id: those of the bodies it serves. A snapshot holds its own
- * Buffers, so forgetting a chunk never takes it from a scrape still writing it.
+ * The chunks a thread holds, by id: those of the bodies it serves, and those of builds it has
+ * not been told about yet (a serving thread gets the chunks straight from the builder thread,
+ * and each snapshot's layout from the main thread: two channels, in no set order). A snapshot
+ * holds its own Buffers, so forgetting a chunk never takes it from a scrape still writing it.
  *
  * `body` and `keepOnly` run on every new snapshot, with tens of thousands of ids at a million
  * series, and allocate nothing per id. (`Array.from` over the ids went through the iterator
@@ -157,8 +164,15 @@ export class ChunkStore {
   /** Counts `keepOnly` calls: a chunk marked with the current count is in use. */
   private round = 0;
 
-  add(fresh: readonly Chunk[]): void {
-    for (const chunk of fresh) this.chunks.set(chunk.id, { view: Buffer.from(chunk.bytes), round: this.round });
+  /** `build`: the build that made them, for `keepOnly` to keep those of builds still to come. */
+  add(fresh: readonly Chunk[], build = 0): void {
+    for (const chunk of fresh) this.chunks.set(chunk.id, { view: Buffer.from(chunk.bytes), round: this.round, build });
+  }
+
+  /** Whether every chunk of these bodies is here. */
+  holds(bodies: readonly Int32Array[]): boolean {
+    for (const ids of bodies) for (let i = 0; i < ids.length; i++) if (!this.chunks.has(ids[i] as number)) return false;
+    return true;
   }
 
   /** The buffers of a body, in order. */
@@ -173,8 +187,8 @@ export class ChunkStore {
     return views;
   }
 
-  /** Keeps only the chunks of these bodies. */
-  keepOnly(bodies: readonly Int32Array[]): void {
+  /** Keeps only the chunks of these bodies, and those added with a build after `build` (default: none). */
+  keepOnly(bodies: readonly Int32Array[], build = Infinity): void {
     const round = ++this.round;
     for (const ids of bodies) {
       for (let i = 0; i < ids.length; i++) {
@@ -184,7 +198,7 @@ export class ChunkStore {
     }
     // forEach, not for...of: no [id, chunk] pair per entry. Deleting the entry being visited is safe.
     this.chunks.forEach((chunk, id) => {
-      if (chunk.round !== round) this.chunks.delete(id);
+      if (chunk.round !== round && chunk.build <= build) this.chunks.delete(id);
     });
   }
 
@@ -202,4 +216,5 @@ interface HeldChunk {
   readonly view: Buffer;
   /** The last `keepOnly` that found it in use, or the round current when it was added. */
   round: number;
+  readonly build: number;
 }

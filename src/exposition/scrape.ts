@@ -116,6 +116,7 @@ async function renderFamilies(self: readonly FamilySamples[], format: Exposition
  */
 export async function buildScrapeBody(store: MetricStore, self: SelfMetricsCache | Registry | undefined, negotiated: Negotiated): Promise<ScrapeBody> {
   const snapshot = store.snapshot();
+  if (!snapshot.bodiesHeld) throw new Error('the exposition bodies are held by the serving threads, not by this thread: /metrics is theirs to serve');
   const tail = self instanceof SelfMetricsCache ? await self.tail(negotiated.format) : await renderSelfMetrics(store, self, negotiated.format);
   return scrapeBodyOf(negotiated.format === 'openmetrics' ? snapshot.openMetrics : snapshot.text, tail, negotiated.gzip, snapshot.generation);
 }

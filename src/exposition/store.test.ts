@@ -1,4 +1,5 @@
-import { gunzipSync } from 'node:zlib';
+import { MessageChannel, type MessagePort } from 'node:worker_threads';
+import { crc32, gunzipSync } from 'node:zlib';
 import { Registry } from 'prom-client';
 import { describe, expect, it, vi } from 'vitest';
 import { FakeClock } from '../lib/clock.js';
@@ -7,7 +8,10 @@ import { compressTail, gzipMember, joinBody } from './gzip.js';
 import type { FamilySamples, FamilySpec } from './model.js';
 import { renderOpenMetrics } from './render-openmetrics.js';
 import { renderText } from './render-text.js';
-import type { BuilderNotice } from './builder.js';
+import type { BuilderNotice, ChunksMessage } from './builder.js';
+import { layoutOf, SnapshotInbox } from '../server/snapshot-inbox.js';
+import { negotiate } from './negotiate.js';
+import { buildScrapeBody } from './scrape.js';
 import { MetricStore, type MetricStoreOptions } from './store.js';
 
 const cpu: FamilySpec = { name: 'demo_cpu_ratio', type: 'gauge', help: 'CPU use.' };
@@ -488,6 +492,57 @@ describe('MetricStore snapshot', () => {
     expect(metrics).toContain('monapi_exporter_series 2');
     expect(metrics).toMatch(/monapi_exporter_render_duration_seconds \d/);
     expect(metrics).toContain(`monapi_exporter_exposition_size_bytes{format="text",encoding="identity"} ${store.snapshot().text.length}`);
+  });
+
+  it('hands its chunks to the serving threads\' ports once asked, and then holds no bytes of the bodies itself', async () => {
+    const { store } = newStore();
+    store.publish('a', [gauge(cpu, { a: 1, b: 2 }), gauge(mem, { a: 10 })]);
+    await store.flush();
+    const held = store.snapshot();
+    expect(held.bodiesHeld).toBe(true);
+    const listen = (): { inbox: SnapshotInbox; port: MessagePort } => {
+      const channel = new MessageChannel();
+      const inbox = new SnapshotInbox();
+      channel.port2.on('message', (message: ChunksMessage) => inbox.chunksArrived(message.build, message.chunks));
+      store.deliverChunksTo(channel.port1);
+      return { inbox, port: channel.port2 };
+    };
+    const first = listen();
+    try {
+      const moved = store.snapshot();
+      expect([moved.bodiesHeld, moved.text.pieces.length, moved.text.length, moved.text.crc32]).toEqual([false, 0, held.text.length, held.text.crc32]);
+      await expect(buildScrapeBody(store, new Registry(), negotiate('text/plain', undefined))).rejects.toThrow('held by the serving threads');
+      // Every chunk of the last build came to the port: the snapshot it shows can be served.
+      first.inbox.snapshotArrived(layoutOf(moved));
+      await vi.waitFor(() => expect(first.inbox.current?.generation).toBe(moved.generation));
+
+      store.publish('a', [gauge(cpu, { a: 3, b: 2 }), gauge(mem, { a: 10 })]);
+      store.publish('b', [gauge(cpu, { c: 4 })]);
+      await store.flush();
+      const next = store.snapshot();
+      first.inbox.snapshotArrived(layoutOf(next));
+      const second = listen();
+      try {
+        second.inbox.snapshotArrived(layoutOf(next));
+        const { store: fresh } = newStore();
+        fresh.publish('a', [gauge(cpu, { a: 3, b: 2 }), gauge(mem, { a: 10 })]);
+        fresh.publish('b', [gauge(cpu, { c: 4 })]);
+        await fresh.flush();
+        for (const { inbox } of [first, second]) {
+          await vi.waitFor(() => expect(inbox.current?.generation).toBe(next.generation));
+          const served = inbox.current!;
+          expect(joinBody(served.text).toString()).toBe(text(fresh));
+          expect(joinBody(served.openMetrics).toString()).toBe(openMetrics(fresh));
+          expect(crc32(joinBody(served.text))).toBe(next.text.crc32);
+          const body = gunzipSync(Buffer.concat(gzipMember(served.text, await compressTail(Buffer.from('tail\n')))));
+          expect(body.toString()).toBe(`${text(fresh)}tail\n`);
+        }
+      } finally {
+        second.port.close();
+      }
+    } finally {
+      first.port.close();
+    }
   });
 
   it('reports whether it holds a family', () => {

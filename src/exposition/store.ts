@@ -1,9 +1,10 @@
 import { performance } from 'node:perf_hooks';
+import type { MessagePort } from 'node:worker_threads';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { systemClock, type Clock, type TimerHandle } from '../lib/clock.js';
 import { builderClient } from './builder-client.js';
 import type { BuilderNotice, BuiltFormat, GroupMessage } from './builder.js';
-import { ChunkStore, type Chunk } from './chunks.js';
+import { ChunkStore } from './chunks.js';
 import {
   renderHistogramLines,
   renderLabelPairs,
@@ -63,13 +64,19 @@ export interface MetricStoreOptions {
 /** What a scrape writes: the data part of each format, raw and DEFLATE-compressed. */
 export interface ExpositionSnapshot {
   readonly generation: number;
+  /** The builder's request number for the build these bodies come from (0 before one): the chunks a serving thread gets carry it. */
+  readonly build: number;
+  /**
+   * False once the store's chunks go to serving threads (`deliverChunksTo`): `text` and
+   * `openMetrics` then give the bodies' sizes and CRC-32s but no bytes, and only the serving
+   * threads can write a scrape.
+   */
+  readonly bodiesHeld: boolean;
   readonly text: PreparedBody;
   /** OpenMetrics without `# EOF`: the scrape appends self-metrics and then `# EOF`. */
   readonly openMetrics: PreparedBody;
   /** The same bodies as chunk ids, for other threads (serving threads). */
   readonly layout: { readonly text: BuiltFormat; readonly openMetrics: BuiltFormat };
-  /** The chunks first made for this snapshot; the others came with earlier ones. */
-  readonly freshChunks: readonly Chunk[];
   /** Exposition lines (a histogram sample counts its buckets, `_sum` and `_count`). */
   readonly series: number;
   readonly families: number;
@@ -182,8 +189,9 @@ export class MetricStore implements MetricSink {
   private readonly freeFamilyIds: number[] = [];
   private nextFamilyId = 0;
   private sortedFamilies: FamilyEntry[] | undefined;
-  /** The chunks of the bodies the builder last sent (a snapshot holds its own Buffers). */
+  /** The chunks of the bodies the builder last sent (a snapshot holds its own Buffers), until they go to serving threads. */
   private readonly chunks = new ChunkStore();
+  private bodiesHeld = true;
 
   private current: ExpositionSnapshot;
   private dirty = false;
@@ -213,10 +221,11 @@ export class MetricStore implements MetricSink {
     this.stopHearingBuilder = options.onBuilderNotice ? builderClient.onNotice(options.onBuilderNotice) : undefined;
     this.current = {
       generation: 0,
+      build: 0,
+      bodiesHeld: true,
       text: EMPTY_BODY,
       openMetrics: EMPTY_BODY,
       layout: { text: EMPTY_LAYOUT, openMetrics: EMPTY_LAYOUT },
-      freshChunks: [],
       series: 0,
       families: 0,
       groups: 0,
@@ -236,9 +245,20 @@ export class MetricStore implements MetricSink {
     return this.current;
   }
 
-  /** Every chunk of the current bodies, for a thread that starts serving them now. */
-  currentChunks(): Chunk[] {
-    return this.chunks.all();
+  /**
+   * Sends the chunks of every build from now on to `port` (a serving thread's), together with
+   * every chunk of the last build, and no longer to this thread: from then on the snapshots
+   * give the bodies' layout and sizes, not their bytes (`bodiesHeld` false). The main thread
+   * then holds none of the bodies' shared buffers, each of which counted as its external
+   * memory and made its collector mark in long steps on the event loop (docs/scaling.md).
+   */
+  deliverChunksTo(port: MessagePort): void {
+    builderClient.post({ type: 'chunk-port', store: this.id, port }, [port]);
+    if (!this.bodiesHeld) return;
+    this.bodiesHeld = false;
+    this.chunks.keepOnly([]);
+    const { text, openMetrics } = this.current.layout;
+    this.current = { ...this.current, bodiesHeld: false, text: sizesOnly(text), openMetrics: sizesOnly(openMetrics) };
   }
 
   /**
@@ -550,22 +570,28 @@ export class MetricStore implements MetricSink {
     }
     let text: PreparedBody;
     let openMetrics: PreparedBody;
-    try {
-      this.chunks.add(reply.chunks);
-      text = bodyOfChunks(this.chunks, reply.text, 'text');
-      openMetrics = bodyOfChunks(this.chunks, reply.openMetrics, 'OpenMetrics');
-      this.chunks.keepOnly([reply.text.raw, reply.text.deflated, reply.openMetrics.raw, reply.openMetrics.deflated]);
-    } catch (error) {
-      builderClient.post({ type: 'forget-chunks', store: this.id });
-      throw error;
+    if (this.bodiesHeld) {
+      try {
+        this.chunks.add(reply.chunks);
+        text = bodyOfChunks(this.chunks, reply.text, 'text');
+        openMetrics = bodyOfChunks(this.chunks, reply.openMetrics, 'OpenMetrics');
+        this.chunks.keepOnly([reply.text.raw, reply.text.deflated, reply.openMetrics.raw, reply.openMetrics.deflated]);
+      } catch (error) {
+        builderClient.post({ type: 'forget-chunks', store: this.id });
+        throw error;
+      }
+    } else {
+      text = sizesOnly(reply.text);
+      openMetrics = sizesOnly(reply.openMetrics);
     }
     const renderSeconds = (performance.now() - started) / 1000;
     this.current = {
       generation: this.current.generation + 1,
+      build: reply.request,
+      bodiesHeld: this.bodiesHeld,
       text,
       openMetrics,
       layout: { text: reply.text, openMetrics: reply.openMetrics },
-      freshChunks: reply.chunks,
       series,
       families: families.length,
       groups,
@@ -613,6 +639,11 @@ interface LabelText {
 }
 
 const EMPTY_LAYOUT: BuiltFormat = { raw: new Int32Array(0), deflated: new Int32Array(0), crc32: 0, length: 0, deflatedLength: 0 };
+
+/** A body that another thread holds: its sizes and CRC-32, no bytes. */
+function sizesOnly(format: BuiltFormat): PreparedBody {
+  return { pieces: [], length: format.length, crc32: format.crc32, deflated: [], deflatedLength: format.deflatedLength };
+}
 
 /** A format's data part from the chunks it is made of. */
 export function bodyOfChunks(chunks: ChunkStore, format: BuiltFormat, what: string): PreparedBody {

@@ -2,23 +2,24 @@ import { Agent, request, type IncomingMessage, type OutgoingHttpHeaders, type Se
 import type { AddressInfo } from 'node:net';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Writable } from 'node:stream';
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import pino from 'pino';
-import { ChunkStore } from '../exposition/chunks.js';
-import type { CompressedTail, PreparedBody } from '../exposition/gzip.js';
+import type { ChunksMessage } from '../exposition/builder.js';
+import type { CompressedTail } from '../exposition/gzip.js';
 import type { ExpositionFormat } from '../exposition/negotiate.js';
 import { scrapeBodyOf, type ScrapeBody } from '../exposition/scrape.js';
-import { bodyOfChunks } from '../exposition/store.js';
 import { PendingReplies } from '../lib/pending-replies.js';
 import type { RunningServer } from './listen.js';
 import { PAGES_TOKEN_HEADER, type FromServingThread, type ServingEvents, type ServingThreadData, type ToServingThread } from './serving-threads.js';
+import { SnapshotInbox } from './snapshot-inbox.js';
 import { telemetryHandler, telemetryPathMatcher } from './telemetry.js';
 import type { AuthOutcome, PasswordGate } from './web-config.js';
 import { startWebServer } from './web-server.js';
 
 /**
  * A serving thread (see serving-threads.ts): listens on the exporter's port beside the other
- * serving threads, writes /metrics from the chunks the main thread hands over, and passes
+ * serving threads, writes /metrics from the chunks the builder thread sends (in the layout of
+ * the snapshots the main thread announces), and passes
  * every other path to the main thread's pages once TLS and basic auth have let it through.
  */
 
@@ -40,14 +41,8 @@ const log = pino(
 const loop = monitorEventLoopDelay({ resolution: data.loopResolutionMs });
 loop.enable();
 
-interface Bodies {
-  readonly generation: number;
-  readonly text: PreparedBody;
-  readonly openMetrics: PreparedBody;
-}
-
-const chunks = new ChunkStore();
-let bodies: Bodies | undefined;
+const inbox = new SnapshotInbox();
+let chunkPort: MessagePort | undefined;
 const tails = new Map<ExpositionFormat, { readonly tail: CompressedTail; readonly at: number }>();
 const tailWaiters = new Map<ExpositionFormat, ((tail: CompressedTail) => void)[]>();
 const tailAsked = new Map<ExpositionFormat, number>();
@@ -70,8 +65,8 @@ function tailFor(format: ExpositionFormat): CompressedTail | Promise<CompressedT
 }
 
 function bodyFor(format: ExpositionFormat, gzip: boolean): ScrapeBody | Promise<ScrapeBody> {
-  const current = bodies;
-  if (!current) throw new Error('no snapshot from the main thread yet');
+  const current = inbox.current;
+  if (!current) throw new Error('no complete snapshot yet');
   const prefix = format === 'openmetrics' ? current.openMetrics : current.text;
   const tail = tailFor(format);
   return tail instanceof Promise ? tail.then((t) => scrapeBodyOf(prefix, t, gzip, current.generation)) : scrapeBodyOf(prefix, tail, gzip, current.generation);
@@ -153,21 +148,28 @@ const passwordGate: PasswordGate = {
   check: (password, hash, address) => passwordAnswers.ask((request) => post({ type: 'check-password', request, password, hash, address })),
 };
 
+/** A snapshot that does not add up is not served (the last good one is), and said. */
+function receive(apply: () => void): void {
+  try {
+    apply();
+  } catch (error) {
+    log.error({ err: { message: error instanceof Error ? error.message : String(error) } }, 'a snapshot of the bodies could not be put together; the last one is served');
+  }
+}
+
 const isTelemetryPath = telemetryPathMatcher(data.telemetryPath);
 let server: RunningServer | undefined;
 
 port.on('message', (message: ToServingThread) => {
   switch (message.type) {
-    case 'snapshot': {
-      chunks.add(message.chunks);
-      bodies = {
-        generation: message.generation,
-        text: bodyOfChunks(chunks, message.text, 'text'),
-        openMetrics: bodyOfChunks(chunks, message.openMetrics, 'OpenMetrics'),
-      };
-      chunks.keepOnly([message.text.raw, message.text.deflated, message.openMetrics.raw, message.openMetrics.deflated]);
+    case 'chunk-port':
+      chunkPort?.close();
+      chunkPort = message.port;
+      chunkPort.on('message', (chunks: ChunksMessage) => receive(() => inbox.chunksArrived(chunks.build, chunks.chunks)));
       return;
-    }
+    case 'snapshot':
+      receive(() => inbox.snapshotArrived(message));
+      return;
     case 'tail': {
       const tail: CompressedTail = { raw: Buffer.from(message.raw), crc32: message.crc32, deflated: Buffer.from(message.deflated) };
       tails.set(message.format, { tail, at: Date.now() });
@@ -194,6 +196,7 @@ port.on('message', (message: ToServingThread) => {
           report();
         }
         loop.disable();
+        chunkPort?.close();
         pagesAgent.destroy();
         post({ type: 'closed' });
         port.close();

@@ -2,19 +2,18 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { availableParallelism } from 'node:os';
-import type { Worker } from 'node:worker_threads';
+import { MessageChannel, type MessagePort, type Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { ExpositionFormat } from '../exposition/negotiate.js';
 import type { ExpositionSnapshot } from '../exposition/store.js';
-import type { BuiltFormat } from '../exposition/builder.js';
-import type { Chunk } from '../exposition/chunks.js';
 import type { ServerParts } from './app.js';
 import { parseListenAddress, type RunningServer } from './listen.js';
 import type { ScrapeLabels } from './telemetry.js';
 import { startThread } from './thread.js';
 import { webServerEvents } from './web-server.js';
 import type { ClosedReason } from './connection-guard.js';
+import { layoutOf, type SnapshotLayout } from './snapshot-inbox.js';
 import { ThrottledPasswordGate, type AuthOutcome } from './web-config.js';
 import { PendingReplies } from '../lib/pending-replies.js';
 
@@ -23,7 +22,7 @@ import { PendingReplies } from '../lib/pending-replies.js';
  * same port (SO_REUSEPORT: the kernel spreads the connections), each with its own TLS, basic
  * auth and connection guard (web-server.ts). A thread writes /metrics from the current
  * snapshot's bodies, which live in shared memory (chunks per format and encoding, built on
- * the builder thread), and the self-metrics the main thread renders at most every 5 s:
+ * the builder thread and sent from there to each thread: the main thread holds none), and the self-metrics the main thread renders at most every 5 s:
  * a scrape never waits for the main thread, where polling, decoding and mapping run, and
  * scrapes take nothing from it, except a password the thread does not know to be right, which
  * the main thread checks (one throttle for the process). Every other path (/, /status, /-/ready, /-/reload) is handed
@@ -110,7 +109,9 @@ export interface TailMessage {
 }
 
 export type ToServingThread =
-  | { readonly type: 'snapshot'; readonly generation: number; readonly chunks: readonly Chunk[]; readonly text: BuiltFormat; readonly openMetrics: BuiltFormat }
+  | ({ readonly type: 'snapshot' } & SnapshotLayout)
+  /** Where the builder thread sends the bodies' chunks (the first message a thread gets). */
+  | { readonly type: 'chunk-port'; readonly port: MessagePort }
   | ({ readonly type: 'tail' } & TailMessage)
   | { readonly type: 'loop'; readonly request: number; readonly reset: boolean }
   | { readonly type: 'password-checked'; readonly request: number; readonly outcome: AuthOutcome }
@@ -189,19 +190,13 @@ export async function startServingThreads(parts: ServerParts, options: ServingTh
   const broadcast = (message: ToServingThread): void => {
     for (const worker of workers) worker.postMessage(message);
   };
-  /** What a thread is sent: every chunk when it starts, the new ones with each snapshot after. */
-  const snapshotMessage = (snapshot: ExpositionSnapshot, chunks: readonly Chunk[]): ToServingThread => ({
-    type: 'snapshot',
-    generation: snapshot.generation,
-    chunks,
-    text: snapshot.layout.text,
-    openMetrics: snapshot.layout.openMetrics,
-  });
+  /** A snapshot's layout; its chunks go from the builder thread to each thread's chunk port. */
+  const snapshotMessage = (snapshot: ExpositionSnapshot): ToServingThread => ({ type: 'snapshot', ...layoutOf(snapshot) });
   let sentGeneration = parts.store.snapshot().generation;
   parts.store.onSnapshot((snapshot) => {
     if (closing || snapshot.generation === sentGeneration) return;
     sentGeneration = snapshot.generation;
-    broadcast(snapshotMessage(snapshot, snapshot.freshChunks));
+    broadcast(snapshotMessage(snapshot));
   });
   const renderTail = (format: ExpositionFormat): void => {
     parts.selfMetrics.tail(format).then(
@@ -282,7 +277,10 @@ export async function startServingThreads(parts: ServerParts, options: ServingTh
           return;
       }
     });
-    worker.postMessage(snapshotMessage(parts.store.snapshot(), parts.store.currentChunks()));
+    const chunkChannel = new MessageChannel();
+    parts.store.deliverChunksTo(chunkChannel.port1);
+    worker.postMessage({ type: 'chunk-port', port: chunkChannel.port2 } satisfies ToServingThread, [chunkChannel.port2]);
+    worker.postMessage(snapshotMessage(parts.store.snapshot()));
     const listening = new Promise<{ readonly port: number; readonly url: string }>((resolve, reject) => {
       const onMessage = (message: FromServingThread): void => {
         if (message.type === 'listening') {

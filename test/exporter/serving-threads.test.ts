@@ -3,9 +3,9 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
 import bcrypt from 'bcryptjs';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { joinBody } from '../../src/exposition/gzip.js';
 import { SelfMetricsCache } from '../../src/exposition/scrape.js';
 import { defaultServingThreads, TailDemand } from '../../src/server/serving-threads.js';
 import { drive, type Driven } from '../support/drive.js';
@@ -31,25 +31,26 @@ async function scrapeRaw(url: string, headers: Record<string, string>): Promise<
   return { status: response.status, headers: response.headers, body: Buffer.from(await response.arrayBuffer()) };
 }
 
-/** The snapshot's data part, as the main thread holds it: what every thread must serve. */
-function dataPart(d: Driven, format: 'text' | 'openMetrics'): string {
-  return joinBody(d.exporter.store.snapshot()[format]).toString('utf8');
-}
-
-/** Scrapes until the threads serve the main thread's snapshot (it reaches them by message). */
+/**
+ * Scrapes until the threads serve the main thread's snapshot (its layout reaches them from the
+ * main thread, its chunks from the builder thread). The main thread holds no bytes of the
+ * bodies, only their sizes and CRC-32s: the data part served must have both.
+ */
 async function scrapeCurrent(d: Driven, headers: Record<string, string>, format: 'text' | 'openMetrics'): Promise<string> {
   await d.exporter.store.flush();
-  const expected = dataPart(d, format);
-  let text = '';
+  const snapshot = d.exporter.store.snapshot();
+  expect(snapshot.bodiesHeld).toBe(false);
+  const expected = snapshot[format];
+  let body: Buffer = Buffer.alloc(0);
   for (let i = 0; i < 50; i++) {
     const answer = await scrapeRaw(`${d.exporter.url}/metrics`, headers);
     expect(answer.status).toBe(200);
     // fetch undoes the gzip encoding itself (and checks its CRC and length).
-    text = answer.body.toString('utf8');
-    if (text.startsWith(expected)) return text;
+    body = answer.body;
+    if (body.length > expected.length && crc32(body.subarray(0, expected.length)) === expected.crc32) return body.toString('utf8');
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
-  throw new Error(`the serving threads never served the current snapshot; got ${text.length} bytes, expected a body starting with ${expected.length}`);
+  throw new Error(`the serving threads never served the current snapshot; got ${body.length} bytes, expected a data part of ${expected.length} with CRC-32 ${expected.crc32}`);
 }
 
 describe('serving threads', () => {
@@ -80,6 +81,8 @@ describe('serving threads', () => {
   it('serve /metrics in every format and encoding, the current snapshot byte for byte, and the pages of the main thread', async () => {
     driven = await drive({ simulator: { hosts: 3, websites: 1 }, config: CONFIG, env: (sim) => ({ KEY: sim.keys.pro }), servingThreads: 2, enableLifecycle: true });
     await driven.advance(60_000);
+    await driven.exporter.store.flush();
+    expect(driven.exporter.store.snapshot().text.length).toBeGreaterThan(1000);
     const text = await scrapeCurrent(driven, { accept: 'text/plain', 'accept-encoding': 'gzip' }, 'text');
     expect(sampleValue(text, 'monapi_up{account="acme"}')).toBe(1);
     expect(text).toMatch(/^# TYPE monapi_exporter_scrapes_total counter$/m);
