@@ -520,6 +520,7 @@ describe('MetricStore snapshot', () => {
       store.publish('b', [gauge(cpu, { c: 4 })]);
       await store.flush();
       const next = store.snapshot();
+      expect([next.generation, next.bodiesHeld, next.text.pieces.length, next.openMetrics.deflated.length]).toEqual([moved.generation + 1, false, 0, 0]);
       first.inbox.snapshotArrived(layoutOf(next));
       const second = listen();
       try {

@@ -566,6 +566,8 @@ export class MetricStore implements MetricSink {
       return;
     }
     if (reply.familyIds.length !== families.length || families.some((family, i) => family.id !== reply.familyIds[i])) {
+      // The builder moved on to a layout no snapshot shows: the next build sends every chunk again, wherever they go.
+      builderClient.post({ type: 'forget-chunks', store: this.id });
       throw new Error('the exposition builder built other families than this store holds');
     }
     let text: PreparedBody;

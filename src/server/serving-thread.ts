@@ -206,6 +206,10 @@ port.on('message', (message: ToServingThread) => {
 });
 
 try {
+  // Not before the first complete snapshot: a thread started again while a build is on its way
+  // would answer scrapes with an error until its chunks came. (At start, the store's first
+  // snapshot is empty, and complete at once.)
+  await inbox.firstComplete;
   server = await startWebServer(
     (req, res) => {
       if (isTelemetryPath(req.url)) serveTelemetry(req, res);
@@ -227,5 +231,7 @@ try {
   post({ type: 'listening', port: (server.server.address() as AddressInfo).port, url: server.url });
 } catch (error) {
   post({ type: 'error', message: error instanceof Error ? error.message : String(error) });
+  // Nothing may keep the thread alive: the main thread starts another once this one is gone.
+  chunkPort?.close();
   port.close();
 }

@@ -235,6 +235,14 @@ export async function startServingThreads(parts: ServerParts, options: ServingTh
   };
 
   const start = (index: number, onPort: number): Promise<{ readonly port: number; readonly url: string }> => {
+    // First, so that a builder thread that is gone fails this start before a thread exists.
+    const chunkChannel = new MessageChannel();
+    try {
+      parts.store.deliverChunksTo(chunkChannel.port1);
+    } catch (error) {
+      chunkChannel.port2.close();
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
     const data: ServingThreadData = {
       index,
       host,
@@ -277,8 +285,6 @@ export async function startServingThreads(parts: ServerParts, options: ServingTh
           return;
       }
     });
-    const chunkChannel = new MessageChannel();
-    parts.store.deliverChunksTo(chunkChannel.port1);
     worker.postMessage({ type: 'chunk-port', port: chunkChannel.port2 } satisfies ToServingThread, [chunkChannel.port2]);
     worker.postMessage(snapshotMessage(parts.store.snapshot()));
     const listening = new Promise<{ readonly port: number; readonly url: string }>((resolve, reject) => {

@@ -67,6 +67,20 @@ describe('SnapshotInbox: bodies from the builder, layouts from the main thread, 
     expect(inbox.current?.generation).toBe(2);
   });
 
+  it('keeps a new thread\'s first chunks, of a build the main thread has not shown yet, until that build\'s snapshot comes', async () => {
+    // Started while build 20 was on its way to the main thread: every chunk of build 20 comes first, snapshot 1 (build 10) cannot be put together.
+    const inbox = new SnapshotInbox();
+    let complete = false;
+    void inbox.firstComplete.then(() => (complete = true));
+    inbox.chunksArrived(20, [chunk(1, 'ab'), chunk(4, 'EF'), chunk(5, 'y')]);
+    inbox.snapshotArrived(snapshot(1, 1, 2, 3));
+    await Promise.resolve();
+    expect([inbox.current, complete, inbox.heldChunks]).toEqual([undefined, false, 3]);
+    inbox.snapshotArrived(snapshot(2, 1, 4, 5));
+    await Promise.resolve();
+    expect([inbox.current?.generation, text(inbox), complete]).toEqual([2, 'abEF', true]);
+  });
+
   it('serves the empty snapshot of a store with nothing built yet', () => {
     const inbox = new SnapshotInbox();
     inbox.snapshotArrived({ generation: 0, build: 0, text: format([], [], 0, 0), openMetrics: format([], [], 0, 0) });

@@ -34,6 +34,9 @@ export class SnapshotInbox {
   private readonly chunks = new ChunkStore();
   private waiting: SnapshotLayout | undefined;
   private served: ServedBodies | undefined;
+  private whenComplete: (() => void) | undefined;
+  /** Settles once a snapshot can be served. */
+  readonly firstComplete = new Promise<void>((resolve) => (this.whenComplete = resolve));
 
   /** The bodies to write now; undefined until the first snapshot is complete. */
   get current(): ServedBodies | undefined {
@@ -69,5 +72,7 @@ export class SnapshotInbox {
       openMetrics: bodyOfChunks(this.chunks, next.openMetrics, 'OpenMetrics'),
     };
     this.chunks.keepOnly(bodies, next.build);
+    this.whenComplete?.();
+    this.whenComplete = undefined;
   }
 }

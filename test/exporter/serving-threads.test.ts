@@ -41,6 +41,7 @@ async function scrapeCurrent(d: Driven, headers: Record<string, string>, format:
   const snapshot = d.exporter.store.snapshot();
   expect(snapshot.bodiesHeld).toBe(false);
   const expected = snapshot[format];
+  expect(expected.length).toBeGreaterThan(0);
   let body: Buffer = Buffer.alloc(0);
   for (let i = 0; i < 50; i++) {
     const answer = await scrapeRaw(`${d.exporter.url}/metrics`, headers);
@@ -119,6 +120,7 @@ describe('serving threads', () => {
 
   it('ask the main thread for the self-metrics every 5 s, not for every burst of scrapes: a rendering reads every job of every account', async () => {
     driven = await drive({ simulator: { hosts: 2, websites: 0 }, config: CONFIG, env: (sim) => ({ KEY: sim.keys.pro }), servingThreads: 1 });
+    await driven.advance(30_000);
     await scrapeCurrent(driven, { accept: 'text/plain' }, 'text');
     const renderings = vi.spyOn(SelfMetricsCache.prototype, 'tail');
     const wanted = vi.spyOn(TailDemand.prototype, 'want');
