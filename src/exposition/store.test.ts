@@ -546,6 +546,29 @@ describe('MetricStore snapshot', () => {
     }
   });
 
+  it('hands a port opened while a build is on its way every chunk of that build', async () => {
+    const { store } = newStore();
+    store.publish('a', [gauge(cpu, { a: 1, b: 2 })]);
+    await store.flush();
+    store.publish('a', [gauge(cpu, { a: 5, b: 2 })]);
+    const building = store.flush();
+    // The build request went to the builder first: its reply still carries the chunks, which this thread no longer keeps.
+    const channel = new MessageChannel();
+    const inbox = new SnapshotInbox();
+    channel.port2.on('message', (message: ChunksMessage) => inbox.chunksArrived(message.build, message.chunks));
+    store.deliverChunksTo(channel.port1);
+    try {
+      await building;
+      const snapshot = store.snapshot();
+      expect([snapshot.generation, snapshot.bodiesHeld, snapshot.text.pieces.length]).toEqual([2, false, 0]);
+      inbox.snapshotArrived(layoutOf(snapshot));
+      await vi.waitFor(() => expect(inbox.current?.generation).toBe(2));
+      expect(joinBody(inbox.current!.text).toString()).toBe('# HELP demo_cpu_ratio CPU use.\n# TYPE demo_cpu_ratio gauge\ndemo_cpu_ratio{host="a"} 5\ndemo_cpu_ratio{host="b"} 2\n');
+    } finally {
+      channel.port2.close();
+    }
+  });
+
   it('reports whether it holds a family', () => {
     const { store } = newStore();
     store.publish('g', [gauge(cpu, { a: 1 })]);
