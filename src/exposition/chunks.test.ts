@@ -120,6 +120,23 @@ describe('ChunkedBodies', () => {
   });
 });
 
+describe('the chunks of the last layout', () => {
+  it('are every chunk its bodies name, once each, also after a reset', () => {
+    const shared = Array.from({ length: 6 }, (_, i) => piece(String.fromCharCode(97 + i), 20_000));
+    const own = Buffer.from(new SharedArrayBuffer(RUN)).fill('R');
+    const bodies = new ChunkedBodies();
+    const layOut = (): ChunkLayout[] => bodies.layOut([[piece('T', 100), ...shared, own], [piece('O', 100), ...shared, own]]);
+    layOut();
+    const layouts = layOut();
+    const named = new Set(layouts.flatMap((layout) => [...layout.ids]));
+    const held = bodies.held();
+    expect(held.map((chunk) => chunk.id).sort((a, b) => a - b)).toEqual([...named].sort((a, b) => a - b));
+    expect(held.find((chunk) => chunk.bytes === own.buffer)).toBeDefined();
+    bodies.reset();
+    expect(bodies.held().map((chunk) => chunk.id).sort((a, b) => a - b)).toEqual([...named].sort((a, b) => a - b));
+  });
+});
+
 describe('a run in shared memory', () => {
   const run = (label: string): Buffer => {
     const piece = Buffer.from(new SharedArrayBuffer(RUN));

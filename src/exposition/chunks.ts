@@ -61,6 +61,8 @@ function startsWith(kept: readonly Buffer[], pieces: readonly Buffer[], at: numb
  */
 export class ChunkedBodies {
   private byFirstPiece = new Map<Buffer, KeptChunk>();
+  /** Every chunk the last layout used, by id (kept through a reset: the snapshot shown still uses them). */
+  private used = new Map<number, SharedArrayBuffer>();
 
   /** Lays out each body; the chunks of one can be reused by the next. */
   layOut(bodies: readonly (readonly Buffer[])[]): ChunkLayout[] {
@@ -70,12 +72,14 @@ export class ChunkedBodies {
     });
     const isShared = (piece: Buffer): boolean => seen.get(piece) === -1;
     const next = new Map<Buffer, KeptChunk>();
-    const layouts = bodies.map((pieces) => this.layOutOne(pieces.filter((piece) => piece.length > 0), isShared, next));
+    const used = new Map<number, SharedArrayBuffer>();
+    const layouts = bodies.map((pieces) => this.layOutOne(pieces.filter((piece) => piece.length > 0), isShared, next, used));
     this.byFirstPiece = next;
+    this.used = used;
     return layouts;
   }
 
-  private layOutOne(pieces: readonly Buffer[], isShared: (piece: Buffer) => boolean, next: Map<Buffer, KeptChunk>): ChunkLayout {
+  private layOutOne(pieces: readonly Buffer[], isShared: (piece: Buffer) => boolean, next: Map<Buffer, KeptChunk>, used: Map<number, SharedArrayBuffer>): ChunkLayout {
     const ids: number[] = [];
     const fresh: Chunk[] = [];
     let pending: Buffer[] = [];
@@ -84,6 +88,7 @@ export class ChunkedBodies {
     let length = 0;
     const use = (chunk: KeptChunk): void => {
       ids.push(chunk.id);
+      used.set(chunk.id, chunk.bytes);
       next.set(chunk.pieces[0] as Buffer, chunk);
     };
     const close = (): void => {
@@ -139,7 +144,7 @@ export class ChunkedBodies {
 
   /** Every chunk of the last layout, to hand a thread that starts serving now. */
   held(): Chunk[] {
-    return Array.from(this.byFirstPiece.values(), ({ id, bytes }) => ({ id, bytes }));
+    return Array.from(this.used, ([id, bytes]) => ({ id, bytes }));
   }
 
   /** Forgets every chunk: the next layout copies everything (after a failed build). */
