@@ -189,6 +189,8 @@ function segment(lines: Buffer, ends: Uint32Array, i: number): Buffer {
 
 export class BodyBuilder {
   private lastBuildRequest = 0;
+  /** The chunks of the bodies of the last build that succeeded: a thread that starts serving gets them. */
+  private lastBuiltChunks: readonly ReadonlyMap<number, SharedArrayBuffer>[] = [];
   private readonly families = new Map<number, Family>();
   private readonly groups = new Map<string, Group>();
   private readonly groupAt: (Group | undefined)[] = [];
@@ -359,6 +361,7 @@ export class BodyBuilder {
     const openMetrics = format(output.openMetrics, openMetricsRaw, openMetricsDeflated, 'OpenMetrics');
     const chunks = [textRaw, openMetricsRaw, textDeflated, openMetricsDeflated].flatMap((layout) => layout.fresh);
     this.lastBuildRequest = request;
+    this.lastBuiltChunks = [this.chunkedRaw.usedByLastLayout(), this.chunkedDeflated.usedByLastLayout()];
     return { type: 'built', request, changed: true, familyIds: Int32Array.from(families, (family) => family.id), chunks, text, openMetrics, compressedBytes: output.compressedBytes };
   }
 
@@ -374,9 +377,13 @@ export class BodyBuilder {
     return this.lastBuildRequest;
   }
 
-  /** Every chunk of the last build's bodies. */
+  /**
+   * Every chunk of the bodies of the last build that succeeded, those a snapshot from it names.
+   * (A build that fails after laying its bodies out leaves these as they were; one the main
+   * thread then rejects is the last that succeeded here, and the next build sends every chunk.)
+   */
   heldChunks(): Chunk[] {
-    return [...this.chunkedRaw.held(), ...this.chunkedDeflated.held()];
+    return this.lastBuiltChunks.flatMap((used) => Array.from(used, ([id, bytes]) => ({ id, bytes })));
   }
 
   /** The next build sends every chunk again. */

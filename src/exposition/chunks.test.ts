@@ -121,19 +121,32 @@ describe('ChunkedBodies', () => {
 });
 
 describe('the chunks of the last layout', () => {
-  it('are every chunk its bodies name, once each, also after a reset', () => {
+  const ids = (used: ReadonlyMap<number, SharedArrayBuffer>): number[] => [...used.keys()].sort((a, b) => a - b);
+  const named = (layouts: readonly ChunkLayout[]): number[] => [...new Set(layouts.flatMap((layout) => [...layout.ids]))].sort((a, b) => a - b);
+
+  it('are every chunk its bodies name, once each, whole shared buffers included, and stay through a reset', () => {
     const shared = Array.from({ length: 6 }, (_, i) => piece(String.fromCharCode(97 + i), 20_000));
     const own = Buffer.from(new SharedArrayBuffer(RUN)).fill('R');
     const bodies = new ChunkedBodies();
     const layOut = (): ChunkLayout[] => bodies.layOut([[piece('T', 100), ...shared, own], [piece('O', 100), ...shared, own]]);
     layOut();
     const layouts = layOut();
-    const named = new Set(layouts.flatMap((layout) => [...layout.ids]));
-    const held = bodies.held();
-    expect(held.map((chunk) => chunk.id).sort((a, b) => a - b)).toEqual([...named].sort((a, b) => a - b));
-    expect(held.find((chunk) => chunk.bytes === own.buffer)).toBeDefined();
+    expect(ids(bodies.usedByLastLayout())).toEqual(named(layouts));
+    expect([...bodies.usedByLastLayout().values()]).toContain(own.buffer);
     bodies.reset();
-    expect(bodies.held().map((chunk) => chunk.id).sort((a, b) => a - b)).toEqual([...named].sort((a, b) => a - b));
+    expect(ids(bodies.usedByLastLayout())).toEqual(named(layouts));
+  });
+
+  it('hold two chunks that start with the same piece, and not those the last layout dropped', () => {
+    // The same shared pieces in another order in each body: two chunks begin with p.
+    const [p, q, r] = ['p', 'q', 'r'].map((label) => piece(label, 1_000)) as [Buffer, Buffer, Buffer];
+    const bodies = new ChunkedBodies();
+    const first = bodies.layOut([[p, q, r], [p, r, q]]);
+    expect(named(first)).toHaveLength(2);
+    expect(ids(bodies.usedByLastLayout())).toEqual(named(first));
+    const second = bodies.layOut([[piece('x', 1_000)], [piece('y', 1_000)]]);
+    expect(ids(bodies.usedByLastLayout())).toEqual(named(second));
+    expect(named(second).some((id) => named(first).includes(id))).toBe(false);
   });
 });
 

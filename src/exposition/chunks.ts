@@ -61,8 +61,8 @@ function startsWith(kept: readonly Buffer[], pieces: readonly Buffer[], at: numb
  */
 export class ChunkedBodies {
   private byFirstPiece = new Map<Buffer, KeptChunk>();
-  /** Every chunk the last layout used, by id (kept through a reset: the snapshot shown still uses them). */
-  private used = new Map<number, SharedArrayBuffer>();
+  /** Every chunk the last layout used, by id. */
+  private used: ReadonlyMap<number, SharedArrayBuffer> = new Map();
 
   /** Lays out each body; the chunks of one can be reused by the next. */
   layOut(bodies: readonly (readonly Buffer[])[]): ChunkLayout[] {
@@ -142,9 +142,12 @@ export class ChunkedBodies {
     return { ids: Int32Array.from(ids), fresh, length };
   }
 
-  /** Every chunk of the last layout, to hand a thread that starts serving now. */
-  held(): Chunk[] {
-    return Array.from(this.used, ([id, bytes]) => ({ id, bytes }));
+  /**
+   * The chunks the last layout's bodies name, by id: each once, kept chunks and whole shared
+   * buffers included (the index by first piece can hold another chunk under the same piece).
+   */
+  usedByLastLayout(): ReadonlyMap<number, SharedArrayBuffer> {
+    return this.used;
   }
 
   /** Forgets every chunk: the next layout copies everything (after a failed build). */
