@@ -210,11 +210,6 @@ export class ChunkStore {
     });
   }
 
-  /** Every chunk held, to hand a thread that starts now. */
-  all(): Chunk[] {
-    return Array.from(this.chunks, ([id, chunk]) => ({ id, bytes: chunk.view.buffer as SharedArrayBuffer }));
-  }
-
   get size(): number {
     return this.chunks.size;
   }
