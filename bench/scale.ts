@@ -33,6 +33,7 @@ import { nodeArgs, relayStderr, reportCrashes, REPO_ROOT, requireProgram, stopPr
 import type { AllocationKind, ExporterMessage, ExporterRequest, ExporterStats, LoopDelay, PromClientReady } from './scale/protocol.js';
 import { renderReport, renderPlot } from './scale/report.js';
 import type { LatencyFigures, PromClientResult, RunResult, StepResult, VariantResult } from './scale/results.js';
+import { sumThreadTimes, type ThreadTime } from './scale/thread-times.js';
 import { fullLengthProblem, runWrk, type WrkResult } from './scale/wrk.js';
 
 const PROMETHEUS_3_ACCEPT =
@@ -182,7 +183,8 @@ function stallsText(stats: ExporterStats): string {
   const kinds = Object.entries(stats.gc.byKind)
     .map(([kind, count]) => `${count} ${kind}`)
     .join(', ');
-  return `stalls over 50 ms: ${stalls || 'none'}; GC pauses ${stats.gc.count}, ${stats.gc.totalMs.toFixed(0)} ms in all, longest ${stats.gc.maxMs.toFixed(1)} ms (${stats.gc.maxKind || '-'}); ${kinds || 'no pauses'}`;
+  const threads = stats.threads.map((t) => `${t.thread} ${t.cpuSeconds.toFixed(2)} / ${t.waitingSeconds.toFixed(2)} s`).join(', ');
+  return `stalls over 50 ms: ${stalls || 'none'}; GC pauses ${stats.gc.count}, ${stats.gc.totalMs.toFixed(0)} ms in all, longest ${stats.gc.maxMs.toFixed(1)} ms (${stats.gc.maxKind || '-'}); ${kinds || 'no pauses'}; threads, CPU / waiting for a core over ${stats.wallSeconds.toFixed(1)} s: ${threads || 'not read (no /proc schedstat)'}`;
 }
 
 /** What the run was last doing, for a crash report. */
@@ -520,6 +522,7 @@ async function runStep(targetSeries: number, accountsOverride: number | undefine
       const nginxRounds: LatencyFigures[] = [];
       const loops: LoopDelay[] = [];
       const servingLoops: LoopDelay[] = [];
+      const threadWindows: (readonly ThreadTime[])[] = [];
       let cpuSeconds = 0;
       let wallSeconds = 0;
       for (let round = 0; round < options.rounds; round++) {
@@ -531,6 +534,7 @@ async function runStep(targetSeries: number, accountsOverride: number | undefine
         loops.push(scraped.loop);
         servingLoops.push(...scraped.servingLoops);
         cpuSeconds += scraped.cpuSeconds;
+        threadWindows.push(scraped.threads);
         wallSeconds += scraped.wallSeconds;
         exporterRounds.push(latency(exporterRun, body.length, options.connections, `exporter ${variant.label}`, true));
         const nginxRun = await runWrk({ ...wrk, url: `${nginx.origin}${variant.nginxPath}`, headers: variant.headers });
@@ -546,6 +550,8 @@ async function runStep(targetSeries: number, accountsOverride: number | undefine
         loop,
         servingLoop: servingLoops.length > 0 ? worstLoop(servingLoops) : undefined,
         exporterCpuShare: cpuSeconds / wallSeconds,
+        threads: sumThreadTimes(threadWindows),
+        wallSeconds,
       };
       variants.push(result);
       log(
@@ -572,7 +578,7 @@ async function runStep(targetSeries: number, accountsOverride: number | undefine
       series: memoryStats.series,
       fillSeconds,
       upstream: { requestsPerSecond: upstreamCounts.requests / polling.wallSeconds, bytesPerSecond: upstreamCounts.bytes / polling.wallSeconds },
-      polling: { loop: polling.loop, servingLoop: polling.servingLoops.length > 0 ? worstLoop(polling.servingLoops) : undefined, cpuShare: polling.cpuSeconds / polling.wallSeconds, seconds: polling.wallSeconds },
+      polling: { loop: polling.loop, servingLoop: polling.servingLoops.length > 0 ? worstLoop(polling.servingLoops) : undefined, cpuShare: polling.cpuSeconds / polling.wallSeconds, seconds: polling.wallSeconds, threads: polling.threads },
       memory: {
         heapUsed: memoryStats.memory.heapUsed + memoryStats.builderHeapUsed,
         builderHeapUsed: memoryStats.builderHeapUsed,

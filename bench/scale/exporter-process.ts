@@ -18,6 +18,7 @@ import { startExporter } from '../../src/exporter/index.js';
 import { defaultServingThreads } from '../../src/server/serving-threads.js';
 import type { ExpositionSnapshot } from '../../src/exposition/store.js';
 import { reportCrashes } from './processes.js';
+import { readThreads, threadTimesBetween } from './thread-times.js';
 import type { AllocationKind, ExporterRequest, ExporterStats, LoopDelay } from './protocol.js';
 
 const [configFile, logFile] = process.argv.slice(2);
@@ -129,6 +130,7 @@ new PerformanceObserver((list) => {
 
 let cpuAtReset = process.cpuUsage();
 let wallAtReset = performance.now();
+let threadsAtReset = readThreads();
 
 function loopDelay(): LoopDelay {
   const ms = (ns: number): number => ns / 1e6;
@@ -150,6 +152,7 @@ async function stats(afterCollection = false): Promise<ExporterStats> {
     loop: loopDelay(),
     servingLoops: await exporter.servingLoopDelays(),
     cpuSeconds: (cpu.user + cpu.system) / 1e6,
+    threads: threadTimesBetween(threadsAtReset, readThreads()),
     wallSeconds: (performance.now() - wallAtReset) / 1000,
     memory: process.memoryUsage(),
     builderHeapUsed,
@@ -207,6 +210,7 @@ process.on('message', (message: ExporterRequest) => {
         gcPauses = { count: 0, totalMs: 0, maxMs: 0, maxKind: '', byKind: {} };
         cpuAtReset = process.cpuUsage();
         wallAtReset = performance.now();
+        threadsAtReset = readThreads();
         send({ type: 'reset' });
       });
       return;

@@ -1,4 +1,5 @@
 /** Messages between bench/scale.ts and the processes it starts. */
+import type { ThreadTime } from './thread-times.js';
 
 export interface LoopDelay {
   readonly p50Ms: number;
@@ -18,6 +19,8 @@ export interface ExporterStats {
   readonly servingLoops: readonly LoopDelay[];
   /** CPU time of the exporter's process since the last reset. */
   readonly cpuSeconds: number;
+  /** Per thread of the exporter's process since the last reset: CPU time, and time runnable but waiting for a core (Linux; empty elsewhere). */
+  readonly threads: readonly ThreadTime[];
   readonly wallSeconds: number;
   /** Of the main thread (`rss`: of the process). */
   readonly memory: NodeJS.MemoryUsage;

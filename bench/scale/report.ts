@@ -1,6 +1,7 @@
 import { renderSvg, type Line } from './plot.js';
 import type { LoopDelay } from './protocol.js';
 import type { RunResult, StepResult, VariantResult } from './results.js';
+import type { ThreadTime } from './thread-times.js';
 
 /** bench/results/latest.md and latest.svg from one run's figures. */
 
@@ -173,6 +174,35 @@ export function renderReport(run: RunResult): string {
   }
   line();
 
+  line('## Where the exporter\'s threads spent each window (Linux scheduler statistics)');
+  line();
+  line(
+    'Per thread, as a share of one core over the window: the CPU it used, then the time it was ready to run but waited for a core (`/proc/self/task/*/schedstat`). A thread whose two shares add up to nearly 100% was never idle: its event loop waits behind its own work and behind the other processes on the machine.',
+  );
+  line();
+  const windows = (s: StepResult): { label: string; threads: readonly ThreadTime[]; seconds: number }[] => [
+    { label: 'polling only', threads: s.polling.threads, seconds: s.polling.seconds },
+    ...s.variants.map((v) => ({ label: `scraped, ${v.label}`, threads: v.threads, seconds: v.wallSeconds })),
+  ];
+  const threadNames = [...new Set(run.steps.flatMap((s) => windows(s).flatMap((w) => w.threads.map((t) => t.thread))))].filter((name) => name !== 'other').sort(threadOrder);
+  if (threadNames.length === 0) {
+    line('Not read on this machine (no `/proc/self/task/*/schedstat`).');
+  } else {
+    line(`| series | window | ${threadNames.join(' | ')} |`);
+    line(`|---|---|${threadNames.map(() => '---').join('|')}|`);
+    for (const s of run.steps) {
+      for (const w of windows(s)) {
+        const share = (seconds: number): string => `${((100 * seconds) / w.seconds).toFixed(0)}%`;
+        const cells = threadNames.map((name) => {
+          const t = w.threads.find((time) => time.thread === name);
+          return t ? `${share(t.cpuSeconds)} / ${share(t.waitingSeconds)}` : '-';
+        });
+        line(`| ${count(s.series)} | ${w.label} | ${cells.join(' | ')} |`);
+      }
+    }
+  }
+  line();
+
   line('## Memory (after a full garbage collection, while polling)');
   line();
   line('Heap is both V8 heaps: the serving thread\'s and the exposition builder thread\'s. The rendered lines and bodies live outside them (shared and array buffers), in RSS.');
@@ -268,4 +298,10 @@ export function renderPlot(run: RunResult): string {
       ],
     },
   ]);
+}
+
+/** The main thread, the serving threads, the builder, then the collector's helpers. */
+function threadOrder(a: string, b: string): number {
+  const rank = (name: string): number => (name === 'main' ? 0 : name.startsWith('serving') ? 1 : name === 'builder' ? 2 : 3);
+  return rank(a) - rank(b) || a.localeCompare(b);
 }

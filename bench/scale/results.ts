@@ -1,5 +1,6 @@
 import type { DecodeResult } from './decode.js';
 import type { ExporterStats, LoopDelay } from './protocol.js';
+import type { ThreadTime } from './thread-times.js';
 
 /** Everything one harness run measured; written as JSON next to the Markdown report. */
 
@@ -27,6 +28,10 @@ export interface VariantResult {
   /** The serving threads' event-loop delay meanwhile: the worst thread's, the worst round's; undefined without serving threads. */
   readonly servingLoop: LoopDelay | undefined;
   readonly exporterCpuShare: number;
+  /** Per thread of the exporter, summed over the rounds: CPU time and time runnable but waiting for a core. */
+  readonly threads: readonly ThreadTime[];
+  /** The wall time those rounds took. */
+  readonly wallSeconds: number;
 }
 
 export interface PromClientResult {
@@ -48,7 +53,7 @@ export interface StepResult {
   readonly fillSeconds: number;
   /** Upstream traffic at the real per-key pace while measuring. */
   readonly upstream: { readonly requestsPerSecond: number; readonly bytesPerSecond: number };
-  readonly polling: { readonly loop: LoopDelay; readonly servingLoop: LoopDelay | undefined; readonly cpuShare: number; readonly seconds: number };
+  readonly polling: { readonly loop: LoopDelay; readonly servingLoop: LoopDelay | undefined; readonly cpuShare: number; readonly seconds: number; readonly threads: readonly ThreadTime[] };
   /** `heapUsed` counts both threads' V8 heaps: the serving thread's and the builder thread's. */
   readonly memory: {
     readonly heapUsed: number;

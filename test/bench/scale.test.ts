@@ -67,6 +67,11 @@ describe('scale harness, tiny run', () => {
       expectSaneLatency(variant.nginx, `nginx ${variant.id}`);
       expect(variant.loop.samples).toBeGreaterThan(0);
       expect(variant.loop.maxMs).toBeGreaterThan(0);
+      // Linux scheduler statistics per thread: the serving thread wrote the scrapes, so it ran.
+      const serving = variant.threads.find((t) => t.thread === 'serving-0');
+      expect(serving?.cpuSeconds, `${variant.id}: ${JSON.stringify(variant.threads)}`).toBeGreaterThan(0);
+      expect(variant.threads.map((t) => t.thread)).toEqual(expect.arrayContaining(['main', 'serving-0', 'builder']));
+      for (const t of variant.threads) expect(t.cpuSeconds + t.waitingSeconds, `${variant.id} ${t.thread}`).toBeLessThanOrEqual(variant.wallSeconds * (t.thread === 'V8 helpers' || t.thread === 'other' ? 16 : 1.05));
     }
     const gzip = step.variants.find((v) => v.id === 'text-gzip');
     const identity = step.variants.find((v) => v.id === 'text-identity');
@@ -102,7 +107,7 @@ describe('scale harness, tiny run', () => {
   });
 
   it('writes the Markdown report with every section and a plot', () => {
-    for (const heading of ['## Targets', '## Steps', '## Scrape latency', '## Against prom-client', '## Event-loop delay', '## Memory', '## From a completed poll', '## Decode + map']) {
+    for (const heading of ['## Targets', '## Steps', '## Scrape latency', '## Against prom-client', '## Event-loop delay', "## Where the exporter's threads spent each window", '## Memory', '## From a completed poll', '## Decode + map']) {
       expect(report).toContain(heading);
     }
     expect(report).not.toMatch(/NaN|undefined/);
