@@ -62,6 +62,8 @@ export interface ExporterOptions {
   webConfigFile?: string;
   /** Resolution of the serving threads' event-loop delay histograms; default 10 ms. */
   servingLoopResolutionMs?: number;
+  /** How long after a serving thread stops it is started again; default 1 s. */
+  servingRestartDelayMs?: number;
   /** `--web.enable-lifecycle`: POST /-/reload re-reads the configuration (403 without). */
   enableLifecycle?: boolean;
 }
@@ -132,7 +134,7 @@ export async function startExporter(options: ExporterOptions): Promise<RunningEx
   try {
     server =
       threads > 0
-        ? await startServingThreads(parts, { threads, listenAddress: options.listenAddress, webConfigFile: options.webConfigFile, log, registry, loopResolutionMs: options.servingLoopResolutionMs })
+        ? await startServingThreads(parts, { threads, listenAddress: options.listenAddress, webConfigFile: options.webConfigFile, log, registry, loopResolutionMs: options.servingLoopResolutionMs, restartDelayMs: options.servingRestartDelayMs })
         : await (options.serve ?? ((a, address) => startHttpServer(a, address)))(parts.listener, options.listenAddress, lifecycle, registry);
   } catch (err) {
     units.abandon();

@@ -160,12 +160,17 @@ export interface ServingThreadsOptions {
   readonly registry: Registry;
   /** Default 10 ms; the scale benchmark asks for 1. */
   readonly loopResolutionMs?: number;
+  /** How long after a thread stops it is started again; default 1 s (tests ask for longer). */
+  readonly restartDelayMs?: number;
 }
 
 export interface RunningServingThreads extends RunningServer {
   /** Each serving thread's event-loop delay since the last reset (and resets it when asked). */
   loopDelays(reset?: boolean): Promise<LoopDelayFigures[]>;
 }
+
+/** The serving threads' names, before their index. */
+export const SERVING_THREAD_NAME = 'monapi-serve-';
 
 /** The header that carries the threads' token to the pages listener. */
 export const PAGES_TOKEN_HEADER = 'x-monapi-serving-thread';
@@ -184,11 +189,14 @@ export async function startServingThreads(parts: ServerParts, options: ServingTh
   // One for every thread, and for a thread started again: a flood spread over the threads meets one throttle.
   const passwords = new ThrottledPasswordGate();
   const demand = new TailDemand();
-  const workers: Worker[] = [];
+  /** By thread index; undefined from a thread's exit until it is started again. */
+  const workers: (Worker | undefined)[] = [];
+  const restarts = new Set<NodeJS.Timeout>();
   let closing = false;
+  const running = (): Worker[] => workers.filter((worker): worker is Worker => worker !== undefined);
 
   const broadcast = (message: ToServingThread): void => {
-    for (const worker of workers) worker.postMessage(message);
+    for (const worker of running()) worker.postMessage(message);
   };
   /** A snapshot's layout; its chunks go from the builder thread to each thread's chunk port. */
   const snapshotMessage = (snapshot: ExpositionSnapshot): ToServingThread => ({ type: 'snapshot', ...layoutOf(snapshot) });
@@ -256,7 +264,8 @@ export async function startServingThreads(parts: ServerParts, options: ServingTh
       loopResolutionMs: options.loopResolutionMs ?? 10,
       tailMaxAgeMs: TAIL_MAX_AGE_MS,
     };
-    const worker = startThread(import.meta.url, 'serving-thread', `monapi-serving-${index}`, data);
+    // At most 15 characters: Linux keeps no more of a thread's name (top -H, /proc/*/task/*/comm).
+    const worker = startThread(import.meta.url, 'serving-thread', `${SERVING_THREAD_NAME}${index}`, data);
     workers[index] = worker;
     worker.on('message', (message: FromServingThread) => {
       switch (message.type) {
@@ -301,15 +310,19 @@ export async function startServingThreads(parts: ServerParts, options: ServingTh
       worker.once('error', reject);
     });
     worker.on('exit', (code) => {
+      // Nothing more is asked of it, nor waited for (a close meanwhile would wait for an exit that has come).
+      if (workers[index] === worker) workers[index] = undefined;
       // Its answer would never come: the figures of every thread are asked again next time.
       loopReplies.failAll(new Error(`serving thread ${index} exited with code ${code}`));
       if (closing) return;
       // A thread that dies is replaced, on the same port: the others serve meanwhile.
       log.error({ thread: index, code }, 'a serving thread stopped; starting it again');
       const again = setTimeout(() => {
+        restarts.delete(again);
         if (!closing) start(index, boundPort).catch((error: unknown) => log.error({ err: error, thread: index }, 'a serving thread could not be started again'));
-      }, 1_000);
+      }, options.restartDelayMs ?? 1_000);
       again.unref();
+      restarts.add(again);
     });
     return listening;
   };
@@ -323,7 +336,7 @@ export async function startServingThreads(parts: ServerParts, options: ServingTh
   } catch (error) {
     closing = true;
     clearInterval(ahead);
-    await Promise.all(workers.map((worker) => worker.terminate()));
+    await Promise.all(running().map((worker) => worker.terminate()));
     await pages.close();
     throw new Error(`cannot listen on ${options.listenAddress}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
@@ -333,14 +346,15 @@ export async function startServingThreads(parts: ServerParts, options: ServingTh
     url,
     server: pages.server,
     loopDelays(reset = false) {
-      return Promise.all(workers.map((worker) => loopReplies.ask((request) => worker.postMessage({ type: 'loop', request, reset } satisfies ToServingThread))));
+      return Promise.all(running().map((worker) => loopReplies.ask((request) => worker.postMessage({ type: 'loop', request, reset } satisfies ToServingThread))));
     },
     close(timeoutMs = 10_000) {
       closed ??= (async () => {
         closing = true;
         clearInterval(ahead);
+        for (const again of restarts) clearTimeout(again);
         await Promise.all(
-          workers.map(async (worker) => {
+          running().map(async (worker) => {
             const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
             worker.postMessage({ type: 'close', timeoutMs } satisfies ToServingThread);
             const force = setTimeout(() => void worker.terminate(), timeoutMs + 1_000);

@@ -36,6 +36,8 @@ export async function drive(options: {
   shard?: ShardAssignment;
   /** Serve from this many threads (`--web.serving-threads`); default the main thread. */
   servingThreads?: number;
+  /** How long after a serving thread stops it is started again (default 1 s). */
+  servingRestartDelayMs?: number;
   webConfigFile?: string;
   enableLifecycle?: boolean;
 }): Promise<Driven> {
@@ -55,6 +57,7 @@ export async function drive(options: {
     processMetrics: false,
     ...(options.shard ? { shard: options.shard } : {}),
     ...(options.servingThreads === undefined ? {} : { servingThreads: options.servingThreads }),
+    ...(options.servingRestartDelayMs === undefined ? {} : { servingRestartDelayMs: options.servingRestartDelayMs }),
     ...(options.webConfigFile === undefined ? {} : { webConfigFile: options.webConfigFile }),
     ...(options.enableLifecycle === undefined ? {} : { enableLifecycle: options.enableLifecycle }),
   });
