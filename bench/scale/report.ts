@@ -177,7 +177,7 @@ export function renderReport(run: RunResult): string {
   line('## Where the exporter\'s threads spent each window (Linux scheduler statistics)');
   line();
   line(
-    'Per thread, as a share of one core over the window: the CPU it used, then the time it was ready to run but waited for a core (`/proc/self/task/*/schedstat`). A thread whose two shares add up to nearly 100% was never idle: its event loop waits behind its own work and behind the other processes on the machine.',
+    'Per thread, as a share of one core over the window: the CPU it used, then the time it was ready to run but waited for a core (`/proc/self/task/*/schedstat`). A thread whose two shares add up to nearly 100% was never idle. The collector\'s helper threads are summed, so theirs can pass 100%.',
   );
   line();
   const windows = (s: StepResult): { label: string; threads: readonly ThreadTime[]; seconds: number }[] => [

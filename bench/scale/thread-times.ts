@@ -1,4 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { BUILDER_THREAD_NAME } from '../../src/exposition/builder-client.js';
+import { SERVING_THREAD_NAME } from '../../src/server/serving-threads.js';
 
 /** CPU time and time spent runnable but waiting for a core, of one thread (Linux schedstat). */
 export interface ThreadTime {
@@ -14,10 +16,10 @@ interface Reading {
 }
 
 /**
- * Reads every thread of this process from /proc/self/task: its name (15 characters at most,
- * so `monapi-serving-0` reads `monapi-serving-`) and, from `schedstat`, the nanoseconds it
- * ran and those it waited on a run queue. Empty where /proc has no schedstat (not Linux, or a
- * kernel without scheduler statistics).
+ * Reads every thread of this process from /proc/self/task: its name (Linux keeps 15
+ * characters of it) and, from `schedstat`, the nanoseconds it ran and those it waited on a run
+ * queue. Empty where /proc has no schedstat (not Linux, or a kernel without scheduler
+ * statistics).
  */
 export function readThreads(): Map<number, Reading> {
   const threads = new Map<number, Reading>();
@@ -39,25 +41,26 @@ export function readThreads(): Map<number, Reading> {
   return threads;
 }
 
-/** Which of the exporter's threads a name is; the collector's helpers and the rest summed. */
-function groupOf(name: string, servingIndex: Map<number, number>, tid: number): string {
+/** Which of the exporter's threads a name is (a serving thread by its index); the collector's helpers and the rest summed. */
+function groupOf(name: string): string {
   if (name === 'MainThread') return 'main';
-  if (name.startsWith('monapi-serving')) {
-    if (!servingIndex.has(tid)) servingIndex.set(tid, servingIndex.size);
-    return `serving-${servingIndex.get(tid)}`;
-  }
-  if (name === 'monapi-builder') return 'builder';
+  if (name.startsWith(SERVING_THREAD_NAME)) return `serving-${name.slice(SERVING_THREAD_NAME.length)}`;
+  if (name === BUILDER_THREAD_NAME) return 'builder';
   if (name === 'V8Worker') return 'V8 helpers';
   return 'other';
 }
 
-/** Per thread (helpers summed), what ran and what waited between two readings; threads started since count from zero. */
+/**
+ * Per thread (helpers summed), what ran and what waited between two readings. A thread started
+ * since counts from zero (also one that took the id of a thread that ended); what a thread that
+ * ended in between did is not counted.
+ */
 export function threadTimesBetween(before: Map<number, Reading>, after: Map<number, Reading>): ThreadTime[] {
   const sums = new Map<string, { cpuNs: number; waitNs: number }>();
-  const servingIndex = new Map<number, number>();
-  for (const [tid, now] of [...after.entries()].sort((a, b) => a[0] - b[0])) {
-    const then = before.get(tid);
-    const group = groupOf(now.name, servingIndex, tid);
+  for (const [tid, now] of after) {
+    const known = before.get(tid);
+    const then = known && known.name === now.name && known.cpuNs <= now.cpuNs && known.waitNs <= now.waitNs ? known : undefined;
+    const group = groupOf(now.name);
     const sum = sums.get(group) ?? { cpuNs: 0, waitNs: 0 };
     sum.cpuNs += now.cpuNs - (then?.cpuNs ?? 0);
     sum.waitNs += now.waitNs - (then?.waitNs ?? 0);
