@@ -1,7 +1,7 @@
 import { EventEmitter, once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { rawRequest } from '../../test/server/http.js';
 import { sendBody } from './telemetry.js';
 
@@ -32,6 +32,9 @@ function fakeResponse(destroyed: boolean, room = Infinity): { res: Parameters<ty
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 describe('sendBody', () => {
+  // One group a turn for all scrapes together: each test starts in a turn of its own.
+  beforeEach(() => nextTurn());
+
   it('writes every chunk in order, corked, then ends', () => {
     const { res, calls } = fakeResponse(false);
     expect(sendBody(res, [Buffer.from('a'), Buffer.from('b')])).toBe(true);
@@ -44,18 +47,19 @@ describe('sendBody', () => {
     expect(calls).toEqual([]);
   });
 
-  it('hands a large body over a group at a time, each once the socket has taken the one before and the loop has turned', async () => {
+  it('hands a large body over a group at a time, each once the socket has taken the one before, at most one a turn of the loop', async () => {
     const { res, calls, drain } = fakeResponse(false, 2);
     sendBody(res, ['a', 'b', 'c', 'd', 'e'].map((s) => Buffer.from(s)), 2);
     expect(calls).toEqual(['cork', 'write a', 'write b', 'uncork']);
-    await nextTurn();
-    expect(calls).toHaveLength(4);
+    // The socket takes the group in the same turn: the next one waits for the next turn.
     drain();
     expect(calls).toHaveLength(4);
     await nextTurn();
     expect(calls.slice(4)).toEqual(['cork', 'write c', 'write d', 'uncork']);
-    drain();
+    // Still full a turn later: nothing until it drains; then at once, since no group left in this turn.
     await nextTurn();
+    expect(calls).toHaveLength(8);
+    drain();
     expect(calls.slice(8)).toEqual(['cork', 'write e', 'end', 'uncork']);
     drain();
     await nextTurn();
@@ -68,6 +72,28 @@ describe('sendBody', () => {
     expect(calls).toEqual(['cork', 'write a', 'write b', 'uncork']);
     await nextTurn();
     expect(calls.slice(4)).toEqual(['cork', 'write c', 'end', 'uncork']);
+  });
+
+  it('hands the kernel one group a turn whichever scrape it is for, the scrapes taking turns in the order they asked', async () => {
+    const scrapes = ['x', 'y', 'z'].map(() => fakeResponse(false));
+    scrapes.forEach(({ res }, i) => sendBody(res, [1, 2].map((part) => Buffer.from(`${'xyz'[i]}${part}`)), 1));
+    const seen = scrapes.map(() => 0);
+    /** The groups written since the last look, whichever scrape they are for. */
+    const newWrites = (): string[] =>
+      scrapes.flatMap(({ calls }, i) => {
+        const fresh = calls.slice(seen[i]).filter((call) => call.startsWith('write'));
+        seen[i] = calls.length;
+        return fresh;
+      });
+    // The first scrape's first group in this turn; its next one asked before the others' first.
+    expect(newWrites()).toEqual(['write x1']);
+    const turns: string[][] = [];
+    for (let turn = 0; turn < 6; turn++) {
+      await nextTurn();
+      turns.push(newWrites());
+    }
+    expect(turns).toEqual([['write x2'], ['write y1'], ['write z1'], ['write y2'], ['write z2'], []]);
+    for (const { calls } of scrapes) expect(calls.filter((call) => call === 'end')).toHaveLength(1);
   });
 
   it('stops between groups when the scraper goes away', async () => {
