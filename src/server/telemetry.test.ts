@@ -21,6 +21,10 @@ function fakeResponse(destroyed: boolean, room = Infinity): { res: Parameters<ty
     end: () => calls.push('end'),
     uncork: () => calls.push('uncork'),
     once: (event: string, listener: () => void) => events.once(event, listener),
+    destroy: (error?: Error) => {
+      calls.push(`destroy ${error?.message ?? ''}`);
+      res.destroyed = true;
+    },
   };
   const drain = (): void => {
     waiting = 0;
@@ -94,6 +98,40 @@ describe('sendBody', () => {
     }
     expect(turns).toEqual([['write x2'], ['write y1'], ['write z1'], ['write y2'], ['write z2'], []]);
     for (const { calls } of scrapes) expect(calls.filter((call) => call === 'end')).toHaveLength(1);
+  });
+
+  it('gives the turn of a scrape whose scraper went away while it waited to the next one waiting', async () => {
+    const [first, gone, third] = [0, 1, 2].map(() => fakeResponse(false));
+    for (const [i, scrape] of [first, gone, third].entries()) sendBody(scrape!.res, [Buffer.from(`${i}a`), Buffer.from(`${i}b`)], 1);
+    gone!.res.destroyed = true;
+    await nextTurn();
+    // The first scrape's second group asked first; in the turn after it, the third scrape's first, not nothing.
+    expect(first!.calls.filter((call) => call.startsWith('write'))).toEqual(['write 0a', 'write 0b']);
+    await nextTurn();
+    expect(third!.calls.filter((call) => call.startsWith('write'))).toEqual(['write 2a']);
+    expect(gone!.calls).toEqual([]);
+  });
+
+  it('ends a scrape whose write throws, and goes on with the others', async () => {
+    const broken = fakeResponse(false);
+    const other = fakeResponse(false);
+    let writes = 0;
+    const write = broken.res.write.bind(broken.res);
+    broken.res.write = ((chunk: Buffer) => {
+      if (++writes === 2) throw new Error('socket gone wrong');
+      return write(chunk);
+    }) as typeof broken.res.write;
+    sendBody(broken.res, [Buffer.from('a'), Buffer.from('b')], 1);
+    sendBody(other.res, [Buffer.from('x'), Buffer.from('y')], 1);
+    for (let turn = 0; turn < 4; turn++) await nextTurn();
+    expect(broken.calls).toContain('destroy socket gone wrong');
+    expect(other.calls.filter((call) => call.startsWith('write') || call === 'end')).toEqual(['write x', 'write y', 'end']);
+  });
+
+  it('ends an empty body at once', () => {
+    const { res, calls } = fakeResponse(false);
+    expect(sendBody(res, [])).toBe(true);
+    expect(calls).toEqual(['end']);
   });
 
   it('stops between groups when the scraper goes away', async () => {

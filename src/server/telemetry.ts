@@ -123,24 +123,30 @@ export const WRITE_GROUP_BYTES = 2 * 1024 * 1024;
  * taking turns. Each scrape going on from its own `setImmediate` made eight scrapers at a
  * million series all write in the same turn, up to 16 MiB copied into sockets before the
  * thread's timers and new connections came again: its event loop's p99 was 23 to 72 ms under
- * them, 9 to 11 ms with one group a turn (docs/scaling.md).
+ * them, 9 to 13 ms with one group a turn (docs/scaling.md). A writer says whether it wrote: one
+ * whose scraper has gone does not use up the turn.
  */
 class WriteTurns {
-  private readonly waiting: (() => void)[] = [];
+  private readonly waiting: (() => boolean)[] = [];
   /** A group left in the current turn. */
   private taken = false;
   private ticking = false;
 
   /** Writes now when no group left in this turn and none waits; otherwise in a turn of its own, after those waiting. */
-  run(write: () => void): void {
+  run(write: () => boolean): void {
     if (this.taken || this.waiting.length > 0) {
       this.waiting.push(write);
       this.tick();
       return;
     }
-    this.taken = true;
     this.tick();
-    write();
+    this.take(write);
+  }
+
+  /** Taken while it runs: a writer that goes on asks again and waits for a later turn. */
+  private take(write: () => boolean): void {
+    this.taken = true;
+    this.taken = write();
   }
 
   private tick(): void {
@@ -149,11 +155,9 @@ class WriteTurns {
     setImmediate(() => {
       this.ticking = false;
       this.taken = false;
-      const next = this.waiting.shift();
-      if (next === undefined) return;
-      this.taken = true;
-      this.tick();
-      next();
+      // Scheduled before a writer runs, so that one that throws never stops the others.
+      if (this.waiting.length > 0) this.tick();
+      for (let write = this.waiting.shift(); write !== undefined; write = this.taken ? undefined : this.waiting.shift()) this.take(write);
     });
   }
 }
@@ -167,25 +171,36 @@ const writeTurns = new WriteTurns();
  * scraper gone meanwhile (its connection closed while the body was made or sent) gets nothing
  * more: every write to a destroyed response makes an error, and a body has thousands of chunks.
  */
-export function sendBody(res: Pick<ServerResponse, 'destroyed' | 'cork' | 'write' | 'end' | 'uncork' | 'once'>, chunks: readonly Buffer[], groupBytes = WRITE_GROUP_BYTES): boolean {
+export function sendBody(res: Pick<ServerResponse, 'destroyed' | 'cork' | 'write' | 'end' | 'uncork' | 'once' | 'destroy'>, chunks: readonly Buffer[], groupBytes = WRITE_GROUP_BYTES): boolean {
   if (res.destroyed) return false;
+  if (chunks.length === 0) {
+    res.end();
+    return true;
+  }
   let next = 0;
-  const writeGroup = (): void => {
-    if (res.destroyed) return;
-    res.cork();
-    let bytes = 0;
-    let room = true;
-    while (next < chunks.length && bytes < groupBytes) {
-      const chunk = chunks[next++] as Buffer;
-      bytes += chunk.length;
-      room = res.write(chunk);
+  const writeGroup = (): boolean => {
+    if (res.destroyed) return false;
+    try {
+      res.cork();
+      let bytes = 0;
+      let room = true;
+      while (next < chunks.length && bytes < groupBytes) {
+        const chunk = chunks[next++] as Buffer;
+        bytes += chunk.length;
+        room = res.write(chunk);
+      }
+      if (next === chunks.length) res.end();
+      res.uncork();
+      if (next < chunks.length) {
+        const later = (): void => writeTurns.run(writeGroup);
+        if (room) later();
+        else res.once('drain', later);
+      }
+    } catch (error) {
+      // In a later turn nothing else would catch it: this scrape ends, the thread goes on.
+      res.destroy(error instanceof Error ? error : new Error(String(error)));
     }
-    if (next === chunks.length) res.end();
-    res.uncork();
-    if (next === chunks.length) return;
-    const later = (): void => writeTurns.run(writeGroup);
-    if (room) later();
-    else res.once('drain', later);
+    return true;
   };
   writeTurns.run(writeGroup);
   return true;
