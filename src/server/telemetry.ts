@@ -119,23 +119,27 @@ function plainText(res: ServerResponse, status: number, body: string, headers: R
 export const WRITE_GROUP_BYTES = 2 * 1024 * 1024;
 
 /**
- * One group a turn of the event loop, for every scrape of the thread together, the scrapes
- * taking turns. Each scrape going on from its own `setImmediate` made eight scrapers at a
- * million series all write in the same turn, up to 16 MiB copied into sockets before the
- * thread's timers and new connections came again: its event loop's p99 was 23 to 72 ms under
- * them, 9 to 13 ms with one group a turn (docs/scaling.md). A writer says whether it wrote: one
- * whose scraper has gone does not use up the turn.
+ * At most a group's worth of bytes a turn of the event loop (WRITE_GROUP_BYTES), for every
+ * scrape of the thread together, the scrapes taking turns in the order they asked. Each scrape
+ * going on from its own `setImmediate` made eight scrapers at a million series all write in the
+ * same turn, up to 16 MiB copied into sockets before the thread's timers and new connections
+ * came again: its event loop's p99 was 23 to 72 ms under them, 9 to 13 ms with one group a turn
+ * (docs/scaling.md). Bytes, not groups: one small body a turn made 200 scrapers of a small
+ * exporter queue up past `--web.max-requests` (test/security/abuse.test.ts). A writer says how
+ * many bytes it wrote: one whose scraper has gone uses up nothing.
  */
 class WriteTurns {
-  private readonly waiting: (() => boolean)[] = [];
-  /** A group left in the current turn. */
-  private taken = false;
+  private readonly waiting: { readonly write: () => number; readonly budget: number }[] = [];
+  /** Bytes written in the current turn. */
+  private spent = 0;
+  /** A writer is running: one that goes on asks again and waits for a later turn. */
+  private writing = false;
   private ticking = false;
 
-  /** Writes now when no group left in this turn and none waits; otherwise in a turn of its own, after those waiting. */
-  run(write: () => boolean): void {
-    if (this.taken || this.waiting.length > 0) {
-      this.waiting.push(write);
+  /** Writes now while this turn's bytes (`budget`, a group's) last and none waits; otherwise in a later turn, after those waiting. */
+  run(write: () => number, budget: number): void {
+    if (this.writing || this.spent >= budget || this.waiting.length > 0) {
+      this.waiting.push({ write, budget });
       this.tick();
       return;
     }
@@ -143,10 +147,13 @@ class WriteTurns {
     this.take(write);
   }
 
-  /** Taken while it runs: a writer that goes on asks again and waits for a later turn. */
-  private take(write: () => boolean): void {
-    this.taken = true;
-    this.taken = write();
+  private take(write: () => number): void {
+    this.writing = true;
+    try {
+      this.spent += write();
+    } finally {
+      this.writing = false;
+    }
   }
 
   private tick(): void {
@@ -154,10 +161,13 @@ class WriteTurns {
     this.ticking = true;
     setImmediate(() => {
       this.ticking = false;
-      this.taken = false;
+      this.spent = 0;
       // Scheduled before a writer runs, so that one that throws never stops the others.
       if (this.waiting.length > 0) this.tick();
-      for (let write = this.waiting.shift(); write !== undefined; write = this.taken ? undefined : this.waiting.shift()) this.take(write);
+      for (let next = this.waiting[0]; next !== undefined && this.spent < next.budget; next = this.waiting[0]) {
+        this.waiting.shift();
+        this.take(next.write);
+      }
     });
   }
 }
@@ -178,11 +188,11 @@ export function sendBody(res: Pick<ServerResponse, 'destroyed' | 'cork' | 'write
     return true;
   }
   let next = 0;
-  const writeGroup = (): boolean => {
-    if (res.destroyed) return false;
+  const writeGroup = (): number => {
+    if (res.destroyed) return 0;
+    let bytes = 0;
     try {
       res.cork();
-      let bytes = 0;
       let room = true;
       while (next < chunks.length && bytes < groupBytes) {
         const chunk = chunks[next++] as Buffer;
@@ -192,7 +202,7 @@ export function sendBody(res: Pick<ServerResponse, 'destroyed' | 'cork' | 'write
       if (next === chunks.length) res.end();
       res.uncork();
       if (next < chunks.length) {
-        const later = (): void => writeTurns.run(writeGroup);
+        const later = (): void => writeTurns.run(writeGroup, groupBytes);
         if (room) later();
         else res.once('drain', later);
       }
@@ -200,9 +210,9 @@ export function sendBody(res: Pick<ServerResponse, 'destroyed' | 'cork' | 'write
       // In a later turn nothing else would catch it: this scrape ends, the thread goes on.
       res.destroy(error instanceof Error ? error : new Error(String(error)));
     }
-    return true;
+    return bytes;
   };
-  writeTurns.run(writeGroup);
+  writeTurns.run(writeGroup, groupBytes);
   return true;
 }
 
