@@ -27,6 +27,7 @@ import { gunzipSync } from 'node:zlib';
 import { startSimulator } from '../simulator/index.js';
 import { rawRequest } from '../test/server/http.js';
 import { measureDecode } from './scale/decode.js';
+import { MemoryCgroup, memoryLimitBytes } from './scale/memory-limit.js';
 import { startNginx, type RunningNginx } from './scale/nginx.js';
 import { UpstreamPacer, type PacerRoute } from './scale/pacer.js';
 import { nodeArgs, relayStderr, reportCrashes, REPO_ROOT, requireProgram, stopProcess, waitForLine } from './scale/processes.js';
@@ -91,6 +92,8 @@ interface Options {
   readonly exporterNodeOptions: string[];
   /** `--web.serving-threads` of the exporter; undefined: as auto picks. */
   readonly servingThreads: string | undefined;
+  /** A cgroup the exporter's process joins before Node starts, limited per step as docs/scaling.md says a container should be. */
+  readonly exporterCgroup: MemoryCgroup | undefined;
 }
 
 const HELP = `Usage: npm run bench -- [flags]
@@ -114,6 +117,10 @@ const HELP = `Usage: npm run bench -- [flags]
   --exporter-node-options S  extra Node options for the exporter, e.g. "--max-semi-space-size=64"
   --serving-threads N        threads serving the exporter's port (default: as --web.serving-threads=auto;
                              0: its main thread serves, as before they existed)
+  --exporter-cgroup DIR      run the exporter in this cgroup (its directory, made by you: mkdir
+                             /sys/fs/cgroup/memory/monapi, or under /sys/fs/cgroup with cgroup v2), limited
+                             at each step to the container limit docs/scaling.md gives for its series, as
+                             Kubernetes would: Node sizes its heaps by the limit it finds at start
 `;
 
 function allocationsKind(text: string | undefined): Options['allocations'] {
@@ -141,6 +148,7 @@ function parseOptions(argv: readonly string[]): Options | 'help' {
       allocations: { type: 'string' },
       'exporter-node-options': { type: 'string' },
       'serving-threads': { type: 'string' },
+      'exporter-cgroup': { type: 'string' },
       help: { type: 'boolean' },
     },
   });
@@ -174,6 +182,7 @@ function parseOptions(argv: readonly string[]): Options | 'help' {
     tiny,
     exporterNodeOptions: (values['exporter-node-options'] ?? '').split(/\s+/).filter((o) => o !== ''),
     servingThreads: values['serving-threads'],
+    exporterCgroup: values['exporter-cgroup'] === undefined ? undefined : new MemoryCgroup(values['exporter-cgroup']),
   };
 }
 
@@ -184,7 +193,7 @@ function stallsText(stats: ExporterStats): string {
     .map(([kind, count]) => `${count} ${kind}`)
     .join(', ');
   const threads = stats.threads.map((t) => `${t.thread} ${t.cpuSeconds.toFixed(2)} / ${t.waitingSeconds.toFixed(2)} s`).join(', ');
-  return `stalls over 50 ms: ${stalls || 'none'}; GC pauses ${stats.gc.count}, ${stats.gc.totalMs.toFixed(0)} ms in all, longest ${stats.gc.maxMs.toFixed(1)} ms (${stats.gc.maxKind || '-'}); ${kinds || 'no pauses'}; threads, CPU / waiting for a core over ${stats.wallSeconds.toFixed(1)} s: ${threads || 'not read (no /proc schedstat)'}`;
+  return `stalls over 50 ms: ${stalls || 'none'}; GC pauses ${stats.gc.count}, ${stats.gc.totalMs.toFixed(0)} ms in all, longest ${stats.gc.maxMs.toFixed(1)} ms (${stats.gc.maxKind || '-'}); ${kinds || 'no pauses'}; external memory promoted ${(stats.gc.externalPromotedBytes / 1e6 / stats.wallSeconds).toFixed(2)} MB/s; threads, CPU / waiting for a core over ${stats.wallSeconds.toFixed(1)} s: ${threads || 'not read (no /proc schedstat)'}`;
 }
 
 /** What the run was last doing, for a crash report. */
@@ -217,9 +226,12 @@ class ExporterProcess {
     return join(outDir, 'bench/scale/exporter-process.js');
   }
 
-  static async start(script: string, configFile: string, logFile: string, env: NodeJS.ProcessEnv, profileDir: string | undefined, nodeOptions: readonly string[]): Promise<ExporterProcess> {
+  static async start(script: string, configFile: string, logFile: string, env: NodeJS.ProcessEnv, profileDir: string | undefined, nodeOptions: readonly string[], cgroup: string | undefined): Promise<ExporterProcess> {
     const extra = ['--expose-gc', ...nodeOptions, ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
-    const child = spawn(process.execPath, [...extra, script, configFile, logFile], {
+    const node = [process.execPath, ...extra, script, configFile, logFile];
+    // Joins the cgroup before Node starts: Node sizes its heaps by the memory limit it finds then.
+    const command = cgroup === undefined ? node : ['sh', '-c', 'echo $$ > "$0/cgroup.procs" && exec "$@"', cgroup, ...node];
+    const child = spawn(command[0] as string, command.slice(1), {
       cwd: REPO_ROOT,
       env,
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -466,6 +478,7 @@ async function runStep(targetSeries: number, accountsOverride: number | undefine
     const profileDir = options.profile || options.heapSnapshot || options.allocations !== undefined ? join(options.out, 'profiles') : undefined;
     if (profileDir) mkdirSync(profileDir, { recursive: true });
     const started = Date.now();
+    options.exporterCgroup?.limitTo(memoryLimitBytes(targetSeries));
     exporter = await ExporterProcess.start(
       exporterScript,
       configFile,
@@ -477,6 +490,7 @@ async function runStep(targetSeries: number, accountsOverride: number | undefine
       },
       options.profile ? profileDir : undefined,
       options.exporterNodeOptions,
+      options.exporterCgroup?.dir,
     );
     const filled = await waitForFill(exporter, accounts * hostsPerAccount);
     const fillSeconds = (Date.now() - started) / 1000;
@@ -512,6 +526,7 @@ async function runStep(targetSeries: number, accountsOverride: number | undefine
 
     const variants: VariantResult[] = [];
     let underLoad: ExporterStats | undefined;
+    let peakRss = memoryStats.peakRss;
     for (const variant of VARIANTS) {
       const body = bodies[variant.nginxPath][variant.gzip ? 'gzip' : 'identity'];
       await verifyFloor(nginx, variant, body);
@@ -531,6 +546,7 @@ async function runStep(targetSeries: number, accountsOverride: number | undefine
         const scraped = await exporter.stats();
         log(`${variant.label}, round ${round + 1}: ${stallsText(scraped)}`);
         underLoad ??= scraped;
+        peakRss = scraped.peakRss ?? peakRss;
         loops.push(scraped.loop);
         servingLoops.push(...scraped.servingLoops);
         cpuSeconds += scraped.cpuSeconds;
@@ -559,6 +575,7 @@ async function runStep(targetSeries: number, accountsOverride: number | undefine
       );
     }
 
+    const cgroup = options.exporterCgroup?.figures();
     let promClient: PromClientResult | undefined;
     let promClientSkipped: string | undefined;
     try {
@@ -586,6 +603,8 @@ async function runStep(targetSeries: number, accountsOverride: number | undefine
         external: memoryStats.memory.external,
         arrayBuffers: memoryStats.memory.arrayBuffers,
         rss: memoryStats.memory.rss,
+        ...(peakRss === undefined ? {} : { peakRss }),
+        ...(cgroup === undefined ? {} : { cgroup }),
       },
       visibility: {
         fill: { ...filled.visible, rebuilds: filled.rebuilds },

@@ -8,7 +8,7 @@
  *
  * (compiled by tsc -p tsconfig.bench.json, as the image's dist/ is, before each run)
  */
-import { createWriteStream, writeFileSync } from 'node:fs';
+import { createWriteStream, readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { constants as perfConstants, monitorEventLoopDelay, performance, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import { writeHeapSnapshot } from 'node:v8';
@@ -115,7 +115,25 @@ function gcKind(entry: PerformanceEntry): string {
   return flags.length > 0 ? `${kind}: ${flags.join(', ')}` : kind;
 }
 let gcPauses = { count: 0, totalMs: 0, maxMs: 0, maxKind: '', byKind: {} as Record<string, number> };
+
+/**
+ * How fast the main thread's external memory (array buffers, and what Node accounts to V8)
+ * grows where only a full collection frees it: its rise from one collection to the next,
+ * read after each. Young array buffers go at the next scavenge, so what a scavenge leaves
+ * above the last collection's level was promoted. Once that is 64 MB above what the last full
+ * collection left, V8 starts one for external memory, and while it marks makes the thread do a
+ * marking step for each further 128 KB or so it allocates.
+ */
+let externalPromoted = 0;
+let externalAfterLastCollection = process.memoryUsage().external;
+function externalAfterCollection(): void {
+  const external = process.memoryUsage().external;
+  if (external > externalAfterLastCollection) externalPromoted += external - externalAfterLastCollection;
+  externalAfterLastCollection = external;
+}
+
 new PerformanceObserver((list) => {
+  externalAfterCollection();
   for (const entry of list.getEntries()) {
     const kind = gcKind(entry);
     gcPauses.count++;
@@ -127,6 +145,16 @@ new PerformanceObserver((list) => {
     }
   }
 }).observe({ entryTypes: ['gc'] });
+
+/** The process's largest resident set since it started: what a container's memory limit has to hold. */
+function readPeakRss(): number | undefined {
+  try {
+    const kib = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1];
+    return kib === undefined ? undefined : Number(kib) * 1024;
+  } catch {
+    return undefined;
+  }
+}
 
 let cpuAtReset = process.cpuUsage();
 let wallAtReset = performance.now();
@@ -155,6 +183,7 @@ async function stats(afterCollection = false): Promise<ExporterStats> {
     threads: threadTimesBetween(threadsAtReset, readThreads()),
     wallSeconds: (performance.now() - wallAtReset) / 1000,
     memory: process.memoryUsage(),
+    peakRss: readPeakRss(),
     builderHeapUsed,
     bootMemory,
     visible: { count: sorted.length, p50Ms: at(50), p99Ms: at(99), maxMs: sorted.at(-1) ?? NaN },
@@ -164,7 +193,7 @@ async function stats(afterCollection = false): Promise<ExporterStats> {
       meanCompressedBytes: rebuilds.count > 0 ? rebuilds.compressedBytes / rebuilds.count : NaN,
     },
     stalls: [...stalls].sort((a, b) => b.ms - a.ms).slice(0, 5),
-    gc: { ...gcPauses, byKind: { ...gcPauses.byKind } },
+    gc: { ...gcPauses, byKind: { ...gcPauses.byKind }, externalPromotedBytes: externalPromoted },
   };
 }
 
@@ -208,6 +237,7 @@ process.on('message', (message: ExporterRequest) => {
         rebuilds = { count: 0, seconds: 0, compressedBytes: 0 };
         stalls = [];
         gcPauses = { count: 0, totalMs: 0, maxMs: 0, maxKind: '', byKind: {} };
+        externalPromoted = 0;
         cpuAtReset = process.cpuUsage();
         wallAtReset = performance.now();
         threadsAtReset = readThreads();

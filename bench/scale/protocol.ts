@@ -24,6 +24,8 @@ export interface ExporterStats {
   readonly wallSeconds: number;
   /** Of the main thread (`rss`: of the process). */
   readonly memory: NodeJS.MemoryUsage;
+  /** The process's largest resident set so far (Linux's VmHWM; undefined where /proc is not there). */
+  readonly peakRss: number | undefined;
   /** V8 heap of the exposition builder thread (not in `memory.heapUsed`). */
   readonly builderHeapUsed: number;
   /** After loading the modules, before starting the exporter. */
@@ -42,6 +44,8 @@ export interface ExporterStats {
     readonly maxKind: string;
     /** Pauses per kind (and reason, where V8 gives one), e.g. "mark-compact: external memory". */
     readonly byKind: Readonly<Record<string, number>>;
+    /** How much the main thread's external memory rose from one collection to the next (promoted), its falls left out. */
+    readonly externalPromotedBytes: number;
   };
 }
 

@@ -1,3 +1,4 @@
+import { memoryLimitBytes } from './memory-limit.js';
 import { renderSvg, type Line } from './plot.js';
 import type { LoopDelay } from './protocol.js';
 import type { RunResult, StepResult, VariantResult } from './results.js';
@@ -7,6 +8,7 @@ import type { ThreadTime } from './thread-times.js';
 
 const ms = (x: number): string => (Number.isFinite(x) ? (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2)) : 'n/a');
 const mb = (bytes: number): string => `${(bytes / 1e6).toFixed(bytes >= 1e8 ? 0 : 1)} MB`;
+const mib = (bytes: number): string => Math.round(bytes / 2 ** 20).toLocaleString('en');
 const ratio = (x: number): string => (Number.isFinite(x) ? `${x >= 100 ? x.toFixed(0) : x.toFixed(2)}x` : 'n/a');
 const count = (n: number): string => Math.round(n).toLocaleString('en');
 const perSeries = (bytes: number, series: number): string => `${count(bytes / series)} B`;
@@ -67,6 +69,14 @@ export function judgeTargets(run: RunResult): Target[] {
     targets.push({ what: `${count(big.targetSeries)}: event-loop delay max under 100 ms under full load, on every thread`, measured: `${ms(loop.maxMs)} ms`, met: loop.maxMs < 100 });
     const heap = big.memory.heapUsed / big.series;
     targets.push({ what: `${count(big.targetSeries)}: heap under 300 bytes per series (RSS stated)`, measured: `${count(heap)} B heap, ${count(big.memory.rss / big.series)} B RSS per series`, met: heap < 300 });
+    const limit = memoryLimitBytes(big.targetSeries);
+    const peak = big.memory.peakRss;
+    const cgroup = big.memory.cgroup;
+    targets.push({
+      what: `${count(big.targetSeries)}: peak RSS (filling and scrapes included) within the container limit docs/scaling.md gives, 640 MiB + 80 MiB per 100,000 series${cgroup ? ', run in a memory cgroup at that limit' : ''}`,
+      measured: peak === undefined ? 'not read (no /proc)' : `${mib(peak)} of ${mib(limit)} MiB${cgroup?.oomKills ? `; ${cgroup.oomKills} OOM kill(s)` : ''}`,
+      met: peak !== undefined && peak <= limit && !cgroup?.oomKills,
+    });
   }
   const decodeRatio = run.decode.decodeMapMs / sumParse(run);
   targets.push({ what: 'decode + map CPU at most 2x JSON.parse', measured: ratio(decodeRatio), met: decodeRatio <= 2 });
@@ -207,11 +217,13 @@ export function renderReport(run: RunResult): string {
   line();
   line('Heap is both V8 heaps: the serving thread\'s and the exposition builder thread\'s. The rendered lines and bodies live outside them (shared and array buffers), in RSS.');
   line();
-  line('| series | heap used (of it builder thread) | heap per series | heap per series above the loaded modules | external (buffers) | RSS | RSS per series |');
-  line('|---|---|---|---|---|---|---|');
+  line('| series | heap used (of it builder thread) | heap per series | heap per series above the loaded modules | external (buffers) | RSS | RSS per series | peak RSS of the step, filling and scrapes included (limit by docs/scaling.md) |');
+  line('|---|---|---|---|---|---|---|---|');
   for (const s of run.steps) {
+    const limit = `${mib(memoryLimitBytes(s.targetSeries))} MiB${s.memory.cgroup ? ', run in a memory cgroup at it' : ''}`;
+    const peak = s.memory.peakRss === undefined ? 'not read' : `${mib(s.memory.peakRss)} MiB (${limit})`;
     line(
-      `| ${count(s.series)} | ${mb(s.memory.heapUsed)} (${mb(s.memory.builderHeapUsed)}) | ${perSeries(s.memory.heapUsed, s.series)} | ${perSeries(s.memory.heapUsed - s.memory.bootHeapUsed, s.series)} | ${mb(s.memory.external)} | ${mb(s.memory.rss)} | ${perSeries(s.memory.rss, s.series)} |`,
+      `| ${count(s.series)} | ${mb(s.memory.heapUsed)} (${mb(s.memory.builderHeapUsed)}) | ${perSeries(s.memory.heapUsed, s.series)} | ${perSeries(s.memory.heapUsed - s.memory.bootHeapUsed, s.series)} | ${mb(s.memory.external)} | ${mb(s.memory.rss)} | ${perSeries(s.memory.rss, s.series)} | ${peak} |`,
     );
   }
   line();

@@ -1,4 +1,5 @@
 import type { DecodeResult } from './decode.js';
+import type { CgroupFigures } from './memory-limit.js';
 import type { ExporterStats, LoopDelay } from './protocol.js';
 import type { ThreadTime } from './thread-times.js';
 
@@ -62,6 +63,10 @@ export interface StepResult {
     readonly external: number;
     readonly arrayBuffers: number;
     readonly rss: number;
+    /** The largest resident set of the step, filling and scrapes included (Linux). */
+    readonly peakRss?: number;
+    /** With --exporter-cgroup: the limit the step ran under, and what the kernel saw. */
+    readonly cgroup?: CgroupFigures;
   };
   /** Publish to snapshot while filling (everything open), polling at the real pace, and scraped meanwhile. */
   readonly visibility: { readonly fill: VisibilityWindow; readonly polling: VisibilityWindow; readonly underLoad: VisibilityWindow };
