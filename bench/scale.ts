@@ -119,8 +119,9 @@ const HELP = `Usage: npm run bench -- [flags]
                              0: its main thread serves, as before they existed)
   --exporter-cgroup DIR      run the exporter in this cgroup (its directory, made by you: mkdir
                              /sys/fs/cgroup/memory/monapi, or under /sys/fs/cgroup with cgroup v2), limited
-                             at each step to the container limit docs/scaling.md gives for its series, as
-                             Kubernetes would: Node sizes its heaps by the limit it finds at start
+                             at each step to the container limit docs/scaling.md gives for its series, no
+                             swap beyond it, as Kubernetes would: Node sizes its heaps by the limit it finds
+                             at start; the report adds how often the limit was reached and the OOM kills
 `;
 
 function allocationsKind(text: string | undefined): Options['allocations'] {
@@ -193,7 +194,7 @@ function stallsText(stats: ExporterStats): string {
     .map(([kind, count]) => `${count} ${kind}`)
     .join(', ');
   const threads = stats.threads.map((t) => `${t.thread} ${t.cpuSeconds.toFixed(2)} / ${t.waitingSeconds.toFixed(2)} s`).join(', ');
-  return `stalls over 50 ms: ${stalls || 'none'}; GC pauses ${stats.gc.count}, ${stats.gc.totalMs.toFixed(0)} ms in all, longest ${stats.gc.maxMs.toFixed(1)} ms (${stats.gc.maxKind || '-'}); ${kinds || 'no pauses'}; external memory promoted ${(stats.gc.externalPromotedBytes / 1e6 / stats.wallSeconds).toFixed(2)} MB/s; threads, CPU / waiting for a core over ${stats.wallSeconds.toFixed(1)} s: ${threads || 'not read (no /proc schedstat)'}`;
+  return `stalls over 50 ms: ${stalls || 'none'}; GC pauses ${stats.gc.count}, ${stats.gc.totalMs.toFixed(0)} ms in all, longest ${stats.gc.maxMs.toFixed(1)} ms (${stats.gc.maxKind || '-'}); ${kinds || 'no pauses'}; external memory rose ${(stats.gc.externalRiseBytes / 1e6 / stats.wallSeconds).toFixed(2)} MB/s from one GC callback to the next; threads, CPU / waiting for a core over ${stats.wallSeconds.toFixed(1)} s: ${threads || 'not read (no /proc schedstat)'}`;
 }
 
 /** What the run was last doing, for a crash report. */
@@ -211,6 +212,8 @@ class ExporterProcess {
   private constructor(
     readonly child: ChildProcess,
     readonly url: string,
+    /** Where to look when it is gone: its log, and the cgroup it ran in. */
+    private readonly where: string,
   ) {}
 
   /**
@@ -226,11 +229,11 @@ class ExporterProcess {
     return join(outDir, 'bench/scale/exporter-process.js');
   }
 
-  static async start(script: string, configFile: string, logFile: string, env: NodeJS.ProcessEnv, profileDir: string | undefined, nodeOptions: readonly string[], cgroup: string | undefined): Promise<ExporterProcess> {
+  static async start(script: string, configFile: string, logFile: string, env: NodeJS.ProcessEnv, profileDir: string | undefined, nodeOptions: readonly string[], cgroup: MemoryCgroup | undefined): Promise<ExporterProcess> {
     const extra = ['--expose-gc', ...nodeOptions, ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
     const node = [process.execPath, ...extra, script, configFile, logFile];
-    // Joins the cgroup before Node starts: Node sizes its heaps by the memory limit it finds then.
-    const command = cgroup === undefined ? node : ['sh', '-c', 'echo $$ > "$0/cgroup.procs" && exec "$@"', cgroup, ...node];
+    const command = cgroup === undefined ? node : cgroup.wrap(node);
+    const where = cgroup === undefined ? `log: ${logFile}` : `log: ${logFile}; it was started in the cgroup ${cgroup.dir}, limited to ${cgroup.figures().limit} bytes: an exit code of 137 is the kernel's OOM killer, 2 a cgroup it could not join`;
     const child = spawn(command[0] as string, command.slice(1), {
       cwd: REPO_ROOT,
       env,
@@ -244,22 +247,29 @@ class ExporterProcess {
           resolvePromise(message.url);
         }
       };
-      const onExit = (code: number | null): void => reject(new Error(`the exporter process exited with ${code} before it was ready (log: ${logFile})`));
+      const onExit = (code: number | null, signal: NodeJS.Signals | null): void => reject(new Error(`the exporter process exited with ${code ?? signal} before it was ready (${where})`));
       child.on('message', onMessage);
       child.once('exit', onExit);
     });
-    return new ExporterProcess(child, url);
+    return new ExporterProcess(child, url, where);
   }
 
+  /** Answered by the exporter process, or failed if it exits first (killed for memory in a cgroup, crashed). */
   request(message: ExporterRequest): Promise<ExporterMessage> {
     return new Promise((resolvePromise, reject) => {
       const onMessage = (answer: ExporterMessage): void => {
         if (answer.type === 'ready') return;
         this.child.off('message', onMessage);
+        this.child.off('exit', onExit);
         resolvePromise(answer);
       };
+      const onExit = (code: number | null, signal: NodeJS.Signals | null): void => {
+        this.child.off('message', onMessage);
+        reject(new Error(`the exporter process exited with ${code ?? signal} while the harness waited for its answer to "${message.type}" (${this.where})`));
+      };
       this.child.on('message', onMessage);
-      if (!this.child.send(message)) reject(new Error('the exporter process is gone'));
+      this.child.once('exit', onExit);
+      if (this.child.exitCode !== null || this.child.signalCode !== null || !this.child.send(message)) onExit(this.child.exitCode, this.child.signalCode);
     });
   }
 
@@ -490,7 +500,7 @@ async function runStep(targetSeries: number, accountsOverride: number | undefine
       },
       options.profile ? profileDir : undefined,
       options.exporterNodeOptions,
-      options.exporterCgroup?.dir,
+      options.exporterCgroup,
     );
     const filled = await waitForFill(exporter, accounts * hostsPerAccount);
     const fillSeconds = (Date.now() - started) / 1000;
@@ -575,6 +585,8 @@ async function runStep(targetSeries: number, accountsOverride: number | undefine
       );
     }
 
+    // The peak of the whole step, the windows' last nginx round included, read when the cgroup's is.
+    peakRss = (await exporter.stats()).peakRss ?? peakRss;
     const cgroup = options.exporterCgroup?.figures();
     let promClient: PromClientResult | undefined;
     let promClientSkipped: string | undefined;

@@ -118,22 +118,20 @@ let gcPauses = { count: 0, totalMs: 0, maxMs: 0, maxKind: '', byKind: {} as Reco
 
 /**
  * How fast the main thread's external memory (array buffers, and what Node accounts to V8)
- * grows where only a full collection frees it: its rise from one collection to the next,
- * read after each. Young array buffers go at the next scavenge, so what a scavenge leaves
- * above the last collection's level was promoted. Once that is 64 MB above what the last full
- * collection left, V8 starts one for external memory, and while it marks makes the thread do a
- * marking step for each further 128 KB or so it allocates.
+ * rises, read once per batch of collections the observer is told of: the rises summed, the
+ * falls left out. What a rise holds (promoted, or still young) it cannot say; a lasting one is
+ * what brings V8's collections for external memory, 64 MB above what the last full one left.
  */
-let externalPromoted = 0;
-let externalAfterLastCollection = process.memoryUsage().external;
-function externalAfterCollection(): void {
+let externalRise = 0;
+let externalAtLastCallback = process.memoryUsage().external;
+function externalAtCallback(): void {
   const external = process.memoryUsage().external;
-  if (external > externalAfterLastCollection) externalPromoted += external - externalAfterLastCollection;
-  externalAfterLastCollection = external;
+  if (external > externalAtLastCallback) externalRise += external - externalAtLastCallback;
+  externalAtLastCallback = external;
 }
 
 new PerformanceObserver((list) => {
-  externalAfterCollection();
+  externalAtCallback();
   for (const entry of list.getEntries()) {
     const kind = gcKind(entry);
     gcPauses.count++;
@@ -193,7 +191,7 @@ async function stats(afterCollection = false): Promise<ExporterStats> {
       meanCompressedBytes: rebuilds.count > 0 ? rebuilds.compressedBytes / rebuilds.count : NaN,
     },
     stalls: [...stalls].sort((a, b) => b.ms - a.ms).slice(0, 5),
-    gc: { ...gcPauses, byKind: { ...gcPauses.byKind }, externalPromotedBytes: externalPromoted },
+    gc: { ...gcPauses, byKind: { ...gcPauses.byKind }, externalRiseBytes: externalRise },
   };
 }
 
@@ -237,7 +235,7 @@ process.on('message', (message: ExporterRequest) => {
         rebuilds = { count: 0, seconds: 0, compressedBytes: 0 };
         stalls = [];
         gcPauses = { count: 0, totalMs: 0, maxMs: 0, maxKind: '', byKind: {} };
-        externalPromoted = 0;
+        externalRise = 0;
         cpuAtReset = process.cpuUsage();
         wallAtReset = performance.now();
         threadsAtReset = readThreads();

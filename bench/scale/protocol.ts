@@ -44,8 +44,8 @@ export interface ExporterStats {
     readonly maxKind: string;
     /** Pauses per kind (and reason, where V8 gives one), e.g. "mark-compact: external memory". */
     readonly byKind: Readonly<Record<string, number>>;
-    /** How much the main thread's external memory rose from one collection to the next (promoted), its falls left out. */
-    readonly externalPromotedBytes: number;
+    /** How much the main thread's external memory rose from one batch of collections to the next, its falls left out. */
+    readonly externalRiseBytes: number;
   };
 }
 
