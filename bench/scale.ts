@@ -284,7 +284,8 @@ class ExporterProcess {
   }
 
   async stop(): Promise<void> {
-    if (this.child.exitCode !== null) return;
+    // Gone already (killed for memory, say): nothing to ask, and the error that says why stays the one reported.
+    if (this.child.exitCode !== null || this.child.signalCode !== null || !this.child.connected) return;
     const exited = new Promise((resolvePromise) => this.child.once('exit', resolvePromise));
     this.child.send({ type: 'stop' } satisfies ExporterRequest);
     const timer = setTimeout(() => this.child.kill('SIGKILL'), 20_000);
