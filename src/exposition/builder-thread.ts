@@ -1,6 +1,7 @@
 import { getHeapStatistics } from 'node:v8';
 import { parentPort, type MessagePort } from 'node:worker_threads';
 import { lowerThisThreadsPriority } from '../lib/thread-priority.js';
+import { garbageCollection, SharedMemoryCollector } from '../lib/shared-memory-collector.js';
 import { BodyBuilder, BUILDER_NICE_INCREMENT, type BuilderMessage, type BuilderNotice, type BuilderReply, type ChunksMessage } from './builder.js';
 
 /**
@@ -28,10 +29,20 @@ port.postMessage(
       }) satisfies BuilderNotice,
 );
 
+const gcForSharedMemory = garbageCollection();
+if ('unavailable' in gcForSharedMemory) {
+  port.postMessage({
+    type: 'notice',
+    level: 'warn',
+    message: `the bodies' dropped chunks are freed only when the builder thread collects garbage on its own, so memory may grow: ${gcForSharedMemory.unavailable}`,
+  } satisfies BuilderNotice);
+}
+const sharedMemory = 'collect' in gcForSharedMemory ? new SharedMemoryCollector(gcForSharedMemory.collect) : undefined;
+
 function storeOf(id: number): BodyBuilder {
   let builder = stores.get(id);
   if (!builder) {
-    builder = new BodyBuilder();
+    builder = new BodyBuilder((dropped, held) => sharedMemory?.dropped(dropped, held));
     stores.set(id, builder);
   }
   return builder;

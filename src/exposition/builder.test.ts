@@ -36,8 +36,8 @@ function hostLines(host: number, value: number, upValue = 1): { lines: Uint8Arra
  */
 const HEADER_BYTES = `# TYPE ${FAMILIES[2]?.name} gauge\n`.length;
 
-function newBuilder(): BodyBuilder {
-  const builder = new BodyBuilder();
+function newBuilder(onChunksDropped?: (dropped: number, held: number) => void): BodyBuilder {
+  const builder = new BodyBuilder(onChunksDropped);
   for (const family of FAMILIES) {
     builder.setFamily({ type: 'family', store: 0, id: family.id, name: family.name, textHeader: `# TYPE ${family.name} gauge\n`, openMetricsHeader: `# TYPE ${family.name} gauge\n` });
   }
@@ -58,6 +58,9 @@ class Served {
   formatsDiffer = false;
   /** Buffers a scrape of the last text body writes, raw and compressed. */
   pieces = 0;
+  /** Bytes of chunks the last take let go, and those it holds. */
+  dropped = 0;
+  held = 0;
   private readonly chunks = new ChunkStore();
 
   async take(reply: BuilderReply): Promise<string> {
@@ -67,7 +70,8 @@ class Served {
     this.chunks.add(reply.chunks);
     const body = bodyOfChunks(this.chunks, reply.text, 'text');
     const openMetrics = bodyOfChunks(this.chunks, reply.openMetrics, 'OpenMetrics');
-    this.chunks.keepOnly([reply.text.raw, reply.text.deflated, reply.openMetrics.raw, reply.openMetrics.deflated]);
+    this.dropped = this.chunks.keepOnly([reply.text.raw, reply.text.deflated, reply.openMetrics.raw, reply.openMetrics.deflated]);
+    this.held = this.chunks.heldBytes;
     this.pieces = body.pieces.length + body.deflated.length;
     const text = Buffer.concat(body.pieces).toString();
     expect(text.startsWith(`# TYPE ${FAMILIES[0]?.name} gauge\n`)).toBe(true);
@@ -145,6 +149,26 @@ describe('BodyBuilder runs of groups', () => {
     expect(served.compressed).toBeLessThanOrEqual(RUN_TARGET + 10 * lineBytes + 2 * (HEADER_BYTES + tinyFamilyBytes(hosts)));
     // A scrape writes a few large buffers: a chunk holds many runs.
     expect(served.pieces).toBeLessThanOrEqual(2 * Math.ceil(second.length / CHUNK_BYTES) + 8);
+  });
+
+  it('tells after each build the bytes of the last one\'s chunks it let go, as a thread serving them counts them', async () => {
+    const told: [number, number][] = [];
+    const builder = newBuilder((dropped, held) => told.push([dropped, held]));
+    const served = new Served();
+    for (let h = 0; h < hosts; h++) put(builder, h, 0.5);
+    await served.take(builder.build(1, 1));
+    // The first build lets nothing go.
+    expect(told).toEqual([]);
+    for (let round = 2; round <= 4; round++) {
+      for (let h = 100 * round; h < 100 * round + 10; h++) put(builder, h, round);
+      await served.take(builder.build(round, 1));
+      expect(served.dropped).toBeGreaterThan(0);
+      expect(told.at(-1)).toEqual([served.dropped, served.held]);
+    }
+    expect(told).toHaveLength(3);
+    // A build with nothing changed lets nothing go and says nothing.
+    expect(builder.build(5, 1)).toMatchObject({ changed: false });
+    expect(told).toHaveLength(3);
   });
 
   it('keeps the runs of hosts that change together, so the next round costs as little', async () => {

@@ -78,9 +78,9 @@ export interface MemoryRequest {
 
 /**
  * From now on, send this store's chunks to `port` (a serving thread's) instead of in the build
- * replies: the thread that serves the bodies gets them, the main thread holds none (each
- * shared buffer a thread is handed counts as its external memory, and the main thread's
- * collector then marked on the event loop, in steps back to back: docs/scaling.md).
+ * replies: the thread that serves the bodies gets them, the main thread holds none (when it
+ * forwarded them, its collector marked on the event loop in steps back to back at a million
+ * series: docs/scaling.md).
  */
 export interface ChunkPortMessage {
   readonly type: 'chunk-port';
@@ -204,6 +204,9 @@ export class BodyBuilder {
   private changed = true;
   private readonly chunkedRaw = new ChunkedBodies();
   private readonly chunkedDeflated = new ChunkedBodies();
+
+  /** `onChunksDropped`: after each build, the bytes of the last build's chunks this one no longer uses, and of those it uses. */
+  constructor(private readonly onChunksDropped: (dropped: number, held: number) => void = () => {}) {}
 
   setFamily(message: FamilyMessage): void {
     const existing = this.families.get(message.id);
@@ -361,8 +364,19 @@ export class BodyBuilder {
     const openMetrics = format(output.openMetrics, openMetricsRaw, openMetricsDeflated, 'OpenMetrics');
     const chunks = [textRaw, openMetricsRaw, textDeflated, openMetricsDeflated].flatMap((layout) => layout.fresh);
     this.lastBuildRequest = request;
+    const before = this.lastBuiltChunks;
     this.lastBuiltChunks = [this.chunkedRaw.usedByLastLayout(), this.chunkedDeflated.usedByLastLayout()];
+    this.reportDropped(before);
     return { type: 'built', request, changed: true, familyIds: Int32Array.from(families, (family) => family.id), chunks, text, openMetrics, compressedBytes: output.compressedBytes };
+  }
+
+  private reportDropped(before: readonly ReadonlyMap<number, SharedArrayBuffer>[]): void {
+    const uses = (id: number): boolean => this.lastBuiltChunks.some((used) => used.has(id));
+    let dropped = 0;
+    let held = 0;
+    for (const used of before) used.forEach((bytes, id) => (dropped += uses(id) ? 0 : bytes.byteLength));
+    for (const used of this.lastBuiltChunks) used.forEach((bytes) => (held += bytes.byteLength));
+    if (dropped > 0) this.onChunksDropped(dropped, held);
   }
 
   private groupOrder(): { orderOf: Int32Array; slotsInOrder: Int32Array } {

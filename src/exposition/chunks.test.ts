@@ -91,16 +91,19 @@ describe('ChunkedBodies', () => {
     const chunk = (id: number): Chunk => ({ id, bytes: new SharedArrayBuffer(id) });
     const store = new ChunkStore();
     store.add([1, 2, 3, 4, 5].map(chunk));
-    store.keepOnly([Int32Array.of(1, 2), Int32Array.of(2, 4)]);
-    expect([store.size, store.holds([Int32Array.of(1, 2, 4)])]).toEqual([3, true]);
-    // A chunk added after a round is kept by the next round that uses it.
-    store.add([chunk(6)]);
-    store.keepOnly([Int32Array.of(4, 6)]);
-    expect([store.size, store.holds([Int32Array.of(4, 6)])]).toEqual([2, true]);
+    expect(store.heldBytes).toBe(15);
+    // Each chunk of n bytes: what goes is counted (3 and 5), what stays is held (1, 2 and 4).
+    expect(store.keepOnly([Int32Array.of(1, 2), Int32Array.of(2, 4)])).toBe(8);
+    expect([store.size, store.holds([Int32Array.of(1, 2, 4)]), store.heldBytes]).toEqual([3, true, 7]);
+    // A chunk added after a round is kept by the next round that uses it; one sent again is held once.
+    store.add([chunk(6), chunk(4)]);
+    expect(store.heldBytes).toBe(13);
+    expect(store.keepOnly([Int32Array.of(4, 6)])).toBe(3);
+    expect([store.size, store.holds([Int32Array.of(4, 6)]), store.heldBytes]).toEqual([2, true, 10]);
     expect(store.body(Int32Array.of(6, 4), 'text').map((view) => view.length)).toEqual([6, 4]);
     // An id never received is skipped without error; 4, no longer used, is dropped.
-    store.keepOnly([Int32Array.of(6, 7)]);
-    expect([store.size, store.holds([Int32Array.of(6)])]).toEqual([1, true]);
+    expect(store.keepOnly([Int32Array.of(6, 7)])).toBe(4);
+    expect([store.size, store.holds([Int32Array.of(6)]), store.heldBytes]).toEqual([1, true, 6]);
     expect(() => store.body(Int32Array.of(4), 'text')).toThrow('chunk 4 of the text body was never received');
   });
 

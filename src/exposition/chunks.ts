@@ -171,10 +171,14 @@ export class ChunkStore {
   private readonly chunks = new Map<number, HeldChunk>();
   /** Counts `keepOnly` calls: a chunk marked with the current count is in use. */
   private round = 0;
+  private bytesHeld = 0;
 
   /** `build`: the build that made them, for `keepOnly` to keep those of builds still to come. */
   add(fresh: readonly Chunk[], build = 0): void {
-    for (const chunk of fresh) this.chunks.set(chunk.id, { view: Buffer.from(chunk.bytes), round: this.round, build });
+    for (const chunk of fresh) {
+      this.bytesHeld += chunk.bytes.byteLength - (this.chunks.get(chunk.id)?.view.length ?? 0);
+      this.chunks.set(chunk.id, { view: Buffer.from(chunk.bytes), round: this.round, build });
+    }
   }
 
   /** Whether every chunk of these bodies is here. */
@@ -195,8 +199,11 @@ export class ChunkStore {
     return views;
   }
 
-  /** Keeps only the chunks of these bodies, and those added with a build after `build` (default: none). */
-  keepOnly(bodies: readonly Int32Array[], build = Infinity): void {
+  /**
+   * Keeps only the chunks of these bodies, and those added with a build after `build` (default:
+   * none). Returns the bytes of the chunks it let go.
+   */
+  keepOnly(bodies: readonly Int32Array[], build = Infinity): number {
     const round = ++this.round;
     for (const ids of bodies) {
       for (let i = 0; i < ids.length; i++) {
@@ -204,14 +211,25 @@ export class ChunkStore {
         if (chunk) chunk.round = round;
       }
     }
+    let dropped = 0;
     // forEach, not for...of: no [id, chunk] pair per entry. Deleting the entry being visited is safe.
     this.chunks.forEach((chunk, id) => {
-      if (chunk.round !== round && chunk.build <= build) this.chunks.delete(id);
+      if (chunk.round !== round && chunk.build <= build) {
+        dropped += chunk.view.length;
+        this.chunks.delete(id);
+      }
     });
+    this.bytesHeld -= dropped;
+    return dropped;
   }
 
   get size(): number {
     return this.chunks.size;
+  }
+
+  /** Bytes of the chunks held. */
+  get heldBytes(): number {
+    return this.bytesHeld;
   }
 }
 

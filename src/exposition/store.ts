@@ -249,8 +249,8 @@ export class MetricStore implements MetricSink {
    * Sends the chunks of every build from now on to `port` (a serving thread's), together with
    * every chunk of the last build, and no longer to this thread: from then on the snapshots
    * give the bodies' layout and sizes, not their bytes (`bodiesHeld` false). The main thread
-   * then holds none of the bodies' shared buffers, each of which counted as its external
-   * memory and made its collector mark in long steps on the event loop (docs/scaling.md).
+   * then holds none of the bodies' shared buffers (when it forwarded them, its collector
+   * marked in long steps on the event loop at a million series: docs/scaling.md).
    */
   deliverChunksTo(port: MessagePort): void {
     builderClient.post({ type: 'chunk-port', store: this.id, port }, [port]);

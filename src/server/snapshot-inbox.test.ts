@@ -31,7 +31,8 @@ describe('SnapshotInbox: bodies from the builder, layouts from the main thread, 
   });
 
   it('keeps serving the last complete snapshot until the chunks of the next one come', () => {
-    const inbox = new SnapshotInbox();
+    const told: [number, number][] = [];
+    const inbox = new SnapshotInbox((dropped, held) => told.push([dropped, held]));
     inbox.chunksArrived(10, [chunk(1, 'ab'), chunk(2, 'cd'), chunk(3, 'z')]);
     inbox.snapshotArrived(snapshot(1, 1, 2, 3));
     inbox.snapshotArrived(snapshot(2, 1, 4, 5));
@@ -42,6 +43,8 @@ describe('SnapshotInbox: bodies from the builder, layouts from the main thread, 
     expect([inbox.current?.generation, text(inbox)]).toEqual([2, 'abEF']);
     // Chunk 2 (build 10) is used by no snapshot to come from build 20 on: gone. 3 too.
     expect(inbox.heldChunks).toBe(3);
+    // Told once, when they went: 'cd' and 'z' let go, 'ab', 'EF' and 'y' held.
+    expect(told).toEqual([[3, 5]]);
   });
 
   it('keeps the chunks of a build the main thread has not announced yet when it serves an older one', () => {

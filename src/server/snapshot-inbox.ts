@@ -32,11 +32,15 @@ export interface ServedBodies {
  */
 export class SnapshotInbox {
   private readonly chunks = new ChunkStore();
+
   private waiting: SnapshotLayout | undefined;
   private served: ServedBodies | undefined;
   private whenComplete: (() => void) | undefined;
   /** Settles once a snapshot can be served. */
   readonly firstComplete = new Promise<void>((resolve) => (this.whenComplete = resolve));
+
+  /** `onDropped`: told the bytes of the chunks it let go, and of those it still holds, as it lets them go. */
+  constructor(private readonly onDropped: (dropped: number, held: number) => void = () => {}) {}
 
   /** The bodies to write now; undefined until the first snapshot is complete. */
   get current(): ServedBodies | undefined {
@@ -71,7 +75,8 @@ export class SnapshotInbox {
       text: bodyOfChunks(this.chunks, next.text, 'text'),
       openMetrics: bodyOfChunks(this.chunks, next.openMetrics, 'OpenMetrics'),
     };
-    this.chunks.keepOnly(bodies, next.build);
+    const dropped = this.chunks.keepOnly(bodies, next.build);
+    if (dropped > 0) this.onDropped(dropped, this.chunks.heldBytes);
     this.whenComplete?.();
     this.whenComplete = undefined;
   }
