@@ -1,3 +1,4 @@
+import { OWN_CHUNK_MIN_BYTES } from './chunks.js';
 import { DEFLATE_WINDOW, crc32Combine, crc32Of, deflateUnit } from './gzip.js';
 
 /**
@@ -176,8 +177,9 @@ function ownBuffer(size: number): Buffer {
 }
 
 /**
- * In shared memory, one buffer each: a run's lines and DEFLATE data are chunks of the bodies
- * as they are (chunks.ts), shared by the threads that serve them, never copied again.
+ * In shared memory, one buffer each: a run's lines (and its DEFLATE data where that is as
+ * large as a chunk) are chunks of the bodies as they are (chunks.ts), shared by the threads
+ * that serve them, never copied again.
  */
 function sharedBuffer(size: number): Buffer {
   return Buffer.from(new SharedArrayBuffer(size));
@@ -369,7 +371,9 @@ class Compressor {
     this.rawBytes += raw.length;
     // Kept across builds, so never a view: zlib hands back a slice of its 16 KiB output buffer.
     const deflated = deflateUnit(raw, dictionary, this.level);
-    return { length: raw.length, crc32: crc32Of(raw), deflated: shared ? sharedCopy(deflated) : exactCopy(deflated) };
+    // Shared only where it is a chunk as it is: a smaller one is copied into a chunk anyway, and
+    // as an array buffer it counts as this thread's external memory, which shared ones do not.
+    return { length: raw.length, crc32: crc32Of(raw), deflated: shared && deflated.length >= OWN_CHUNK_MIN_BYTES ? sharedCopy(deflated) : exactCopy(deflated) };
   }
 }
 

@@ -1,5 +1,6 @@
 import { Worker, type TransferListItem } from 'node:worker_threads';
 import { PendingReplies } from '../lib/pending-replies.js';
+import { exposeGarbageCollectionToNewThreads } from '../lib/shared-memory-collector.js';
 import type { BuilderMessage, BuilderNotice, BuilderReply, BuildRequest, MemoryRequest } from './builder.js';
 
 /** The builder thread's name, as the system shows it (`top -H`, /proc): Linux keeps 15 characters. */
@@ -12,6 +13,8 @@ export const BUILDER_THREAD_NAME = 'monapi-builder';
  */
 
 function startWorker(): Worker {
+  // The builder thread collects its own heap (src/lib/shared-memory-collector.ts).
+  exposeGarbageCollectionToNewThreads();
   const here = new URL(import.meta.url);
   if (here.pathname.endsWith('.ts')) {
     // Running from the TypeScript sources (tests, benchmarks, `npm run exporter`): the worker

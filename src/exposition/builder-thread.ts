@@ -38,11 +38,16 @@ if ('unavailable' in gcForSharedMemory) {
   } satisfies BuilderNotice);
 }
 const sharedMemory = 'collect' in gcForSharedMemory ? new SharedMemoryCollector(gcForSharedMemory.collect) : undefined;
+/** What the last build let go, told to the collector once its reply is on its way: a collection then delays no snapshot. */
+const droppedByBuild = { dropped: 0, held: 0 };
 
 function storeOf(id: number): BodyBuilder {
   let builder = stores.get(id);
   if (!builder) {
-    builder = new BodyBuilder((dropped, held) => sharedMemory?.dropped(dropped, held));
+    builder = new BodyBuilder((dropped, held) => {
+      droppedByBuild.dropped += dropped;
+      droppedByBuild.held = held;
+    });
     stores.set(id, builder);
   }
   return builder;
@@ -100,6 +105,10 @@ port.on('message', (message: BuilderMessage) => {
         built = { ...built, chunks: [] };
       }
       reply(built);
+      if (droppedByBuild.dropped > 0) {
+        sharedMemory?.dropped(droppedByBuild.dropped, droppedByBuild.held);
+        droppedByBuild.dropped = 0;
+      }
       return;
     }
   }

@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { exposeGarbageCollectionToNewThreads } from '../lib/shared-memory-collector.js';
 
 /**
  * Starts a worker thread from a module beside the caller: `./password-thread.js` in the built
@@ -7,6 +8,8 @@ import { Worker } from 'node:worker_threads';
  * module). As src/exposition/builder-client.ts does for the builder thread.
  */
 export function startThread(caller: string, module: string, name: string, workerData?: unknown): Worker {
+  // The serving threads collect their own heaps (src/lib/shared-memory-collector.ts).
+  exposeGarbageCollectionToNewThreads();
   const here = new URL(caller);
   if (here.pathname.endsWith('.ts')) {
     const entry = new URL(`./${module}.ts`, here).href;
