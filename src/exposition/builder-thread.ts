@@ -1,7 +1,8 @@
 import { getHeapStatistics } from 'node:v8';
 import { parentPort, type MessagePort } from 'node:worker_threads';
 import { lowerThisThreadsPriority } from '../lib/thread-priority.js';
-import { garbageCollection, SharedMemoryCollector } from '../lib/shared-memory-collector.js';
+import { systemClock } from '../lib/clock.js';
+import { CollectionBetweenBuilds, garbageCollection, noCollectionWarning, SharedMemoryCollector } from '../lib/shared-memory-collector.js';
 import { BodyBuilder, BUILDER_NICE_INCREMENT, type BuilderMessage, type BuilderNotice, type BuilderReply, type ChunksMessage } from './builder.js';
 
 /**
@@ -31,23 +32,15 @@ port.postMessage(
 
 const gcForSharedMemory = garbageCollection();
 if ('unavailable' in gcForSharedMemory) {
-  port.postMessage({
-    type: 'notice',
-    level: 'warn',
-    message: `the bodies' dropped chunks are freed only when the builder thread collects garbage on its own, so memory may grow: ${gcForSharedMemory.unavailable}`,
-  } satisfies BuilderNotice);
+  port.postMessage({ type: 'notice', level: 'warn', message: noCollectionWarning('builder thread', gcForSharedMemory.unavailable) } satisfies BuilderNotice);
 }
 const sharedMemory = 'collect' in gcForSharedMemory ? new SharedMemoryCollector(gcForSharedMemory.collect) : undefined;
-/** What the last build let go, told to the collector once its reply is on its way: a collection then delays no snapshot. */
-const droppedByBuild = { dropped: 0, held: 0 };
+const collections = sharedMemory ? new CollectionBetweenBuilds(sharedMemory, systemClock) : undefined;
 
 function storeOf(id: number): BodyBuilder {
   let builder = stores.get(id);
   if (!builder) {
-    builder = new BodyBuilder((dropped, held) => {
-      droppedByBuild.dropped += dropped;
-      droppedByBuild.held = held;
-    });
+    builder = new BodyBuilder((dropped, held) => sharedMemory?.dropped(dropped, held));
     stores.set(id, builder);
   }
   return builder;
@@ -76,7 +69,7 @@ port.on('message', (message: BuilderMessage) => {
       storeOf(message.store).forgetChunks();
       return;
     case 'memory':
-      if (message.collectGarbage) (globalThis as { gc?: () => void }).gc?.();
+      if (message.collectGarbage && 'collect' in gcForSharedMemory) gcForSharedMemory.collect();
       reply({ type: 'memory', request: message.request, heapUsed: getHeapStatistics().used_heap_size });
       return;
     case 'chunk-port': {
@@ -92,6 +85,7 @@ port.on('message', (message: BuilderMessage) => {
       return;
     }
     case 'build': {
+      collections?.buildAsked();
       let built: BuilderReply;
       try {
         built = storeOf(message.store).build(message.request, message.gzipLevel);
@@ -105,10 +99,7 @@ port.on('message', (message: BuilderMessage) => {
         built = { ...built, chunks: [] };
       }
       reply(built);
-      if (droppedByBuild.dropped > 0) {
-        sharedMemory?.dropped(droppedByBuild.dropped, droppedByBuild.held);
-        droppedByBuild.dropped = 0;
-      }
+      collections?.buildReplied();
       return;
     }
   }

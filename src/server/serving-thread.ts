@@ -12,7 +12,7 @@ import { PendingReplies } from '../lib/pending-replies.js';
 import type { RunningServer } from './listen.js';
 import { PAGES_TOKEN_HEADER, type FromServingThread, type ServingEvents, type ServingThreadData, type ToServingThread } from './serving-threads.js';
 import { SnapshotInbox } from './snapshot-inbox.js';
-import { garbageCollection, SharedMemoryCollector } from '../lib/shared-memory-collector.js';
+import { garbageCollection, noCollectionWarning, SharedMemoryCollector } from '../lib/shared-memory-collector.js';
 import { telemetryHandler, telemetryPathMatcher } from './telemetry.js';
 import type { AuthOutcome, PasswordGate } from './web-config.js';
 import { startWebServer } from './web-server.js';
@@ -43,9 +43,12 @@ const loop = monitorEventLoopDelay({ resolution: data.loopResolutionMs });
 loop.enable();
 
 const gcForSharedMemory = garbageCollection();
-if ('unavailable' in gcForSharedMemory) log.warn(`the bodies' dropped chunks are freed only when this thread collects garbage on its own, so memory may grow: ${gcForSharedMemory.unavailable}`);
+if ('unavailable' in gcForSharedMemory) log.warn(noCollectionWarning('serving thread', gcForSharedMemory.unavailable));
 const sharedMemory = 'collect' in gcForSharedMemory ? new SharedMemoryCollector(gcForSharedMemory.collect) : undefined;
-const inbox = new SnapshotInbox((dropped, held) => sharedMemory?.dropped(dropped, held));
+const inbox = new SnapshotInbox((dropped, held) => {
+  sharedMemory?.dropped(dropped, held);
+  sharedMemory?.collectIfDue();
+});
 let chunkPort: MessagePort | undefined;
 const tails = new Map<ExpositionFormat, { readonly tail: CompressedTail; readonly at: number }>();
 const tailWaiters = new Map<ExpositionFormat, ((tail: CompressedTail) => void)[]>();
