@@ -38,8 +38,10 @@ describe('SharedMemoryCollector', () => {
     const due = new SharedMemoryCollector(() => collections.due++);
     halfDue.dropped(dropped, held);
     due.dropped(dropped, held);
-    expect([halfDue.halfDue, halfDue.collectIfHalfDue(), due.collectIfDue()]).toEqual([whenHalfDue, whenHalfDue, whenDue]);
+    expect([halfDue.isDue(0.5), due.isDue()]).toEqual([whenHalfDue, whenDue]);
+    expect([halfDue.collectIfDue(0.5), due.collectIfDue()]).toEqual([whenHalfDue, whenDue]);
     expect(collections).toEqual({ halfDue: Number(whenHalfDue), due: Number(whenDue) });
+    expect([halfDue.isDue(0.5), due.isDue()]).toEqual([false, false]);
   });
 });
 
@@ -65,20 +67,22 @@ describe('CollectionBetweenBuilds', () => {
 
   it('holds the collection back while builds are asked for, until a reply finds it due', () => {
     const { clock, collector, collections, collected } = between();
-    collector.dropped(20 * MiB, 0);
-    collections.buildReplied();
-    clock.advance(10);
-    collections.buildAsked();
-    clock.advance(100);
-    expect(collected()).toBe(0);
-    collector.dropped(10 * MiB, 0);
-    collections.buildReplied();
-    collections.buildAsked();
-    clock.advance(100);
-    expect(collected()).toBe(0);
-    collector.dropped(2 * MiB, 0);
-    collections.buildReplied();
-    expect(collected()).toBe(1);
+    // [MiB dropped, then: a reply, a build asked 10 ms after it (or none), ms that pass; collections after]
+    const steps: [number, boolean, number, number][] = [
+      [20, true, 100, 0],
+      [10, true, 100, 0],
+      [2, false, 0, 1],
+    ];
+    for (const [dropped, asked, passing, collectedAfter] of steps) {
+      collector.dropped(dropped * MiB, 0);
+      collections.buildReplied();
+      if (asked) {
+        clock.advance(10);
+        collections.buildAsked();
+      }
+      clock.advance(passing);
+      expect(collected()).toBe(collectedAfter);
+    }
     expect(clock.pending()).toBe(0);
     clock.advance(100);
     expect(collected()).toBe(1);

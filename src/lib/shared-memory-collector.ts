@@ -31,25 +31,20 @@ export class SharedMemoryCollector {
   }
 
   /**
-   * Collects when due: the bytes dropped since the last collection reach a quarter of those
-   * held, or 32 MiB if that is more, so the memory waiting for a collection stays a small part
-   * of the bodies. True when it collected.
+   * Whether `share` of what makes a collection due has been dropped since the last one: the
+   * bytes dropped reach a quarter of those held, or 32 MiB if that is more, so the memory
+   * waiting for a collection stays a small part of the bodies.
    */
-  collectIfDue(): boolean {
-    return this.collectFrom(1);
+  isDue(share = 1): boolean {
+    return this.droppedSinceCollection >= share * this.threshold();
   }
 
-  /** Collects once half of what makes it due waits: for a thread with nothing else to do now. */
-  collectIfHalfDue(): boolean {
-    return this.collectFrom(0.5);
-  }
-
-  get halfDue(): boolean {
-    return this.droppedSinceCollection >= 0.5 * this.threshold();
-  }
-
-  private collectFrom(shareOfThreshold: number): boolean {
-    if (this.droppedSinceCollection === 0 || this.droppedSinceCollection < shareOfThreshold * this.threshold()) return false;
+  /**
+   * Collects when due; a `share` under 1 collects earlier, for a thread with nothing else to do
+   * now. True when it collected.
+   */
+  collectIfDue(share = 1): boolean {
+    if (!this.isDue(share)) return false;
     this.droppedSinceCollection = 0;
     this.collect();
     return true;
@@ -62,6 +57,8 @@ export class SharedMemoryCollector {
 
 /** How long the builder thread waits after a build for the next one to be asked before it collects. */
 export const QUIET_AFTER_BUILD_MS = 50;
+/** The share of a due collection the builder thread collects for once no build waits. */
+export const QUIET_COLLECTION_SHARE = 0.5;
 
 /**
  * The builder thread's collections, between builds where it can: one right after a build holds
@@ -87,10 +84,10 @@ export class CollectionBetweenBuilds {
       this.cancel();
       return;
     }
-    if (!this.collector.halfDue || this.timer) return;
+    if (this.timer || !this.collector.isDue(QUIET_COLLECTION_SHARE)) return;
     this.timer = this.clock.setTimeout(() => {
       this.timer = undefined;
-      this.collector.collectIfHalfDue();
+      this.collector.collectIfDue(QUIET_COLLECTION_SHARE);
     }, this.quietMs);
   }
 
