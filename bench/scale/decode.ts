@@ -66,7 +66,10 @@ class ReplayTransport implements Transport {
     let response = this.recorded.get(key);
     if (!response) {
       if (!this.recording) throw new Error(`decode bench: no recorded response for ${url} (a timed cycle asked for something new)`);
-      response = await this.upstream.get(url, headers, signal);
+      // Kept to answer again: a copy without `release`, which the client calls once it decoded a body.
+      const live = await this.upstream.get(url, headers, signal);
+      response = { status: live.status, headers: live.headers, body: Buffer.from(live.body) };
+      live.release?.();
       this.recorded.set(key, response);
     }
     this.byUrl.set(url, response);

@@ -71,6 +71,9 @@ export class UpstreamCaller {
         // Items read before the whole response was refused still count as dropped.
         if (error instanceof InvalidResponseError && error.dropped.length > 0) this.report(endpoint, error.dropped);
         throw error;
+      } finally {
+        // Decoders copy what they keep (decoders.test.ts checks it), so the body is done with.
+        response.release?.();
       }
     });
   }

@@ -73,7 +73,9 @@ export async function exchange(deps: ExchangeDeps, request: ExchangeRequest): Pr
   }
   observe(response.status, response.body.length);
   if (response.status >= 200 && response.status < 300) return response;
-  throw errorForStatus(context, response, secrets);
+  const error = errorForStatus(context, response, secrets);
+  response.release?.();
+  throw error;
 }
 
 /** Maps a non-2xx response to its typed error, using the `{error, message}` body when present. */

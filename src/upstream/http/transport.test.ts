@@ -28,6 +28,28 @@ describe('UndiciTransport', () => {
     expect(server.requests[0]?.headers.authorization).toBe('Bearer k');
   });
 
+  it.each([
+    ['declares its length', true],
+    ['is chunked, past the first room for it', false],
+  ])('reads a body that %s whole into memory of its own, which release frees', async (_shape, declared) => {
+    const bytes = Buffer.from(Array.from({ length: 100_000 }, (_, i) => String.fromCharCode(97 + (i % 26))).join(''));
+    server = await startLocalServer((_req, res) => {
+      res.writeHead(200, declared ? { 'content-length': String(bytes.length) } : {});
+      // In pieces, so a chunked body arrives over several reads.
+      for (let at = 0; at < bytes.length; at += 7_000) res.write(bytes.subarray(at, at + 7_000));
+      res.end();
+    });
+    transport = new UndiciTransport();
+    const response = await transport.get(`${server.url}/body`, {}, never);
+    expect(response.body.equals(bytes)).toBe(true);
+    expect(response.body.buffer.byteLength).toBeGreaterThanOrEqual(bytes.length);
+    response.release?.();
+    expect(response.body.length).toBe(0);
+    expect(response.body.buffer.byteLength).toBe(0);
+    // Twice is harmless.
+    response.release?.();
+  });
+
   it('keeps the connection alive between sequential requests', async () => {
     server = await startLocalServer((_req, res) => json(res, 200, {}));
     // One connection per origin, so a second socket can only mean the first was not kept.

@@ -15,6 +15,12 @@ export interface TransportResponse {
   /** Lower-case header names; repeated headers joined with `, `. */
   readonly headers: Readonly<Record<string, string>>;
   readonly body: Buffer;
+  /**
+   * Frees the body's memory at once, for the caller to call once it has read what it needs
+   * (the body is empty after). Without it, a body that lived through a decode on a busy thread
+   * waits for a full collection (docs/scaling.md). A transport that keeps its bodies has none.
+   */
+  readonly release?: () => void;
 }
 
 /**
@@ -166,18 +172,15 @@ export class UndiciTransport implements Transport {
         discard(response.body);
         throw new TransportFailure('too_large', `response declares ${declared} bytes, over the cap of ${cap} bytes`, status);
       }
-      const chunks: Buffer[] = [];
-      let received = 0;
+      const body = new OwnedBody(Number.isSafeInteger(declared) && declared >= 0 ? declared : undefined);
       for await (const chunk of response.body) {
-        const buffer = chunk as Buffer;
-        received += buffer.length;
-        if (received > cap) {
+        if (body.length + (chunk as Buffer).length > cap) {
           discard(response.body);
           throw new TransportFailure('too_large', `response body exceeds the cap of ${cap} bytes`, status);
         }
-        chunks.push(buffer);
+        body.append(chunk as Buffer);
       }
-      const complete = { status, headers: flattenHeaders(response.headers), body: Buffer.concat(chunks, received) };
+      const complete: TransportResponse = { status, headers: flattenHeaders(response.headers), body: body.bytes(), release: () => body.release() };
       // What the caller does with it (decode, map, publish) waits for its own turn of the loop.
       await responseTurns.next();
       return complete;
@@ -198,6 +201,54 @@ export class UndiciTransport implements Transport {
     if (this.closed) return;
     this.closed = true;
     await this.dispatcher.close();
+  }
+}
+
+/** Room for a body that declares no length, at first. */
+const UNDECLARED_BODY_BYTES = 16 * 1024;
+
+/**
+ * A body in memory of its own, into which each chunk is copied as it comes. undici's chunks
+ * are views on the socket's read buffers: held until the body is whole (and through the turn
+ * after it), those buffers outlived the young generation's collections on a busy main thread,
+ * and at a million series the external memory they held brought full collections of 45 to 140
+ * ms (docs/scaling.md). Copied at once, they die young; the body's own memory is freed by
+ * `release` once it is decoded.
+ */
+class OwnedBody {
+  private store: ArrayBuffer;
+  private view: Buffer;
+  private received = 0;
+
+  constructor(declared: number | undefined) {
+    this.store = new ArrayBuffer(declared ?? UNDECLARED_BODY_BYTES);
+    this.view = Buffer.from(this.store);
+  }
+
+  get length(): number {
+    return this.received;
+  }
+
+  append(chunk: Buffer): void {
+    const needed = this.received + chunk.length;
+    if (needed > this.store.byteLength) {
+      const grown = new ArrayBuffer(Math.max(needed, 2 * this.store.byteLength));
+      const view = Buffer.from(grown);
+      this.view.copy(view, 0, 0, this.received);
+      this.store.transfer(0);
+      this.store = grown;
+      this.view = view;
+    }
+    chunk.copy(this.view, this.received);
+    this.received = needed;
+  }
+
+  bytes(): Buffer {
+    return this.received === this.view.length ? this.view : this.view.subarray(0, this.received);
+  }
+
+  release(): void {
+    if (!this.store.detached) this.store.transfer(0);
   }
 }
 

@@ -17,30 +17,46 @@ interface Sent {
   headers: Readonly<Record<string, string>>;
 }
 
-/** Answers by path; records every request. */
-function fakeTransport(answer: (url: URL) => unknown) {
+/**
+ * Answers by path; records every request. With `releasing`, each body is in memory of its own
+ * that `release` frees (empties), as UndiciTransport's bodies are.
+ */
+function fakeTransport(answer: (url: URL) => unknown, releasing = false) {
   const sent: Sent[] = [];
+  let released = 0;
   const transport: Transport = {
     get(url, headers) {
       const parsed = new URL(url);
       sent.push({ url: parsed, headers });
-      const body = answer(parsed);
-      const response: TransportResponse = { status: 200, headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify(body)) };
+      const json = Buffer.from(JSON.stringify(answer(parsed)));
+      const store = new ArrayBuffer(json.length);
+      json.copy(Buffer.from(store));
+      const response: TransportResponse = {
+        status: 200,
+        headers: { 'content-type': 'application/json' },
+        body: Buffer.from(store),
+        ...(releasing && {
+          release: () => {
+            store.transfer(0);
+            released++;
+          },
+        }),
+      };
       return Promise.resolve(response);
     },
   };
-  return { transport, sent };
+  return { transport, sent, released: () => released };
 }
 
-function client(answer: (url: URL) => unknown, options: Partial<MonitoringClientOptions> & { maxUrlLength?: number } = {}) {
-  const { transport, sent } = fakeTransport(answer);
+function client(answer: (url: URL) => unknown, options: Partial<MonitoringClientOptions> & { maxUrlLength?: number } = {}, releasing = false) {
+  const { transport, sent, released } = fakeTransport(answer, releasing);
   const gate = recordingGate();
   const registry = new Registry();
   const metrics = createUpstreamMetrics(registry);
   const { maxUrlLength, ...rest } = options;
   // Every endpoint as the sources call it: the client itself only knows how to send one request.
   const monitoring = monitoringCalls(new MonitoringClient({ baseUrl: BASE, apiKey: 'k-1', transport, gate, metrics, ...rest }), { maxUrlLength });
-  return { monitoring, sent, gate, registry };
+  return { monitoring, sent, gate, registry, released };
 }
 
 const host = (uuid: string) => ({
@@ -158,6 +174,48 @@ describe('MonitoringClient requests', () => {
     const { monitoring, sent } = client(answer);
     await expect(call(monitoring)).rejects.toThrow(message);
     expect(sent).toHaveLength(0);
+  });
+});
+
+describe('MonitoringClient and the bodies it is given', () => {
+  const points = Array.from({ length: 50 }, (_, i) => ({ timestamp: `2026-11-22T12:${String(i).padStart(2, '0')}:00Z`, value: i % 7 === 0 ? null : i * 1.5 }));
+  const bodies: Record<string, unknown> = {
+    '/api/v2/account': { plan: 'pro' },
+    '/api/v2/hosts': { hosts: [host('a'), host('b')], total: 2 },
+    '/api/v2/hosts/a': host('a'),
+    '/api/v2/hosts/a/metrics': { host_uuid: 'a', metrics: { system: ['system.cpu.user', 'system.load.1'], nginx: ['nginx.http.request.count'] } },
+    '/api/v2/hosts/a/metrics/series': { host_uuid: 'a', since: T, interval: 60, series: { 'system.cpu.user': points, 'system.load.1': points } },
+    '/api/v2/hosts/a/metrics/system.cpu.user/latest': { host_uuid: 'a', name: 'system.cpu.user', timestamp: T, value: 12.5 },
+    '/api/v2/hosts/a/components': { host_uuid: 'a', components: [{ name: 'nginx', version: '1.22.1' }] },
+    '/api/v2/alerts': { rules: [] },
+    '/api/v2/alerts/recent': { alerts: [] },
+    '/api/v2/websites': { websites: [{ id: 7, name: 'w', url: 'https://w' }], total: 1 },
+    '/api/v2/websites/7': { id: 7, name: 'w', url: 'https://w', uptime_7d: 0.99 },
+    '/api/v2/websites/7/checks': { website_id: 7, total: 1, checks: [{ id: 9001, success: true, status_code: 200, ttfb_ms: 120, http_version: 'HTTP/2', tls_version: 'TLSv1.3', cert_days_remaining: 60, checked_at: T }] },
+  };
+  const answer = (url: URL) => bodies[url.pathname];
+
+  it.each([
+    ['account', (c: Calls) => c.account()],
+    ['hosts', (c: Calls) => c.hosts()],
+    ['host', (c: Calls) => c.host('a')],
+    ['metricCatalogue', (c: Calls) => c.metricCatalogue('a')],
+    ['series', (c: Calls) => c.series('a', ['system.cpu.user', 'system.load.1'], '1h')],
+    ['latest', (c: Calls) => c.latest('a', 'system.cpu.user')],
+    ['components', (c: Calls) => c.components('a')],
+    ['alertRules', (c: Calls) => c.alertRules()],
+    ['recentAlerts', (c: Calls) => c.recentAlerts()],
+    ['websites', (c: Calls) => c.websites()],
+    ['websiteSummary', (c: Calls) => c.websiteSummary(7)],
+    ['checks', (c: Calls) => c.checks(7)],
+  ])('%s frees every body once decoded, and what it returns keeps nothing of it', async (_name, call) => {
+    const kept = client(answer);
+    const released = client(answer, {}, true);
+    const expected = await call(kept.monitoring);
+    const result = await call(released.monitoring);
+    expect(released.released()).toBe(released.sent.length);
+    expect(released.sent.length).toBeGreaterThan(0);
+    expect(result).toEqual(expected);
   });
 });
 
