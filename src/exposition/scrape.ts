@@ -44,6 +44,28 @@ export class SelfMetricsCache {
     const now = this.clock.now();
     const entry = this.cached.get(format);
     if (entry && now - entry.at < this.maxAgeMs) return entry.tail;
+    // Aged from the reading, not the rendering: a tail is never older than maxAgeMs.
+    const { at, families } = this.reading(now);
+    const tail = families.then((f) => renderFamilies(f, format));
+    this.cached.set(format, { at, tail });
+    // A failed rendering must not be served to the next scrapes.
+    tail.catch(() => {
+      if (this.cached.get(format)?.tail === tail) this.cached.delete(format);
+    });
+    return tail;
+  }
+
+  /**
+   * A rendering that nobody else holds, for a caller that hands its bytes on (the serving
+   * threads get them moved, not copied): kept in the cache, a tail of megabytes at a million
+   * series would wait on this thread for a full collection (docs/scaling.md). Shares the
+   * registry reading of `tail`.
+   */
+  render(format: ExpositionFormat): Promise<CompressedTail> {
+    return this.reading(this.clock.now()).families.then((f) => renderFamilies(f, format));
+  }
+
+  private reading(now: number): { at: number; families: Promise<FamilySamples[]> } {
     if (!this.collected || now - this.collected.at >= this.maxAgeMs) {
       const families = selfFamilies(this.store, this.registry);
       const collected = { at: now, families };
@@ -52,15 +74,7 @@ export class SelfMetricsCache {
         if (this.collected === collected) this.collected = undefined;
       });
     }
-    // Aged from the reading, not the rendering: a tail is never older than maxAgeMs.
-    const { at, families } = this.collected;
-    const tail = families.then((f) => renderFamilies(f, format));
-    this.cached.set(format, { at, tail });
-    // A failed rendering must not be served to the next scrapes.
-    tail.catch(() => {
-      if (this.cached.get(format)?.tail === tail) this.cached.delete(format);
-    });
-    return tail;
+    return this.collected;
   }
 
   /**
@@ -106,7 +120,10 @@ async function renderFamilies(self: readonly FamilySamples[], format: Exposition
     await yieldToEventLoop();
   }
   if (format === 'openmetrics') text += renderOpenMetrics([]);
-  return compressTail(Buffer.from(text, 'utf8'));
+  // Memory of its own, not a piece of a pool Node shares between small buffers: a serving thread can be given it.
+  const raw = Buffer.from(new ArrayBuffer(Buffer.byteLength(text, 'utf8')));
+  raw.write(text, 'utf8');
+  return compressTail(raw);
 }
 
 /**

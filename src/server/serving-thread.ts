@@ -56,6 +56,8 @@ const tailAsked = new Map<ExpositionFormat, number>();
 /** A tail older than this is not served while a fresher one is on its way: the main thread is stuck, not busy. */
 const STALE_TAIL_MS = 10_000;
 
+const viewOf = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+
 function askTail(format: ExpositionFormat): void {
   const now = Date.now();
   if (now - (tailAsked.get(format) ?? 0) < data.tailMaxAgeMs) return;
@@ -178,7 +180,8 @@ port.on('message', (message: ToServingThread) => {
       receive(() => inbox.snapshotArrived(message));
       return;
     case 'tail': {
-      const tail: CompressedTail = { raw: Buffer.from(message.raw), crc32: message.crc32, deflated: Buffer.from(message.deflated) };
+      // Views, not copies: the bytes came in memory of this thread's own (moved, or copied by the posting).
+      const tail: CompressedTail = { raw: viewOf(message.raw), crc32: message.crc32, deflated: viewOf(message.deflated) };
       tails.set(message.format, { tail, at: Date.now() });
       tailAsked.delete(message.format);
       const waiting = tailWaiters.get(message.format) ?? [];

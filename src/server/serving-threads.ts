@@ -5,6 +5,7 @@ import { availableParallelism } from 'node:os';
 import { MessageChannel, type MessagePort, type Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
+import type { CompressedTail } from '../exposition/gzip.js';
 import type { ExpositionFormat } from '../exposition/negotiate.js';
 import type { ExpositionSnapshot } from '../exposition/store.js';
 import type { ServerParts } from './app.js';
@@ -66,6 +67,14 @@ const TAIL_IDLE_MS = 60_000;
  * happen, so with requests alone they lapsed a minute later and the next scrape could wait for
  * the main thread.
  */
+/**
+ * The memory of those buffers that can move to another thread: those that cover theirs whole.
+ * A small Buffer is a piece of Node's shared pool, which must stay (posting it copies).
+ */
+export function movableBuffers(...buffers: readonly Buffer[]): ArrayBuffer[] {
+  return buffers.flatMap((buffer) => (buffer.buffer instanceof ArrayBuffer && buffer.byteOffset === 0 && buffer.byteLength === buffer.buffer.byteLength ? [buffer.buffer] : []));
+}
+
 export class TailDemand {
   private readonly lastWanted = new Map<ExpositionFormat, number>();
 
@@ -206,13 +215,26 @@ export async function startServingThreads(parts: ServerParts, options: ServingTh
     sentGeneration = snapshot.generation;
     broadcast(snapshotMessage(snapshot));
   });
-  const renderTail = (format: ExpositionFormat): void => {
-    parts.selfMetrics.tail(format).then(
-      (tail) => {
-        if (!closing) broadcast({ type: 'tail', format, raw: tail.raw, crc32: tail.crc32, deflated: tail.deflated });
-      },
-      (error: unknown) => log.error({ err: error }, 'rendering the self-metrics for the serving threads failed'),
+  /** To every thread; the last one gets the bytes themselves, moved rather than copied, so that none stay here. */
+  const sendTail = (format: ExpositionFormat, tail: CompressedTail): void => {
+    const targets = running();
+    targets.forEach((worker, i) =>
+      worker.postMessage({ type: 'tail', format, raw: tail.raw, crc32: tail.crc32, deflated: tail.deflated } satisfies ToServingThread, i === targets.length - 1 ? movableBuffers(tail.raw, tail.deflated) : []),
     );
+  };
+  const rendering = new Set<ExpositionFormat>();
+  const renderTail = (format: ExpositionFormat): void => {
+    if (rendering.has(format)) return;
+    rendering.add(format);
+    parts.selfMetrics
+      .render(format)
+      .then(
+        (tail) => {
+          if (!closing) sendTail(format, tail);
+        },
+        (error: unknown) => log.error({ err: error }, 'rendering the self-metrics for the serving threads failed'),
+      )
+      .finally(() => rendering.delete(format));
   };
   // Ahead of the scrapes, so a Prometheus scraping every 15 s never waits and gets self-metrics at most 5 s old.
   const ahead = setInterval(() => {

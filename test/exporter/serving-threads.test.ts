@@ -7,7 +7,7 @@ import { crc32 } from 'node:zlib';
 import bcrypt from 'bcryptjs';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SelfMetricsCache } from '../../src/exposition/scrape.js';
-import { defaultServingThreads, TailDemand } from '../../src/server/serving-threads.js';
+import { defaultServingThreads, movableBuffers, TailDemand } from '../../src/server/serving-threads.js';
 import { drive, type Driven } from '../support/drive.js';
 import { sampleValue } from '../support/exposition-text.js';
 import { makeTestPki, type TestPki } from '../support/tls.js';
@@ -75,6 +75,15 @@ describe('serving threads', () => {
     expect(demand.due(95_000).sort()).toEqual(['openmetrics', 'text']);
   });
 
+  it('moves only the buffers that own their memory whole, never a piece of the shared pool', () => {
+    const own = Buffer.from(new ArrayBuffer(10_000));
+    const pooled = Buffer.from('small');
+    const part = own.subarray(10);
+    expect(pooled.buffer.byteLength).toBeGreaterThan(pooled.length);
+    expect(movableBuffers(own, pooled, part)).toEqual([own.buffer]);
+    expect(movableBuffers()).toEqual([]);
+  });
+
   it('defaults to one thread per core beyond one, at least one, at most four', () => {
     expect([1, 2, 3, 4, 8, 64].map((cores) => defaultServingThreads(cores))).toEqual([1, 1, 2, 3, 4, 4]);
   });
@@ -122,16 +131,17 @@ describe('serving threads', () => {
     driven = await drive({ simulator: { hosts: 2, websites: 0 }, config: CONFIG, env: (sim) => ({ KEY: sim.keys.pro }), servingThreads: 1 });
     await driven.advance(30_000);
     await scrapeCurrent(driven, { accept: 'text/plain' }, 'text');
-    const renderings = vi.spyOn(SelfMetricsCache.prototype, 'tail');
+    const renderings = vi.spyOn(SelfMetricsCache.prototype, 'render');
     const wanted = vi.spyOn(TailDemand.prototype, 'want');
-    // Scraped for 3.5 s without a pause: at most one rendering ahead of the scrapes and one a
-    // thread asked for (once a second, as it was, 3 or more).
+    // Scraped for 5.5 s without a pause: a rendering ahead of the scrapes every 5 s and one a
+    // thread asked for (once a second, as it was, 5 or more).
     try {
       const started = Date.now();
       let scrapes = 0;
-      for (; Date.now() < started + 3500; scrapes++) expect((await scrapeRaw(`${driven.exporter.url}/metrics`, { accept: 'text/plain' })).status).toBe(200);
+      for (; Date.now() < started + 5500; scrapes++) expect((await scrapeRaw(`${driven.exporter.url}/metrics`, { accept: 'text/plain' })).status).toBe(200);
       // One a 5 s tick ahead, and one a thread asked for; a slow scrape that stretches the loop allows another tick.
       expect(renderings.mock.calls.length).toBeLessThanOrEqual(1 + Math.ceil((Date.now() - started) / 5000));
+      expect(renderings.mock.calls.length).toBeGreaterThanOrEqual(1);
       // Every scrape keeps the renderings ahead going, not only a thread's rare requests (reported every 100 ms).
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(wanted.mock.calls.filter(([format]) => format === 'text').length).toBeGreaterThanOrEqual(scrapes);
@@ -153,6 +163,8 @@ describe('serving threads', () => {
     for (let i = 0; i < 12; i++) {
       const body = await scrapeCurrent(driven, { accept: 'text/plain', connection: 'close' }, 'text');
       expect(body.split('\n').filter((line) => line.includes(gone.uuid) && !line.startsWith('monapi_alert_rule_host_info'))).toEqual([]);
+      // The self-metrics too, in every thread: the last one is given the rendered bytes, the others copies.
+      expect(body).toMatch(/^# TYPE monapi_exporter_scrapes_total counter$/m);
     }
   });
 });
