@@ -30,7 +30,7 @@ import { measureDecode } from './scale/decode.js';
 import { MemoryCgroup, memoryLimitBytes } from './scale/memory-limit.js';
 import { startNginx, type RunningNginx } from './scale/nginx.js';
 import { UpstreamPacer, type PacerRoute } from './scale/pacer.js';
-import { nodeArgs, relayStderr, reportCrashes, REPO_ROOT, requireProgram, stopProcess, waitForLine } from './scale/processes.js';
+import { atLowerPriority, nodeArgs, relayStderr, reportCrashes, REPO_ROOT, requireProgram, stopProcess, waitForLine } from './scale/processes.js';
 import type { AllocationKind, ExporterMessage, ExporterRequest, ExporterStats, LoopDelay, PromClientReady } from './scale/protocol.js';
 import { renderReport, renderPlot } from './scale/report.js';
 import type { LatencyFigures, PromClientResult, RunResult, StepResult, VariantResult } from './scale/results.js';
@@ -94,6 +94,8 @@ interface Options {
   readonly servingThreads: string | undefined;
   /** A cgroup the exporter's process joins before Node starts, limited per step as docs/scaling.md says a container should be. */
   readonly exporterCgroup: MemoryCgroup | undefined;
+  /** Nice steps below the servers measured that the load (wrk, the simulators) runs at. */
+  readonly loadNice: number;
 }
 
 const HELP = `Usage: npm run bench -- [flags]
@@ -122,6 +124,9 @@ const HELP = `Usage: npm run bench -- [flags]
                              at each step to the container limit docs/scaling.md gives for its series, no
                              swap beyond it, as Kubernetes would: Node sizes its heaps by the limit it finds
                              at start; the report adds how often the limit was reached and the OOM kills
+  --load-nice N              run wrk and the simulators N nice steps below the exporter, nginx and
+                             prom-client (default 10; 0 to 19), so on a small machine the servers measured
+                             get the cores first, as beside a Prometheus on other hosts; 0: equal terms
 `;
 
 function allocationsKind(text: string | undefined): Options['allocations'] {
@@ -150,6 +155,7 @@ function parseOptions(argv: readonly string[]): Options | 'help' {
       'exporter-node-options': { type: 'string' },
       'serving-threads': { type: 'string' },
       'exporter-cgroup': { type: 'string' },
+      'load-nice': { type: 'string' },
       help: { type: 'boolean' },
     },
   });
@@ -162,6 +168,8 @@ function parseOptions(argv: readonly string[]): Options | 'help' {
   };
   const list = (flag: string, text: string | undefined): number[] | undefined =>
     text === undefined ? undefined : text.split(',').map((part) => Math.round(positive(flag, part.trim(), 0)));
+  const loadNice = Number(values['load-nice'] ?? 10);
+  if (!Number.isInteger(loadNice) || loadNice < 0 || loadNice > 19) throw new Error(`--load-nice must be a whole number from 0 to 19, got ${JSON.stringify(values['load-nice'])}`);
   const tiny = values.tiny ?? false;
   const series = list('series', values.series) ?? (tiny ? [1500] : [10_000, 100_000, 1_000_000]);
   const accounts = list('accounts', values.accounts);
@@ -184,6 +192,7 @@ function parseOptions(argv: readonly string[]): Options | 'help' {
     exporterNodeOptions: (values['exporter-node-options'] ?? '').split(/\s+/).filter((o) => o !== ''),
     servingThreads: values['serving-threads'],
     exporterCgroup: values['exporter-cgroup'] === undefined ? undefined : new MemoryCgroup(values['exporter-cgroup']),
+    loadNice,
   };
 }
 
@@ -302,13 +311,14 @@ interface Simulator {
   readonly origin: string;
 }
 
-async function startSimulatorProcess(index: number, hosts: number, websites: number): Promise<Simulator> {
+async function startSimulatorProcess(index: number, hosts: number, websites: number, nice: number): Promise<Simulator> {
   const args = [
     '--monitoring-port', '0', '--releases-port', '0', '--marketplace-port', '0',
     '--hosts', String(hosts), '--websites', String(websites), '--seed', `scale-${index}`,
     '--rate-limit', String(SIMULATOR_LIMIT), '--burst', String(SIMULATOR_LIMIT),
   ];
-  const child = spawn(process.execPath, nodeArgs(join(REPO_ROOT, 'simulator/cli.ts'), args), { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const [program, ...programArgs] = atLowerPriority([process.execPath, ...nodeArgs(join(REPO_ROOT, 'simulator/cli.ts'), args)], nice);
+  const child = spawn(program as string, programArgs, { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   const match = await waitForLine(child, `simulator ${index}`, /Monitoring API:\s+(http:\/\/[^/\s]+)\/api\/v2/, 60_000);
   child.stdout?.resume();
   relayStderr(child, `simulator ${index}`);
@@ -446,6 +456,7 @@ async function measurePromClient(dir: string, textBody: Buffer, options: Options
       seconds: Math.max(options.scrapeSeconds, scrapers === 1 ? 20 : options.scrapeSeconds),
       timeoutSeconds: 120,
       dir,
+      nice: options.loadNice,
     });
     return {
       series: ready.series,
@@ -477,7 +488,7 @@ async function runStep(targetSeries: number, accountsOverride: number | undefine
   };
   cleanups.add(cleanup);
   try {
-    for (let i = 0; i < simulatorCount; i++) simulators.push(await startSimulatorProcess(i, hostsPerAccount, options.websites));
+    for (let i = 0; i < simulatorCount; i++) simulators.push(await startSimulatorProcess(i, hostsPerAccount, options.websites, options.loadNice));
     const routes = new Map<string, PacerRoute>();
     for (let i = 0; i < accounts; i++) {
       routes.set(accountName(i), { origin: (simulators[Math.floor(i / 2)] as Simulator).origin, simulatorKey: i % 2 === 0 ? 'sim-pro-key' : 'sim-business-key' });
@@ -543,7 +554,7 @@ async function runStep(targetSeries: number, accountsOverride: number | undefine
       await verifyFloor(nginx, variant, body);
       // Alternating rounds, exporter then nginx, so that a burst of load from elsewhere on the
       // machine spoils one round of each rather than one server's whole figure.
-      const wrk = { connections: options.connections, threads: 2, seconds: options.scrapeSeconds / options.rounds, timeoutSeconds: 60, dir };
+      const wrk = { connections: options.connections, threads: 2, seconds: options.scrapeSeconds / options.rounds, timeoutSeconds: 60, dir, nice: options.loadNice };
       const exporterRounds: LatencyFigures[] = [];
       const nginxRounds: LatencyFigures[] = [];
       const loops: LoopDelay[] = [];
@@ -711,6 +722,7 @@ async function main(): Promise<void> {
       command: ['npm run bench', ...(process.argv.length > 2 ? ['--', ...process.argv.slice(2)] : [])].join(' '),
       exporterNodeOptions: options.exporterNodeOptions,
       servingThreads: servingThreadsUsed,
+      loadNice: options.loadNice,
     },
     decode,
     steps,

@@ -56,6 +56,15 @@ export async function stopProcess(child: ChildProcess | undefined, graceMs = 5_0
   clearTimeout(timer);
 }
 
+/**
+ * `command` run `nice` steps below the harness's priority, with every thread it starts: the
+ * load (wrk, the simulators) then waits for a core before the servers measured do, as it
+ * would on a machine of its own. 0: as given.
+ */
+export function atLowerPriority(command: readonly string[], nice: number): string[] {
+  return nice === 0 ? [...command] : [requireProgram('nice', 'coreutils'), '-n', String(nice), ...command];
+}
+
 /** Full path of a program on PATH, or an error saying how to install it. */
 export function requireProgram(name: string, debianPackage: string): string {
   const found = spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' });

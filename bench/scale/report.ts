@@ -118,7 +118,14 @@ export function renderReport(run: RunResult): string {
   line(
     `- Scrapes: ${run.settings.connections} concurrent wrk connections for ${run.settings.scrapeSeconds} s per variant and server, in ${run.settings.rounds} alternating rounds (exporter, nginx, exporter, ...); p50 and p99 are those of the round with the median p99, max the worst round's, event-loop figures the worst round's. The polling-only window lasts ${run.settings.pollingSeconds} s. While measuring, every account polls at the real per-key pace (${run.settings.pacePerMinute} requests per minute, burst ${run.settings.paceBurst}).`,
   );
-  line('- The simulators, nginx, wrk and the exporter share the machine; every ratio compares two figures taken in this run, one after the other, under the same conditions. On a shared machine the absolute figures are noisy; the ratios are the result.');
+  const loadNice = run.settings.loadNice ?? 0;
+  line(
+    `- The simulators, nginx, wrk and the exporter share the machine; every ratio compares two figures taken in this run, one after the other, under the same conditions. On a shared machine the absolute figures are noisy; the ratios are the result. ${
+      loadNice > 0
+        ? `wrk and the simulators ran ${loadNice} nice steps below the exporter, nginx and prom-client (\`--load-nice ${loadNice}\`), so the servers measured got the cores first, as beside a Prometheus on other hosts.`
+        : 'wrk and the simulators ran at the same priority as the servers measured (`--load-nice 0`).'
+    }`,
+  );
   line();
   line('![scrape latency and memory against series](latest.svg)');
   line();

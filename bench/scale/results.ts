@@ -94,6 +94,8 @@ export interface RunResult {
     readonly servingThreads: number;
     /** Node options given to the exporter's process besides the harness's own. */
     readonly exporterNodeOptions: readonly string[];
+    /** Nice steps below the servers that wrk and the simulators ran at; absent in runs before 2026-11-29. */
+    readonly loadNice?: number;
   };
   readonly decode: DecodeResult;
   readonly steps: readonly StepResult[];

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { requireProgram } from './processes.js';
+import { atLowerPriority, requireProgram } from './processes.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -36,6 +36,8 @@ export interface WrkOptions {
   readonly timeoutSeconds: number;
   /** Where the Lua script is written. */
   readonly dir: string;
+  /** Nice steps below the harness that wrk runs at (see atLowerPriority). */
+  readonly nice: number;
 }
 
 export async function runWrk(options: WrkOptions): Promise<WrkResult> {
@@ -56,7 +58,8 @@ export async function runWrk(options: WrkOptions): Promise<WrkResult> {
     ...Object.entries(options.headers).flatMap(([name, value]) => ['-H', `${name}: ${value}`]),
     options.url,
   ];
-  const { stdout } = await execFileAsync(wrk, args, { maxBuffer: 16 * 1024 * 1024 });
+  const [program, ...programArgs] = atLowerPriority([wrk, ...args], options.nice);
+  const { stdout } = await execFileAsync(program as string, programArgs, { maxBuffer: 16 * 1024 * 1024 });
   const line = stdout.split('\n').find((l) => l.startsWith('WRK_RESULT '));
   if (!line) throw new Error(`wrk printed no result for ${options.url}:\n${stdout}`);
   const r = JSON.parse(line.slice('WRK_RESULT '.length)) as Record<string, number>;

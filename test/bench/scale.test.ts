@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { atLowerPriority } from '../../bench/scale/processes.js';
 import type { LatencyFigures, RunResult } from '../../bench/scale/results.js';
 
 /**
@@ -106,6 +107,17 @@ describe('scale harness, tiny run', () => {
     // Some of it is the exporter's own code (a compiled file of src/, not Node's, a dependency's nor the harness's).
     expect(own).toMatch(/^\s+[\d.]+ MB\s+[\d.]+%\s+\S+ src\/[\w/.-]+\.js:\d+$/m);
     expect(under).toMatch(/^\s+[\d.]+ MB\s+100\.0%\s+\(root\)/m);
+  });
+
+  it('runs the load below the servers it measures, and says so', () => {
+    expect(run.settings.loadNice).toBe(10);
+    expect(report).toContain('wrk and the simulators ran 10 nice steps below the exporter, nginx and prom-client (`--load-nice 10`)');
+    // Every thread of a program started so is that much lower, the ones it starts later too.
+    const niceOf = (command: string[]): string[] => spawnSync(command[0] as string, command.slice(1), { encoding: 'utf8' }).stdout.trim().split(' ');
+    const probe = [process.execPath, '-e', "const { Worker } = require('node:worker_threads'); const os = require('node:os'); new Worker('require(\"node:worker_threads\").parentPort.postMessage(require(\"node:os\").getPriority(Number(require(\"node:fs\").readlinkSync(\"/proc/thread-self\").split(\"/\")[2])))', { eval: true }).once('message', (inWorker) => console.log(os.getPriority(), inWorker))"];
+    const [ownNice = '0'] = niceOf([process.execPath, '-e', "console.log(require('node:os').getPriority())"]);
+    expect(niceOf(atLowerPriority(probe, 10))).toEqual([String(Number(ownNice) + 10), String(Number(ownNice) + 10)]);
+    expect(niceOf(atLowerPriority(probe, 0))).toEqual([ownNice, ownNice]);
   });
 
   it('writes the Markdown report with every section and a plot', () => {
