@@ -61,13 +61,6 @@ const TAIL_MAX_AGE_MS = 5_000;
 const TAIL_IDLE_MS = 60_000;
 
 /**
- * The formats whose self-metrics are rendered ahead of the scrapes: those a thread scraped or
- * asked for within the idle window. Scrapes count, not only a thread's requests: a thread asks
- * only when its rendering is older than TAIL_MAX_AGE_MS, which the renderings ahead seldom let
- * happen, so with requests alone they lapsed a minute later and the next scrape could wait for
- * the main thread.
- */
-/**
  * The memory of those buffers that can move to another thread: those that cover theirs whole.
  * A small Buffer is a piece of Node's shared pool, which must stay (posting it copies).
  */
@@ -75,6 +68,13 @@ export function movableBuffers(...buffers: readonly Buffer[]): ArrayBuffer[] {
   return buffers.flatMap((buffer) => (buffer.buffer instanceof ArrayBuffer && buffer.byteOffset === 0 && buffer.byteLength === buffer.buffer.byteLength ? [buffer.buffer] : []));
 }
 
+/**
+ * The formats whose self-metrics are rendered ahead of the scrapes: those a thread scraped or
+ * asked for within the idle window. Scrapes count, not only a thread's requests: a thread asks
+ * only when its rendering is older than TAIL_MAX_AGE_MS, which the renderings ahead seldom let
+ * happen, so with requests alone they lapsed a minute later and the next scrape could wait for
+ * the main thread.
+ */
 export class TailDemand {
   private readonly lastWanted = new Map<ExpositionFormat, number>();
 

@@ -72,7 +72,7 @@ export class UpstreamCaller {
         if (error instanceof InvalidResponseError && error.dropped.length > 0) this.report(endpoint, error.dropped);
         throw error;
       } finally {
-        // Decoders copy what they keep (decoders.test.ts checks it), so the body is done with.
+        // Decoders copy what they keep (monitoring/client.test.ts checks every endpoint), so the body is done with.
         response.release?.();
       }
     });

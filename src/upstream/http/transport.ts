@@ -172,7 +172,7 @@ export class UndiciTransport implements Transport {
         discard(response.body);
         throw new TransportFailure('too_large', `response declares ${declared} bytes, over the cap of ${cap} bytes`, status);
       }
-      const body = new OwnedBody(Number.isSafeInteger(declared) && declared >= 0 ? declared : undefined);
+      const body = new OwnedBody(Number.isSafeInteger(declared) && declared >= 0 ? declared : undefined, cap);
       for await (const chunk of response.body) {
         if (body.length + (chunk as Buffer).length > cap) {
           discard(response.body);
@@ -220,8 +220,12 @@ class OwnedBody {
   private view: Buffer;
   private received = 0;
 
-  constructor(declared: number | undefined) {
-    this.store = new ArrayBuffer(declared ?? UNDECLARED_BODY_BYTES);
+  constructor(
+    declared: number | undefined,
+    /** The most it ever holds: the transport refuses a longer body before appending to it. */
+    private readonly cap: number,
+  ) {
+    this.store = new ArrayBuffer(declared ?? Math.min(cap, UNDECLARED_BODY_BYTES));
     this.view = Buffer.from(this.store);
   }
 
@@ -232,7 +236,7 @@ class OwnedBody {
   append(chunk: Buffer): void {
     const needed = this.received + chunk.length;
     if (needed > this.store.byteLength) {
-      const grown = new ArrayBuffer(Math.max(needed, 2 * this.store.byteLength));
+      const grown = new ArrayBuffer(Math.max(needed, Math.min(this.cap, 2 * this.store.byteLength)));
       const view = Buffer.from(grown);
       this.view.copy(view, 0, 0, this.received);
       this.store.transfer(0);
