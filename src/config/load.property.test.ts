@@ -41,10 +41,19 @@ function checkError(result: 'ok' | ConfigError): void {
 }
 
 describe('config loader fuzz', () => {
-  it('a merge key over something that is not a mapping (found by the fuzzer) is a ConfigError', () => {
-    const result = outcome('releases:\n  - - <<: [""]\n');
+  it.each([
+    // Found by the fuzzer: the first under releases, the second (seed 1068882298) in an account.
+    ['releases:\n  - - <<: [""]\n', 'releases[0][0]', 7],
+    ['accounts:\n  - name:\n      - - <<: 30s\n', 'accounts[0].name[0][0]', 11],
+    ['defaults: &d 5\naccounts:\n  - <<: *d\n', 'accounts[0]', 5],
+  ])('a merge key over something that is not a mapping is a ConfigError that says where: %j', (text, path, column) => {
+    const result = outcome(text);
     expect(result).toBeInstanceOf(ConfigError);
-    expect((result as ConfigError).issues).toEqual([{ path: '(yaml)', message: 'Merge sources must be maps or map aliases' }]);
+    expect((result as ConfigError).issues).toEqual([{ path, message: 'a merge key (<<) takes a mapping, an alias of one, or a list of those', line: text.split('\n').findIndex((l) => l.includes('<<')) + 1, column }]);
+  });
+
+  it('a merge of mappings still merges', () => {
+    expect(outcome('accounts:\n  - <<: { base_url: https://m.example.com/api/v2 }\n    name: prod\n    api_key_env: MONAPI_KEY\n')).toBe('ok');
   });
 
   it('20 000 nested brackets (a stack overflow in older yaml releases, GHSA-48c2-rrv3-qjmp) are a ConfigError', () => {

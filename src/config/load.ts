@@ -118,7 +118,9 @@ function parseWith(specs: readonly SourceConfigSpec[], schema: ReturnType<typeof
         { path: '(yaml)', message: `aliases expand to more than ${MAX_ALIAS_COUNT} nodes (a guard against alias bombs); share settings with fewer aliases` },
       ]);
     }
-    // Other failures of the conversion, e.g. "Merge sources must be maps or map aliases" for `<<: [""]`.
+    // yaml's own words for a merge of something else than a mapping name no place: these say where.
+    const merges = badMerges(doc, lineCounter);
+    if (merges.length > 0) throw new ConfigError(source, merges);
     throw new ConfigError(source, [{ path: '(yaml)', message: error instanceof Error ? error.message : String(error) }]);
   }
   if (data === null || data === undefined) {
@@ -209,6 +211,33 @@ class Locator {
     const { line, col } = this.lines.linePos(offset);
     return { line, column: col };
   }
+}
+
+/** Merge keys (`<<`) whose value is not a mapping, an alias of one, or a list of those, by path and line. */
+function badMerges(doc: Document, lines: LineCounter): ConfigIssue[] {
+  const issues: ConfigIssue[] = [];
+  const mergeable = (node: unknown): boolean => isMap(isAlias(node) ? node.resolve(doc) : node);
+  const walk = (node: unknown, path: (string | number)[]): void => {
+    if (isSeq(node)) node.items.forEach((item, i) => walk(item, [...path, i]));
+    if (!isMap(node)) return;
+    for (const pair of node.items) {
+      const key = pair.key;
+      const merge = isScalar(key) && (!key.type || key.type === 'PLAIN') && (key.value === '<<' || (typeof key.value === 'symbol' && key.value.description === '<<'));
+      const value: unknown = isAlias(pair.value) ? pair.value.resolve(doc) : pair.value;
+      if (merge && !(isSeq(value) ? value.items.every(mergeable) : mergeable(value))) {
+        const offset = isNode(key) ? key.range?.[0] : undefined;
+        const position = offset === undefined ? undefined : lines.linePos(offset);
+        issues.push({
+          path: formatPath(path),
+          message: 'a merge key (<<) takes a mapping, an alias of one, or a list of those',
+          ...(position && { line: position.line, column: position.col }),
+        });
+      }
+      walk(pair.value, merge ? path : [...path, isScalar(key) ? String(key.value) : String(key)]);
+    }
+  };
+  walk(doc.contents, []);
+  return issues;
 }
 
 function isNode(value: unknown): value is Node {
