@@ -94,6 +94,21 @@ describe('parseConfig rejects bad configs with exact messages', () => {
       'accounts[0]: unknown key "api_key": API keys must not be written in the config file: set api_key_env (the name of an environment variable holding the key) or api_key_file (the path of a file holding the key)',
     ],
     [
+      'an inline token under another spelling',
+      `${ACCOUNT}    apiToken: abcdef0123456789\n`,
+      'accounts[0]: unknown key "apiToken": API keys must not be written in the config file: set api_key_env (the name of an environment variable holding the key) or api_key_file (the path of a file holding the key)',
+    ],
+    [
+      'an unknown key that only may hold a credential',
+      `${ACCOUNT}    bogus_key: abcdef0123456789\n`,
+      'accounts[0]: unknown key "bogus_key" (allowed: name, base_url, api_key_env, api_key_file, auth_scheme, rate_limit, headroom, concurrency, max_pages_per_list, http, limits, counter_grace, hosts, tag_labels, metrics, ingest_delay, late_data_horizon, metric_overrides, websites, cadence, sources, fields); if it holds an API key: API keys must not be written in the config file: set api_key_env (the name of an environment variable holding the key) or api_key_file (the path of a file holding the key)',
+    ],
+    [
+      'a misspelt key name that may hold a credential',
+      `${ACCOUNT}    api_key_evn: PROD_KEY\n`,
+      'accounts[0]: unknown key "api_key_evn" (did you mean "api_key_env"?); if it holds an API key: API keys must not be written in the config file: set api_key_env (the name of an environment variable holding the key) or api_key_file (the path of a file holding the key)',
+    ],
+    [
       'both api_key_env and api_key_file',
       `${ACCOUNT}    api_key_file: prod.key\n`,
       'accounts[0]: set only one of api_key_env and api_key_file, not both',

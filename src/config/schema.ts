@@ -20,7 +20,9 @@ export const ACCOUNT_KEY_HINT =
 export const MARKETPLACE_KEY_HINT =
   'API keys must not be written in the config file: set marketplace_key_env (the name of an environment variable holding the key) or marketplace_key_file (the path of a file holding the key)';
 
-/** Keys that look like they hold a credential. */
+/** Keys that can only be a credential written inline: answered with the hint alone. */
+const CREDENTIAL_KEY = /^(api|marketplace|access|auth|bearer)?[_-]?(key|token|secret|password|passwd|credentials?)$/i;
+/** Other keys that may hold one (`bogus_key`, `my_token`): the usual answer, then the hint. */
 const SECRET_LOOKING_KEY = /key|token|secret|passw|credential|bearer/i;
 
 /** Carried on the issue an unknown key raises, so `load.ts` can word it with a suggestion. */
@@ -49,10 +51,10 @@ export function isUnknownKeyParams(params: unknown): params is UnknownKeyParams 
 export function unknownKeyMessage(key: string, params: UnknownKeyParams, suggest: (key: string, known: readonly string[]) => string | undefined): string {
   const fixed = params.fixed[key];
   if (fixed !== undefined) return `${key} ${fixed}`;
-  if (SECRET_LOOKING_KEY.test(key)) return `unknown key ${JSON.stringify(key)}: ${params.secretHint}`;
+  if (CREDENTIAL_KEY.test(key)) return `unknown key ${JSON.stringify(key)}: ${params.secretHint}`;
   const suggestion = suggest(key, params.known);
-  if (suggestion !== undefined) return `unknown key ${JSON.stringify(key)} (did you mean ${JSON.stringify(suggestion)}?)`;
-  return `unknown key ${JSON.stringify(key)} (allowed: ${params.known.join(', ')})`;
+  const unknown = suggestion !== undefined ? `unknown key ${JSON.stringify(key)} (did you mean ${JSON.stringify(suggestion)}?)` : `unknown key ${JSON.stringify(key)} (allowed: ${params.known.join(', ')})`;
+  return SECRET_LOOKING_KEY.test(key) ? `${unknown}; if it holds an API key: ${params.secretHint}` : unknown;
 }
 
 /** A mapping whose unknown keys are errors. */
