@@ -62,8 +62,13 @@ export async function stopProcess(child: ChildProcess | undefined, graceMs = 5_0
  * would on a machine of its own. 0: as given.
  */
 export function atLowerPriority(command: readonly string[], nice: number): string[] {
-  return nice === 0 ? [...command] : [requireProgram('nice', 'coreutils'), '-n', String(nice), ...command];
+  if (nice === 0) return [...command];
+  nicePath ??= requireProgram('nice', 'coreutils');
+  return [nicePath, '-n', String(nice), ...command];
 }
+
+/** Looked up on PATH once: wrk starts anew for every round. */
+let nicePath: string | undefined;
 
 /** Full path of a program on PATH, or an error saying how to install it. */
 export function requireProgram(name: string, debianPackage: string): string {
