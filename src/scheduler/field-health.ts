@@ -52,6 +52,13 @@ export class FieldHealth {
   private pageCount = 0;
   private listCount = 0;
   private incompleteCount = 0;
+  /** Kept list answers known to be short, in the order of the answers: the first is the one shown. */
+  private readonly shortLists = new Map<string, ListReport>();
+  /**
+   * The latest list answer still kept, shown while no list is short. `unknown` once it was
+   * dropped (its target answered with something else, or was swept): the next `listState` looks.
+   */
+  private latestList: { readonly target: string; readonly report: ListReport } | undefined | 'unknown';
   private lastPaths: readonly string[] = [];
   private nextSweepMs = 0;
   private readonly names: readonly string[];
@@ -76,7 +83,11 @@ export class FieldHealth {
     if (report.list !== undefined) {
       this.listCount++;
       this.pageCount += report.list.pages ?? 1;
-      if (report.list.incomplete !== undefined) this.incompleteCount++;
+      if (report.list.incomplete !== undefined) {
+        this.incompleteCount++;
+        this.shortLists.set(target, report.list);
+      }
+      this.latestList = { target, report: report.list };
     }
     for (const field of found) this.carriers.set(field, (this.carriers.get(field) ?? 0) + 1);
     if (this.answers.size > 64 && nowMs >= this.nextSweepMs) {
@@ -104,20 +115,23 @@ export class FieldHealth {
     });
   }
 
-  /** How the lists of the kept answers were read; undefined while none was a list. */
+  /**
+   * How the lists of the kept answers were read; undefined while none was a list. Kept as the
+   * answers come, not counted over them: the self-metrics ask on every collection, and a
+   * per-host source keeps an answer per host (8,500 at a million series).
+   */
   listState(): ListState | undefined {
-    let lists = 0;
-    let incomplete = 0;
-    let shown: { target: string; report: ListReport } | undefined;
-    for (const [target, answer] of this.answers) {
-      if (answer.list === undefined) continue;
-      lists++;
-      if (answer.list.incomplete !== undefined) {
-        if (incomplete === 0) shown = { target, report: answer.list };
-        incomplete++;
-      } else if (incomplete === 0) shown = { target, report: answer.list };
-    }
-    return shown === undefined ? undefined : { lists, pages: this.pageCount, incomplete, ...shown };
+    if (this.listCount === 0) return undefined;
+    const totals = { lists: this.listCount, pages: this.pageCount, incomplete: this.incompleteCount };
+    for (const [target, report] of this.shortLists) return { ...totals, target, report };
+    if (this.latestList === 'unknown') this.latestList = this.findLatestList();
+    return this.latestList === undefined ? undefined : { ...totals, ...this.latestList };
+  }
+
+  private findLatestList(): { readonly target: string; readonly report: ListReport } | undefined {
+    let latest: { readonly target: string; readonly report: ListReport } | undefined;
+    for (const [target, answer] of this.answers) if (answer.list !== undefined) latest = { target, report: answer.list };
+    return latest;
   }
 
   /** Lists of the kept answers known to be short. */
@@ -138,6 +152,8 @@ export class FieldHealth {
       this.listCount--;
       this.pageCount -= answer.list.pages ?? 1;
       if (answer.list.incomplete !== undefined) this.incompleteCount--;
+      this.shortLists.delete(target);
+      if (this.latestList !== 'unknown' && this.latestList?.target === target) this.latestList = 'unknown';
     }
     for (const field of answer.found) this.carriers.set(field, (this.carriers.get(field) ?? 1) - 1);
   }
