@@ -1,5 +1,6 @@
 import type { Registry } from 'prom-client';
 import type { FamilySamples, HistogramSample, Labels, ScalarSample } from './model.js';
+import { yieldToEventLoop } from '../lib/turns.js';
 
 /** One value as `getMetricsAsJSON` returns it; label values may be numbers. */
 interface JsonValue {
@@ -82,11 +83,6 @@ export async function familiesFromRegistry(registry: Registry, options: { yieldB
     }
   }
   return families.sort((a, b) => (a.spec.name < b.spec.name ? -1 : a.spec.name > b.spec.name ? 1 : 0));
-}
-
-/** Lets the event loop serve what waits (a health probe, a socket) between two pieces of long work. */
-export function yieldToEventLoop(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
 }
 
 /**

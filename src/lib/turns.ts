@@ -31,3 +31,8 @@ export class Turns {
 
 /** The process's one queue of turns: there is one event loop. */
 export const responseTurns = new Turns();
+
+/** Lets the event loop serve what waits (a health probe, a socket) between two pieces of long work. */
+export function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}

@@ -1,4 +1,5 @@
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type LabelValues, type Registry } from 'prom-client';
+import { yieldToEventLoop } from '../lib/turns.js';
 import type { PlanFigures } from './plan.js';
 import { ACCOUNT_DOWN_REASONS, SOURCE_DOWN_REASONS, type AccountUp, type SourceHealth } from './source-health.js';
 
@@ -17,6 +18,11 @@ export interface SchedulingView {
   fieldStates(): readonly { readonly source: string; readonly field: string; readonly missing: boolean }[];
   /** Per source whose answers were lists: pages read and lists known to be short. */
   listStates(): readonly { readonly source: string; readonly state: { readonly pages: number; readonly incomplete: number; readonly report: { readonly length: number; readonly announced?: number } } }[];
+}
+
+/** Where a view's values go while a gauge is collected. */
+interface GaugeValues {
+  set(labels: LabelValues<string>, value: number): void;
 }
 
 export interface SchedulerMetrics {
@@ -65,22 +71,28 @@ export function createSchedulerMetrics(registry: Registry, clock: { now(): numbe
     registers: [registry],
   });
 
-  /** A gauge filled at scrape time. */
-  const scrapeGauge = (name: string, help: string, labelNames: string[], fill: (g: Gauge) => void) =>
+  /**
+   * A gauge filled at scrape time from every view, one view a turn of the event loop: at a
+   * million series an account has thousands of jobs, and reading every account's in one task
+   * (staleness, source health) held the loop for 30-80 ms a gauge. The values are gathered
+   * first and set at once, so a collection that overlaps another never sees a half-filled gauge.
+   */
+  const viewGauge = (name: string, help: string, labelNames: string[], read: (g: GaugeValues, v: SchedulingView) => void) =>
     new Gauge({
       name,
       help,
       labelNames,
       registers: [registry],
-      collect(this: Gauge) {
+      async collect(this: Gauge) {
+        const gathered: [LabelValues<string>, number][] = [];
+        const values: GaugeValues = { set: (labels, value) => gathered.push([labels, value]) };
+        for (const view of [...views]) {
+          read(values, view);
+          await yieldToEventLoop();
+        }
         this.reset();
-        fill(this);
+        for (const [labels, value] of gathered) this.set(labels, value);
       },
-    });
-  /** A gauge filled at scrape time from every view. */
-  const viewGauge = (name: string, help: string, labelNames: string[], read: (g: Gauge, v: SchedulingView) => void) =>
-    scrapeGauge(name, help, labelNames, (g) => {
-      for (const view of views) read(g, view);
     });
 
   viewGauge(
@@ -156,7 +168,7 @@ export function createSchedulerMetrics(registry: Registry, clock: { now(): numbe
     },
   );
 
-  const healthGauge = (name: string, help: string, labelNames: string[], read: (g: Gauge, account: string, h: SourceHealth) => void) =>
+  const healthGauge = (name: string, help: string, labelNames: string[], read: (g: GaugeValues, account: string, h: SourceHealth) => void) =>
     viewGauge(name, help, labelNames, (g, view) => {
       for (const health of view.sourceHealth()) read(g, view.account, health);
     });

@@ -1,0 +1,56 @@
+import { Registry, type Gauge } from 'prom-client';
+import { describe, expect, it } from 'vitest';
+import { createSchedulerMetrics, type SchedulingView } from './metrics.js';
+import type { PlanFigures } from './plan.js';
+
+/** A view whose every reading is logged, with the lag it is told to have. */
+function viewOf(account: string, log: string[], lag: () => number): SchedulingView {
+  return {
+    account,
+    sourceHealth: () => [],
+    plan: () => ({ sources: [] }) as unknown as PlanFigures,
+    staleness: () => new Map(),
+    up: () => ({ up: true, reason: '' }),
+    lagSeconds: () => {
+      log.push(`read ${account}`);
+      return lag();
+    },
+    fieldStates: () => [],
+    listStates: () => [],
+  };
+}
+
+const lagOf = async (registry: Registry) => (await (registry.getSingleMetric('monapi_scheduler_lag_seconds') as Gauge).get()).values.map((v) => [v.labels.account, v.value]);
+
+describe('scheduler self-metrics read at scrape time', () => {
+  it('reads one view a turn of the event loop, so a long list of accounts never holds it', async () => {
+    const registry = new Registry();
+    const metrics = createSchedulerMetrics(registry, { now: () => 0 });
+    const log: string[] = [];
+    for (const account of ['a', 'b', 'c']) metrics.track(viewOf(account, log, () => 1));
+    const reading = lagOf(registry);
+    setImmediate(() => log.push('another task'));
+    expect(await reading).toEqual([
+      ['a', 1],
+      ['b', 1],
+      ['c', 1],
+    ]);
+    // Read all in one task, the three reads would come before the other task.
+    expect(log.filter((line) => line.startsWith('read'))).toEqual(['read a', 'read b', 'read c']);
+    expect(log).toContain('another task');
+    expect(log.indexOf('another task')).toBeLessThan(log.indexOf('read c'));
+  });
+
+  it('gives every overlapping collection whole values, never a gauge half filled', async () => {
+    const registry = new Registry();
+    const metrics = createSchedulerMetrics(registry, { now: () => 0 });
+    let lag = 1;
+    for (const account of ['a', 'b', 'c']) metrics.track(viewOf(account, [], () => lag));
+    const first = lagOf(registry);
+    lag = 2;
+    const second = lagOf(registry);
+    const [one, two] = await Promise.all([first, second]);
+    for (const values of [one, two]) expect(values.map(([account]) => account)).toEqual(['a', 'b', 'c']);
+    expect(two.map(([, value]) => value)).toEqual([2, 2, 2]);
+  });
+});
