@@ -36,3 +36,20 @@ export const responseTurns = new Turns();
 export function yieldToEventLoop(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
+
+/**
+ * Long work in pieces, with the event loop served once the pieces since it last was took
+ * `sliceMs`: a yield after every piece would cost a turn per piece (thousands of accounts, each
+ * turn behind whatever else waits) where the pieces are short.
+ */
+export class TimeSlices {
+  private startedAt = performance.now();
+
+  constructor(private readonly sliceMs: number) {}
+
+  async afterPiece(): Promise<void> {
+    if (performance.now() - this.startedAt < this.sliceMs) return;
+    await yieldToEventLoop();
+    this.startedAt = performance.now();
+  }
+}

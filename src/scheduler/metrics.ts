@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, type LabelValues, type Registry } from 'prom-client';
-import { yieldToEventLoop } from '../lib/turns.js';
+import { TimeSlices } from '../lib/turns.js';
 import type { PlanFigures } from './plan.js';
 import { ACCOUNT_DOWN_REASONS, SOURCE_DOWN_REASONS, type AccountUp, type SourceHealth } from './source-health.js';
 
@@ -19,6 +19,9 @@ export interface SchedulingView {
   /** Per source whose answers were lists: pages read and lists known to be short. */
   listStates(): readonly { readonly source: string; readonly state: { readonly pages: number; readonly incomplete: number; readonly report: { readonly length: number; readonly announced?: number } } }[];
 }
+
+/** How long a gauge reads views before it lets the event loop serve what waits. */
+export const VIEW_SLICE_MS = 5;
 
 /** Where a view's values go while a gauge is collected. */
 interface GaugeValues {
@@ -72,10 +75,11 @@ export function createSchedulerMetrics(registry: Registry, clock: { now(): numbe
   });
 
   /**
-   * A gauge filled at scrape time from every view, one view a turn of the event loop: at a
-   * million series an account has thousands of jobs, and reading every account's in one task
-   * (staleness, source health) held the loop for 30-80 ms a gauge. The values are gathered
-   * first and set at once, so a collection that overlaps another never sees a half-filled gauge.
+   * A gauge filled at scrape time from every view, the event loop served every few ms between
+   * two views: at a million series an account has thousands of jobs, and reading every
+   * account's in one task (staleness, source health) held the loop for 30-80 ms a gauge. The
+   * values are gathered first and set at once, so a collection that overlaps another never
+   * sees a half-filled gauge.
    */
   const viewGauge = (name: string, help: string, labelNames: string[], read: (g: GaugeValues, v: SchedulingView) => void) =>
     new Gauge({
@@ -86,9 +90,10 @@ export function createSchedulerMetrics(registry: Registry, clock: { now(): numbe
       async collect(this: Gauge) {
         const gathered: [LabelValues<string>, number][] = [];
         const values: GaugeValues = { set: (labels, value) => gathered.push([labels, value]) };
+        const slices = new TimeSlices(VIEW_SLICE_MS);
         for (const view of [...views]) {
           read(values, view);
-          await yieldToEventLoop();
+          await slices.afterPiece();
         }
         this.reset();
         for (const [labels, value] of gathered) this.set(labels, value);
