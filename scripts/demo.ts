@@ -227,6 +227,8 @@ export async function startDemo(opts: DemoOptions): Promise<RunningDemo> {
       clock,
       // The CLI's server on the main thread too, so /metrics has the same self-metrics either way.
       serve: mainThreadWebServer({ log }),
+      // SIGHUP (forwarded by main) re-reads the printed config file, as the real command does.
+      reloadConfig: () => loadConfig(configFile, env),
       ...(opts.servingThreads === undefined ? {} : { servingThreads: opts.servingThreads }),
     });
     return {
@@ -272,7 +274,11 @@ async function main(): Promise<void> {
       return;
     }
   }
+  // Node's default for SIGHUP is to exit: the demo reloads its config file instead, like the exporter.
+  const running: { demo?: RunningDemo } = {};
+  process.on('SIGHUP', () => running.demo?.exporter.reload());
   const demo = await startDemo(opts);
+  running.demo = demo;
   const { simulator, exporter } = demo;
   let prometheus: DemoPrometheus | undefined;
   if (prometheusBinary !== undefined) {
@@ -292,7 +298,7 @@ monapi-exporter demo
              ${simulator.releasesBaseUrl}   free release lookup
              ${simulator.marketplaceBaseUrl}   marketplace (X-RapidAPI-Key: ${simulator.keys.marketplace})
              ${simulator.adminUrl}/stats   requests and 429s per key
-  config     ${demo.configFile}
+  config     ${demo.configFile}   (edit it, then kill -HUP ${process.pid} to reload)
   scale      ${opts.hosts} hosts and ${opts.websites} websites per account, ${opts.rateLimitPerMinute} requests/min per key (burst ${opts.burst})${opts.speed === 1 ? '' : `, time ${opts.speed}x faster`}
   upstream   ${opts.shapes ?? 'standard'} response shapes${opts.lateData ? ', late data' : ''}
 ${

@@ -1,9 +1,9 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { alive, banner as bannerOf, demo, exited, ROOT, until } from '../support/demo-process.js';
 
 /**
  * `npm run demo -- --prometheus` as a newcomer runs it: the demo process starts Debian's
@@ -11,46 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
  * a Prometheus the demo says how to get one and exits 2 before starting anything.
  */
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const DEBIAN_PROMETHEUS = '/usr/bin/prometheus';
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (err) {
-      lastError = err;
-    }
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}${lastError === undefined ? '' : `: ${lastError instanceof Error ? lastError.message : JSON.stringify(lastError)}`}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
-
-function demo(args: string[], env: NodeJS.ProcessEnv = process.env): { child: ChildProcess; output: () => string } {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/demo.ts', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  return { child, output: () => output };
-}
-
-const exited = (child: ChildProcess) =>
-  new Promise<number | string | null>((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) resolve(child.exitCode ?? child.signalCode);
-    else child.once('exit', (code, signal) => resolve(code ?? signal));
-  });
 
 const cleanup: (() => void)[] = [];
 afterAll(() => cleanup.forEach((f) => f()));
@@ -61,7 +22,7 @@ describe('npm run demo -- --prometheus', () => {
     expect(spawnSync(DEBIAN_PROMETHEUS, ['--version']).status, `${DEBIAN_PROMETHEUS} is missing: apt-get install -y prometheus`).toBe(0);
     const { child, output } = demo([`--prometheus=${DEBIAN_PROMETHEUS}`, '--web.listen-address', '127.0.0.1:0', '--log.level', 'warn', '--log.format', 'json']);
     cleanup.push(() => child.kill('SIGKILL'));
-    const banner = await until('the banner with Prometheus in it', async () => (/Press Ctrl\+C/.test(output()) ? output() : child.exitCode !== null ? Promise.reject(new Error(output())) : undefined), 25_000);
+    const banner = await bannerOf(child, output);
     const prom = /^ {2}prometheus (http:\/\/127\.0\.0\.1:\d+) .*\(pid (\d+)\)/m.exec(banner);
     const exporter = /^ {2}exporter {3}http:\/\/(127\.0\.0\.1:\d+)\//m.exec(banner);
     expect(prom, banner).not.toBeNull();
