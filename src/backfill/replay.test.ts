@@ -3,6 +3,7 @@ import { seriesNaming } from '../sources/series/index.js';
 import { EMPTY_SERIES_STATE, HostLabels, mapSeries } from '../sources/series/map.js';
 import { HistoryBuffer, replayHistory, type HistorySeries } from './replay.js';
 import type { HistoryStep } from './timeline.js';
+import { SeriesPoints } from '../sources/series/points.js';
 
 const MIN = 60_000;
 const T0 = Date.UTC(2026, 10, 1, 0, 0, 0);
@@ -62,7 +63,7 @@ describe('replayHistory', () => {
     for (let minute = 1; minute <= 30; minute++) {
       const nowMs = T0 + minute * MIN + 3 * MIN;
       const points = values.map((value, i) => ({ timestamp: new Date(T0 + i * MIN).toISOString(), value })).slice(Math.max(0, minute - 10), minute);
-      const result = mapSeries({ intervalSeconds: 60, points: { 'nginx.http.request.count': points } }, state, { ...options, nowMs, sampleTimestamps: true });
+      const result = mapSeries({ intervalSeconds: 60, points: { 'nginx.http.request.count': SeriesPoints.of(points) } }, state, { ...options, nowMs, sampleTimestamps: true });
       state = result.state;
       const sample = result.families.find((f) => f.spec.name === 'monapi_nginx_http_requests_total')?.samples[0] as { value: number; timestampMs: number } | undefined;
       if (sample) live.push([(sample.timestampMs - T0) / MIN, sample.value]);

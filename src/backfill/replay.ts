@@ -6,6 +6,7 @@ import type { SeriesNaming } from '../sources/series/naming.js';
 import type { Sample } from '../remote-write/protocol.js';
 import type { CounterEnds } from './join.js';
 import type { HistoryStep } from './timeline.js';
+import { SeriesPoints } from '../sources/series/points.js';
 
 /**
  * A host's history through the live mapping itself: each step of the history is handed to
@@ -79,8 +80,8 @@ export class HistoryBuffer {
 export function replayHistory(steps: readonly HistoryStep[], state: SeriesHostState, options: ReplayOptions, into: HistoryBuffer): SeriesHostState {
   let current = state;
   for (const step of steps) {
-    const points: Record<string, readonly HistoryStep['points'][string][]> = {};
-    for (const name in step.points) points[name] = [step.points[name] as HistoryStep['points'][string]];
+    const points: Record<string, SeriesPoints> = {};
+    for (const name in step.points) points[name] = SeriesPoints.of([step.points[name] as HistoryStep['points'][string]]);
     const result = mapSeries({ intervalSeconds: step.intervalMs / 1000, points }, current, {
       account: options.account,
       hostUuid: options.hostUuid,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SeriesResult } from '../sources/series/fetch.js';
 import { assembleHistory, historyWindows, relativeWindow } from './timeline.js';
+import { SeriesPoints } from '../sources/series/points.js';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
@@ -13,7 +14,7 @@ function answer(spanMs: number, intervalS: number, names = ['a'], now = NOW): Se
   const points: { timestamp: string; value: number }[] = [];
   for (let t = Math.ceil((now - spanMs) / step) * step; t <= now; t += step) points.push({ timestamp: new Date(t).toISOString(), value: t / MIN });
   const since = new Date(now - spanMs).toISOString();
-  return { hostUuid: 'h', series: Object.fromEntries(names.map((n) => [n, { since, intervalSeconds: intervalS, points }])), window: { since, intervalSeconds: intervalS }, batches: 1 };
+  return { hostUuid: 'h', series: Object.fromEntries(names.map((n) => [n, { since, intervalSeconds: intervalS, points: SeriesPoints.of(points) }])), window: { since, intervalSeconds: intervalS }, batches: 1 };
 }
 
 describe('historyWindows', () => {

@@ -94,7 +94,7 @@ function answerOf(result: SeriesResult): Answer | undefined {
     intervalSeconds ??= series.intervalSeconds;
     // A batch answered at another interval than the rest (never seen) is left out rather than mixed in.
     if (series.intervalSeconds !== intervalSeconds) continue;
-    for (const point of series.points) {
+    for (const point of series.points.toPoints()) {
       const t = Date.parse(point.timestamp);
       if (!Number.isFinite(t)) continue;
       let row = at.get(t);

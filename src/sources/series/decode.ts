@@ -5,6 +5,7 @@ import { keyWords } from '../../upstream/fields/words.js';
 import { FieldsMissingError, InvalidResponseError, type RequestContext } from '../../upstream/http/errors.js';
 import { refuseWhenNothingUsable, type DroppedItem, type JsonDecoder } from '../../upstream/tolerant/body.js';
 import { describe, isRecord, number, PLAIN_RFC3339, timestamp } from '../../upstream/tolerant/values.js';
+import { GAP, SeriesPoints } from './points.js';
 import { scanSeriesBody } from './scan.js';
 
 /**
@@ -15,11 +16,13 @@ import { scanSeriesBody } from './scan.js';
  * are optional. The series map is found by its name or by what it is (an object of lists), or
  * as a list of `{name, points}`.
  *
- * Points are the hot path: a series body is mostly points, so points in the documented form
- * are kept as parsed, without a lookup (see PlainTimes). Only a point in another form is read
- * through the declared point fields, with the paths found once per point shape (`{t, v}`,
- * `{time, value: "1.5"}`, `[time, value]`). A point needs a timestamp; its value may be null
- * (a gap) or a numeric string. A bad point is dropped, the rest of the metric kept.
+ * Points are the hot path: a series body is mostly points, decoded into columns (points.ts).
+ * A documented body comes from the scanner as columns already, its times checked once per
+ * shared list; points of the documented form in a parsed body are taken without a lookup (see
+ * PlainTimes). Only a point in another form is read through the declared point fields, with
+ * the paths found once per point shape (`{t, v}`, `{time, value: "1.5"}`, `[time, value]`). A
+ * point needs a timestamp; its value may be null (a gap) or a numeric string. A bad point is
+ * dropped, the rest of the metric kept.
  */
 export interface SeriesPoint {
   readonly timestamp: string;
@@ -32,7 +35,7 @@ export interface SeriesResponse {
   readonly since: string | undefined;
   /** Seconds each point covers. */
   readonly interval: number;
-  readonly series: Readonly<Record<string, readonly SeriesPoint[]>>;
+  readonly series: Readonly<Record<string, SeriesPoints>>;
 }
 
 /** The fields of the envelope around the series. */
@@ -106,33 +109,29 @@ const decodeSeriesValue: JsonDecoder<SeriesResponse> = (raw, context, options) =
 
   const points = new PointReader(fieldPaths);
   const all = located.map;
-  // The map itself while every list in it is kept as it came (nearly every body): a copy from
-  // the first list that is not. A `__proto__` name is always copied, as an assignment sets it.
-  let copy: Record<string, SeriesPoint[]> | undefined = Object.hasOwn(all, '__proto__') ? {} : undefined;
+  const entries: [string, SeriesPoints][] = [];
+  // The scanner's map itself while each of its lists is kept as it came (nearly every body).
+  let unchanged = true;
   const dropped: DroppedItem[] = [];
   let kept = 0;
-  let inexact: Set<string> | undefined;
-  let replacementsAfterFirst: number | undefined;
   for (const name in all) {
     if (!hasOwn.call(all, name)) continue;
     const list = all[name];
-    if (!Array.isArray(list)) {
-      copy ??= listsBefore(all, name);
+    let good: SeriesPoints;
+    if (list instanceof SeriesPoints) good = points.readScanned(list, dropped, located.path, name);
+    else if (Array.isArray(list)) good = points.readAll(list, dropped, located.path, name);
+    else {
+      unchanged = false;
       dropped.push({ path: `${located.path}[${JSON.stringify(name)}]`, reason: 'wrong_type', field: 'series', issue: `expected a list of points, got ${describe(list)}` });
       continue;
     }
-    const good = points.readAll(list, dropped, located.path, name);
-    if (!points.lastExact) (inexact ??= new Set()).add(name);
-    replacementsAfterFirst ??= points.times.replacements;
-    if (copy === undefined && good !== list) copy = listsBefore(all, name);
-    if (copy !== undefined) copy[name] = good;
+    if (good !== list) unchanged = false;
+    entries.push([name, good]);
     kept += good.length;
   }
-  const series = copy ?? (all as Record<string, SeriesPoint[]>);
-  // A text replaced after the first list was read may differ from what an earlier list holds: no timeline then.
-  if (replacementsAfterFirst !== undefined && points.times.replacements === replacementsAfterFirst) {
-    TIMELINES.set(series, { generation: points.times.generation, inexact });
-  }
+  // Made at once (an object given its keys one by one turns into a dictionary past a few dozen);
+  // `fromEntries` defines a `__proto__` name as its own key, as JSON.parse does.
+  const series = unchanged ? (all as Record<string, SeriesPoints>) : Object.fromEntries(entries);
   const fields = withPoints(envelope, points.report());
   // Points, none with a time: the point's time is the missing field, said as one.
   if (kept === 0 && fields.missing.includes('timestamp')) throw new FieldsMissingError(context, 'series response', { ...fields, essentialMissing: ['timestamp'] });
@@ -166,16 +165,6 @@ function foundEnvelope(raw: Readonly<Record<string, unknown>>, context: RequestC
   }
   const { found, missing, ...report } = envelope.report;
   return { interval, since: record?.since, host_uuid: record?.host_uuid, located, found: { ...found }, missing: [...missing], report, notes: envelope.notes };
-}
-
-/** The lists of a series map before `name`, all kept as they came, as a copy to go on with. */
-function listsBefore(all: Readonly<Record<string, unknown>>, name: string): Record<string, SeriesPoint[]> {
-  const copy: Record<string, SeriesPoint[]> = {};
-  for (const key in all) {
-    if (key === name) break;
-    if (hasOwn.call(all, key)) copy[key] = all[key] as SeriesPoint[];
-  }
-  return copy;
 }
 
 /** The unit the engine gives the documented `interval`: found once. */
@@ -285,11 +274,15 @@ interface PointFacts {
 
 type PointProblem = Omit<DroppedItem, 'path'>;
 
+/**
+ * The scanner's time lists whose every text is a plain RFC 3339 time: a list is shared by the
+ * metrics of a body (often of many bodies), so it is checked once.
+ */
+const PLAIN_TIME_LISTS = new WeakSet<readonly string[]>();
+
 /** Reads the points of one body: the documented ones as they are, the others through the declared point fields. */
 class PointReader {
-  readonly times = PLAIN_TIMES;
-  /** Whether the list `readAll` last read is documented points that took their positions' texts. */
-  lastExact = false;
+  private readonly times = PLAIN_TIMES;
   private readonly facts: PointFacts = { points: 0, time: undefined, value: undefined };
   /** A path the operator named for a point field turns the documented-form shortcut off. */
   private readonly plainAllowed: boolean;
@@ -301,34 +294,51 @@ class PointReader {
     this.shapePrefix = this.plainAllowed ? '' : `${fieldPaths.timestamp ?? ''}|${fieldPaths.value ?? ''}|`;
   }
 
-  /** The usable points of one metric; a bad one is put in `dropped` under its path. */
-  readAll(points: readonly unknown[], dropped: DroppedItem[], seriesPath: string, name: string): SeriesPoint[] {
+  /**
+   * A metric's points as the scanner read them from a documented body: kept as they are when
+   * every time is a plain RFC 3339 time, else read point by point like a parsed body's.
+   */
+  readScanned(points: SeriesPoints, dropped: DroppedItem[], seriesPath: string, name: string): SeriesPoints {
+    const { times } = points;
+    if (!PLAIN_TIME_LISTS.has(times)) {
+      if (!this.plainAllowed || !times.every((time) => PLAIN_RFC3339.test(time))) return this.readAll(points.toPoints(), dropped, seriesPath, name);
+      PLAIN_TIME_LISTS.add(times);
+    }
     this.facts.points += points.length;
-    this.lastExact = false;
-    // The parsed list itself while every point is plain; a copy from the first one that is not.
-    let good: SeriesPoint[] | undefined;
+    if (points.length > 0) this.documentedFacts(times[0] as string, points.valueAt(0));
+    return points;
+  }
+
+  /** The usable points of one metric, as columns; a bad one is put in `dropped` under its path. */
+  readAll(points: readonly unknown[], dropped: DroppedItem[], seriesPath: string, name: string): SeriesPoints {
+    this.facts.points += points.length;
+    const times: string[] = [];
+    const values: number[] = [];
     for (let index = 0; index < points.length; index++) {
       const point: unknown = points[index];
-      if (this.plainAllowed && this.times.isPlain(point, index)) {
-        good?.push(point as SeriesPoint);
+      const plain = this.plainAllowed ? this.times.plainTime(point, index) : undefined;
+      if (plain !== undefined) {
+        const value = (point as { value: number | null }).value;
+        if (this.facts.time === undefined) this.documentedFacts(plain, value);
+        times.push(plain);
+        values.push(value ?? GAP);
         continue;
       }
-      good ??= (points as SeriesPoint[]).slice(0, index);
       const read = this.readPoint(point);
       if ('problem' in read) dropped.push({ path: `${seriesPath}[${JSON.stringify(name)}][${index}]`, ...read.problem });
-      else good.push(read);
-    }
-    if (good === undefined) {
-      good = points as SeriesPoint[];
-      // Every point took its position's text, so the list's times are the positions' texts now.
-      this.lastExact = this.plainAllowed;
-      const first = good[0];
-      if (first !== undefined && this.facts.time === undefined) {
-        this.facts.time = { path: 'timestamp', sample: first.timestamp, configured: false };
-        this.facts.value = { path: 'value', sample: String(first.value), configured: false };
+      else {
+        times.push(read.timestamp);
+        values.push(read.value ?? GAP);
       }
     }
-    return good;
+    return new SeriesPoints(times, values);
+  }
+
+  /** The point fields found where the document has them, told by a documented point. */
+  private documentedFacts(time: string, value: number | null): void {
+    if (this.facts.time !== undefined) return;
+    this.facts.time = { path: 'timestamp', sample: time, configured: false };
+    this.facts.value = { path: 'value', sample: String(value), configured: false };
   }
 
   report(): PointFacts {
@@ -401,61 +411,29 @@ function withPoints({ found, missing, report }: Envelope, points: PointFacts): F
 }
 
 /**
- * Points already in the documented form (`{"timestamp": <RFC 3339 as the document writes it>,
- * "value": <finite number or null>}`) are kept as parsed, not copied: a series body is mostly
- * points, and each metric of a response repeats the same timestamps (fields a point carries
- * beside these two ride along unread). `isPlain` remembers the timestamp text seen at each
- * position, so the pattern runs once per position, not per point, and points of a position
- * share that one string; as every host's body of one poll has the same times, once for all
- * of them (only text that passed is remembered).
+ * Points of a parsed body already in the documented form (`{"timestamp": <RFC 3339 as the
+ * document writes it>, "value": <finite number or null>}`) are taken without the field lookup
+ * (fields a point carries beside these two are left unread). `plainTime` remembers the
+ * timestamp text seen at each position, so the pattern runs once per position, not per point,
+ * and points of a position share that one string: the mapper compares and looks up each
+ * point's time, and equal texts that are one object compare at once and hash once (only text
+ * that passed is remembered).
  */
 class PlainTimes {
   private readonly seen: string[] = [];
-  /** Bumped whenever a position takes a new text: equal generations and lengths mean equal timelines. */
-  generation = 0;
-  /** Bumped when a position's text is replaced (not when a position is added). */
-  replacements = 0;
 
-  isPlain(point: unknown, index: number): boolean {
-    if (typeof point !== 'object' || point === null) return false;
+  /** The point's time when the point is in the documented form; else undefined. */
+  plainTime(point: unknown, index: number): string | undefined {
+    if (typeof point !== 'object' || point === null) return undefined;
     const { timestamp, value } = point as { timestamp?: unknown; value?: unknown };
-    if (typeof timestamp !== 'string') return false;
-    if (value !== null && (typeof value !== 'number' || !Number.isFinite(value))) return false;
+    if (typeof timestamp !== 'string') return undefined;
+    if (value !== null && (typeof value !== 'number' || !Number.isFinite(value))) return undefined;
     const seen = this.seen[index];
-    if (seen === timestamp) {
-      // One string object per position from here on: the mapper compares and looks up each
-      // point's time, and equal texts that are one object compare at once and hash once.
-      if (seen !== undefined) (point as { timestamp: string }).timestamp = seen;
-      return true;
-    }
-    if (!PLAIN_RFC3339.test(timestamp)) return false;
-    if (index <= this.seen.length) {
-      if (index < this.seen.length) this.replacements += 1;
-      this.seen[index] = timestamp;
-      this.generation += 1;
-    }
-    return true;
+    if (seen === timestamp) return seen;
+    if (!PLAIN_RFC3339.test(timestamp)) return undefined;
+    if (index <= this.seen.length) this.seen[index] = timestamp;
+    return timestamp;
   }
 }
 
 const PLAIN_TIMES = new PlainTimes();
-
-/**
- * The timeline of a decoded series map, for the mapper: its lists of documented points (all
- * but the `inexact` ones) hold the positions' texts of one generation, so lists of the same
- * generation and length carry the same timestamp objects and can share their parsed times
- * without comparing a point. A side table keyed by the map, one entry a response, so the
- * decoded value stays the document's shape.
- */
-export interface Timeline {
-  readonly generation: number;
-  /** Lists that are not documented points taken as they came. */
-  readonly inexact: ReadonlySet<string> | undefined;
-}
-
-const TIMELINES = new WeakMap<Readonly<Record<string, readonly SeriesPoint[]>>, Timeline>();
-
-/** The timeline of a decoded `series` map, when its lists share one (see TIMELINES). */
-export function timelineOf(series: Readonly<Record<string, readonly SeriesPoint[]>>): Timeline | undefined {
-  return TIMELINES.get(series);
-}

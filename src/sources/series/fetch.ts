@@ -2,7 +2,8 @@ import type { Priority } from '../../budget/types.js';
 import type { Decoded, DroppedItem } from '../../upstream/decode.js';
 import { endpoint, type MonitoringApi } from '../../upstream/monitoring/client.js';
 import { decodeLatest, type LatestValue } from './decode-latest.js';
-import { decodeSeries, type SeriesPoint, type SeriesResponse } from './decode.js';
+import { decodeSeries, type SeriesResponse } from './decode.js';
+import type { SeriesPoints } from './points.js';
 
 /** `/hosts/{uuid}/metrics/series`: the series of the names asked for, since a relative window. */
 export const SERIES_ENDPOINT = endpoint('/hosts/{uuid}/metrics/series', decodeSeries, { since: { kind: 'window' }, names: { kind: 'names' } });
@@ -22,7 +23,7 @@ export const DEFAULT_MAX_URL_LENGTH = 2000;
 export interface MetricSeries {
   readonly since: string;
   readonly intervalSeconds: number;
-  readonly points: readonly SeriesPoint[];
+  readonly points: SeriesPoints;
 }
 
 /**
@@ -70,7 +71,7 @@ export async function fetchSeries(
     const batchSince = value.since ?? firstPointTime(value.series);
     if (batchSince !== undefined && (earliest === undefined || Date.parse(batchSince) < Date.parse(earliest))) earliest = batchSince;
     for (const [name, points] of Object.entries(value.series)) {
-      series[name] = { since: batchSince ?? points[0]?.timestamp ?? '', intervalSeconds: value.interval, points };
+      series[name] = { since: batchSince ?? points.times[0] ?? '', intervalSeconds: value.interval, points };
     }
     dropped.push(...answer.dropped);
   }
@@ -114,10 +115,10 @@ export async function fetchLatest(client: MonitoringApi, uuid: string, name: str
   return { ...decoded, value: { host_uuid: uuid, name, ...decoded.value } };
 }
 
-function firstPointTime(series: Readonly<Record<string, readonly SeriesPoint[]>>): string | undefined {
+function firstPointTime(series: Readonly<Record<string, SeriesPoints>>): string | undefined {
   let first: string | undefined;
   for (const points of Object.values(series)) {
-    const t = points[0]?.timestamp;
+    const t = points.times[0];
     if (t !== undefined && (first === undefined || Date.parse(t) < Date.parse(first))) first = t;
   }
   return first;

@@ -23,6 +23,7 @@ import { SERIES_FIELDS } from './decode.js';
 import { SeriesNaming, type MetricDefinition, type MetricOverrides } from './naming.js';
 import { SERIES_KEYS, seriesSettings, seriesSummary, type SeriesSettings } from './settings.js';
 import { decodeSeriesHost, encodeSeriesHost } from './state.js';
+import { SeriesPoints } from './points.js';
 
 /** Longest query string besides the names: `?since=240m&names=` and the host path. */
 const SERIES_URL_OVERHEAD = '/hosts//metrics/series?since=240m&names='.length;
@@ -199,7 +200,8 @@ function countersOf(entry: HostEntry, uuid: string, nowMs: number, naming: Serie
     .resolve(keys)
     .metrics.filter((m) => m.role.kind === 'timer')
     .map((m) => `${m.dotted}.count`);
-  const points = Object.fromEntries([...keys, ...timers].map((name) => [name, []]));
+  const none = new SeriesPoints([], []);
+  const points = Object.fromEntries([...keys, ...timers].map((name) => [name, none]));
   return mapSeries({ intervalSeconds: 60, points }, entry.state, {
     account: ctx.unit.name,
     hostUuid: uuid,

@@ -19,6 +19,7 @@ import {
 } from './map.js';
 import { SeriesNaming } from './naming.js';
 import { DeltaTable } from './delta-table.js';
+import { SeriesPoints } from './points.js';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
@@ -33,7 +34,7 @@ function points(startMs: number, values: readonly (number | null)[], intervalS =
 }
 
 function batch(series: Record<string, SeriesPoint[]>, intervalSeconds = 60): SeriesBatch {
-  return { intervalSeconds, points: series };
+  return { intervalSeconds, points: Object.fromEntries(Object.entries(series).map(([name, list]) => [name, SeriesPoints.of(list)])) };
 }
 
 /** Exposition lines as the text format writes them, sorted. */
@@ -256,7 +257,7 @@ describe('MissingPointTotals', () => {
   it('merges several responses of one host and reports collisions', () => {
     const got = mapSeries(
       [
-        { host_uuid: 'h1', since: new Date(T0 - 2 * MIN).toISOString(), interval: 60, series: { 'system.load.1': points(T0 - MIN, [1]) } },
+        { host_uuid: 'h1', since: new Date(T0 - 2 * MIN).toISOString(), interval: 60, series: { 'system.load.1': SeriesPoints.of(points(T0 - MIN, [1])) } },
         batch({ 'foo.bar': points(T0 - MIN, [2]), foo_bar: points(T0 - MIN, [3]) }),
       ],
       EMPTY_SERIES_STATE,

@@ -1,6 +1,7 @@
 import type { FamilySamples, Labels } from '../../exposition/model.js';
 import type { LatestValue } from './decode-latest.js';
-import { timelineOf, type SeriesPoint, type SeriesResponse, type Timeline } from './decode.js';
+import type { SeriesResponse } from './decode.js';
+import type { SeriesPoints } from './points.js';
 import { counterSpec, FamilyCollector, labelKey } from '../shared/families.js';
 import { globMatcher } from '../../lib/glob.js';
 import { carryAbsent } from '../shared/grace.js';
@@ -30,7 +31,7 @@ export { MISSING_REASONS, type MissingReason } from './deltas.js';
 
 export interface SeriesBatch {
   readonly intervalSeconds: number;
-  readonly points: Readonly<Record<string, readonly SeriesPoint[]>>;
+  readonly points: Readonly<Record<string, SeriesPoints>>;
 }
 
 export function batchFromResponse(response: SeriesResponse): SeriesBatch {
@@ -220,9 +221,14 @@ export class MissingPointTotals {
 
 interface NamedSeries {
   readonly intervalMs: number;
-  /** The points, oldest first, and their times in ms (shared by every series with the same timestamps). */
-  readonly points: readonly SeriesPoint[];
+  /** The values, oldest first (`GAP` for a null point), and their times in ms (shared by every series with the same timestamps). */
+  readonly values: readonly number[];
   readonly times: readonly number[];
+}
+
+/** Whether a value is a gap (a null point: see points.ts). */
+function isGap(value: number): boolean {
+  return value !== value;
 }
 
 /**
@@ -231,37 +237,32 @@ interface NamedSeries {
  */
 class TimeAxis {
   private readonly parsed = new Map<string, number>();
-  private lastTexts: readonly SeriesPoint[] = [];
+  private lastTexts: readonly string[] = [];
   private lastTimes: readonly number[] = [];
-  /** The timeline times last looked up: the lists of a response are mostly of one generation and length. */
-  private shared: { generation: number; length: number; times: readonly number[] | undefined } | undefined;
 
-  series(name: string, points: readonly SeriesPoint[], intervalMs: number, timeline: Timeline | undefined): NamedSeries {
-    if (timeline !== undefined && timeline.inexact?.has(name) !== true) {
-      let shared = this.shared;
-      if (shared === undefined || shared.generation !== timeline.generation || shared.length !== points.length) {
-        const times = sharedTimes(timeline.generation, points, (text) => this.timeOf(text, name));
-        this.shared = shared = { generation: timeline.generation, length: points.length, times };
-      }
-      const times = shared.times;
-      if (times !== undefined) return { intervalMs, points, times };
+  series(name: string, points: SeriesPoints, intervalMs: number): NamedSeries {
+    const texts = points.times;
+    const values = points.values;
+    if (points.timesShared) {
+      const times = sharedTimes(texts, (text) => this.timeOf(text, name));
+      if (times !== undefined) return { intervalMs, values, times };
     }
-    if (this.sameTimes(points)) return { intervalMs, points, times: this.lastTimes };
-    const times = new Array<number>(points.length);
+    if (this.sameTimes(texts)) return { intervalMs, values, times: this.lastTimes };
+    const times = new Array<number>(texts.length);
     let ascending = true;
-    for (let i = 0; i < points.length; i++) {
-      const t = this.timeOf((points[i] as SeriesPoint).timestamp, name);
+    for (let i = 0; i < texts.length; i++) {
+      const t = this.timeOf(texts[i] as string, name);
       times[i] = t;
       if (i > 0 && t < (times[i - 1] as number)) ascending = false;
     }
     if (!ascending) {
       // Array sort is stable: points of equal time keep their order.
       const order = times.map((_, i) => i).sort((a, b) => (times[a] as number) - (times[b] as number));
-      return { intervalMs, points: order.map((i) => points[i] as SeriesPoint), times: order.map((i) => times[i] as number) };
+      return { intervalMs, values: order.map((i) => values[i] as number), times: order.map((i) => times[i] as number) };
     }
-    this.lastTexts = points;
+    this.lastTexts = texts;
     this.lastTimes = times;
-    return { intervalMs, points, times };
+    return { intervalMs, values, times };
   }
 
   private timeOf(text: string, name: string): number {
@@ -270,34 +271,34 @@ class TimeAxis {
     return t;
   }
 
-  private sameTimes(points: readonly SeriesPoint[]): boolean {
+  private sameTimes(texts: readonly string[]): boolean {
     const last = this.lastTexts;
-    if (points.length !== last.length || points.length === 0) return false;
-    for (let i = 0; i < points.length; i++) if ((points[i] as SeriesPoint).timestamp !== (last[i] as SeriesPoint).timestamp) return false;
+    if (texts === last) return texts.length > 0;
+    if (texts.length !== last.length || texts.length === 0) return false;
+    for (let i = 0; i < texts.length; i++) if (texts[i] !== last[i]) return false;
     return true;
   }
 }
 
 /**
- * Parsed times of the decoder's timelines (see `timelineOf`), by generation and length, for
- * every host and poll that sends the same times: ascending ones only (the others are sorted
- * per series). A cache, so the mapper stays a function of its input.
+ * Parsed times of the scanner's shared time lists (`SeriesPoints.timesShared`), by the list,
+ * for every metric and host that has it: ascending ones only (the others are sorted per
+ * series). A cache, so the mapper stays a function of its input.
  */
-const timelineTimes = new Map<string, readonly number[] | null>();
+const sharedListTimes = new Map<readonly string[], readonly number[] | null>();
 
-function sharedTimes(generation: number, points: readonly SeriesPoint[], timeOf: (text: string) => number): readonly number[] | undefined {
-  const key = `${generation}:${points.length}`;
-  let times = timelineTimes.get(key);
+function sharedTimes(texts: readonly string[], timeOf: (text: string) => number): readonly number[] | undefined {
+  let times = sharedListTimes.get(texts);
   if (times === undefined) {
-    const parsed = new Array<number>(points.length);
+    const parsed = new Array<number>(texts.length);
     let ascending = true;
-    for (let i = 0; i < points.length; i++) {
-      parsed[i] = timeOf((points[i] as SeriesPoint).timestamp);
+    for (let i = 0; i < texts.length; i++) {
+      parsed[i] = timeOf(texts[i] as string);
       if (i > 0 && (parsed[i] as number) < (parsed[i - 1] as number)) ascending = false;
     }
     times = ascending ? parsed : null;
-    if (timelineTimes.size >= 1_024) timelineTimes.clear();
-    timelineTimes.set(key, times);
+    if (sharedListTimes.size >= 1_024) sharedListTimes.clear();
+    sharedListTimes.set(texts, times);
   }
   return times ?? undefined;
 }
@@ -318,11 +319,10 @@ function indexBatches(input: SeriesBatch | SeriesResponse | readonly (SeriesBatc
       throw new Error(`series batch: interval must be a positive number of seconds, got ${batch.intervalSeconds}`);
     }
     const intervalMs = batch.intervalSeconds * 1000;
-    const timeline = timelineOf(batch.points);
     for (const name in batch.points) {
       if (!hasOwn.call(batch.points, name)) continue;
       keys.push(name);
-      series.push(axis.series(name, batch.points[name] as readonly SeriesPoint[], intervalMs, timeline));
+      series.push(axis.series(name, batch.points[name] as SeriesPoints, intervalMs));
     }
   }
   return { keys, series };
@@ -335,11 +335,11 @@ function newestGauge(
   stalenessMs: number,
   nanAfterMs: number | undefined,
 ): { value: number; t: number } | undefined {
-  const { points, times } = series;
-  for (let i = points.length - 1; i >= 0; i--) {
-    const value = (points[i] as SeriesPoint).value;
+  const { values, times } = series;
+  for (let i = values.length - 1; i >= 0; i--) {
+    const value = values[i] as number;
     const t = times[i] as number;
-    if (value === null) {
+    if (isGap(value)) {
       // The newest point the agent must have reported by now is a gap: say so with NaN.
       if (nanAfterMs !== undefined && t + series.intervalMs <= nanAfterMs) return { value: NaN, t };
       continue;
@@ -369,11 +369,11 @@ function firstActionable(series: NamedSeries, previous: DeltaState | undefined):
 }
 
 function deltaPoints(series: NamedSeries, metric: SeriesMetric, from: number): DeltaPoint[] {
-  const { points, times } = series;
-  const out = new Array<DeltaPoint>(points.length - from);
-  for (let i = from; i < points.length; i++) {
-    const value = (points[i] as SeriesPoint).value;
-    out[i - from] = { t: times[i] as number, value: value === null ? null : toBaseUnit(value, metric.unit), sum: 0 };
+  const { values, times } = series;
+  const out = new Array<DeltaPoint>(values.length - from);
+  for (let i = from; i < values.length; i++) {
+    const value = values[i] as number;
+    out[i - from] = { t: times[i] as number, value: isGap(value) ? null : toBaseUnit(value, metric.unit), sum: 0 };
   }
   return out;
 }
@@ -385,10 +385,14 @@ function deltaPoints(series: NamedSeries, metric: SeriesMetric, from: number): D
 function timerPoints(count: NamedSeries, mean: NamedSeries, meanMetric: SeriesMetric, from: number): DeltaPoint[] {
   const fromMs = count.times[from] ?? Infinity;
   const means = new Map<number, number | null>();
-  for (let i = mean.times.length - 1; i >= 0 && (mean.times[i] as number) >= fromMs; i--) means.set(mean.times[i] as number, (mean.points[i] as SeriesPoint).value);
-  const out = new Array<DeltaPoint>(count.points.length - from);
-  for (let i = from; i < count.points.length; i++) {
-    const value = (count.points[i] as SeriesPoint).value;
+  for (let i = mean.times.length - 1; i >= 0 && (mean.times[i] as number) >= fromMs; i--) {
+    const value = mean.values[i] as number;
+    means.set(mean.times[i] as number, isGap(value) ? null : value);
+  }
+  const out = new Array<DeltaPoint>(count.values.length - from);
+  for (let i = from; i < count.values.length; i++) {
+    const raw = count.values[i] as number;
+    const value = isGap(raw) ? null : raw;
     const t = count.times[i] as number;
     const m = means.get(t) ?? null;
     if (value === null || (value !== 0 && m === null)) out[i - from] = { t, value: null, sum: 0 };

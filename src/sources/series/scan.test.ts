@@ -4,15 +4,22 @@ import { describe, expect, it } from 'vitest';
 import { decodeBody } from '../../upstream/decode.js';
 import type { RequestContext } from '../../upstream/http/errors.js';
 import { decodeSeries } from './decode.js';
+import { pointsByName } from './points.js';
 import { scanSeriesBody } from './scan.js';
 
 /**
  * The byte scanner of documented series bodies stands in for JSON.parse: for every body it
  * reads it must give exactly what JSON.parse gives (-0, every double, every name), and it
- * must hand every other body back (undefined) rather than read it differently.
+ * must hand every other body back (undefined) rather than read it differently. Its points come
+ * as columns; written back as the document's points, they must be JSON.parse's.
  */
 
-const scan = (text: string) => scanSeriesBody(Buffer.from(text, 'utf8'));
+const scan = (text: string) => {
+  const body = scanSeriesBody(Buffer.from(text, 'utf8'));
+  if (body === undefined) return undefined;
+  const { series, ...rest } = body;
+  return series === undefined ? rest : { ...rest, series: pointsByName(series) };
+};
 const T0 = '2026-11-26T10:00:00Z';
 const T1 = '2026-11-26T10:01:00Z';
 const documented = (value: string) => `{"interval":60,"series":{"a":[{"timestamp":"${T0}","value":${value}}]}}`;
@@ -37,7 +44,7 @@ describe('scanning a documented series body', () => {
   it.each(['0', '-0', '-0.0', '1', '-1', '0.1', '0.30000000000000004', '33.62', '1e3', '1E-7', '-2.5e+10', '123456789012345678', '9007199254740993', '0.000001', '1.7976931348623157e308', '5e-324', '1e400', '100', '10.000', '0.0000000000000000000000001'])(
     'reads the number %s exactly as JSON.parse does',
     (number) => {
-      const value = scan(documented(number))?.series?.a?.[0]?.value;
+      const value = scanSeriesBody(Buffer.from(documented(number)))?.series?.a?.valueAt(0);
       expect(Object.is(value, (JSON.parse(documented(number)) as { series: { a: [{ value: number }] } }).series.a[0].value)).toBe(true);
     },
   );
@@ -135,7 +142,7 @@ describe('scanning a documented series body', () => {
       fc.property(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.integer({ min: -30, max: 30 }), (number, shift) => {
         for (const spelling of [JSON.stringify(number), number.toExponential(), number.toPrecision(17), number.toExponential(Math.abs(shift) % 21)]) {
           if (!/^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/.test(spelling)) continue;
-          const scanned = scan(documented(spelling))?.series?.a?.[0]?.value;
+          const scanned = scanSeriesBody(Buffer.from(documented(spelling)))?.series?.a?.valueAt(0);
           const parsed = (JSON.parse(documented(spelling)) as { series: { a: [{ value: number }] } }).series.a[0].value;
           expect(Object.is(scanned, parsed)).toBe(true);
         }
@@ -150,6 +157,20 @@ describe('scanning a documented series body', () => {
     const fromBytes = decodeBody(decodeSeries, Buffer.from(text), context);
     const fromParse = decodeSeries(JSON.parse(text), context);
     expect(scan(text)).toBeDefined();
-    expect(fromBytes).toEqual(fromParse);
+    const documentForm = (decoded: typeof fromParse) => ({ ...decoded, value: { ...decoded.value, series: pointsByName(decoded.value.series) } });
+    expect(documentForm(fromBytes)).toEqual(documentForm(fromParse));
+    expect(fromBytes.value.series['system.cpu.user']?.timesShared).toBe(true);
+  });
+
+  it('gives the series decoder points with a bad time to drop as JSON.parse would, naming each', () => {
+    const context: RequestContext = { api: 'monitoring', endpoint: '/hosts/{uuid}/metrics/series' };
+    const text = `{"interval":60,"series":{"a":[{"timestamp":"${T0}","value":1},{"timestamp":"soon","value":2}],"b":[{"timestamp":"${T0}","value":3}]}}`;
+    expect(scan(text)).toBeDefined();
+    const fromBytes = decodeBody(decodeSeries, Buffer.from(text), context);
+    const fromParse = decodeSeries(JSON.parse(text), context);
+    expect(pointsByName(fromBytes.value.series)).toEqual({ a: [{ timestamp: T0, value: 1 }], b: [{ timestamp: T0, value: 3 }] });
+    expect(pointsByName(fromBytes.value.series)).toEqual(pointsByName(fromParse.value.series));
+    expect(fromBytes.dropped).toEqual(fromParse.dropped);
+    expect(fromBytes.dropped.map((d) => d.path)).toEqual(['series["a"][1]']);
   });
 });

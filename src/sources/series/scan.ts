@@ -4,14 +4,18 @@
  * [{"timestamp": "...", "value": 1.5 | null}, ...]}}`, keys in any order, any JSON white space.
  * A series body is almost all points, and every host's body of one poll repeats the same
  * timestamps at the same positions: the text of a timestamp that matches the bytes seen at
- * its position before is that same string, not a new one, and no point makes more than its
- * own small object. A point written as an encoder writes it (no white space, `timestamp`
- * first) is matched byte for byte against its position's time, without reading it key by key;
- * metric names are made once and taken again by their bytes. The value is what `JSON.parse` gives for such a body (a property test
- * holds them equal); anything else (another key, an escape in a string, a nested value, a
- * number beyond the exact fast path is still read exactly) returns undefined, and the body
+ * its position before is that same string, not a new one, and a metric's points come out as
+ * columns (points.ts): its values in one array, its times one array shared by every metric of
+ * the body with as many points. A point written as an encoder writes it (no white space,
+ * `timestamp` first) is matched byte for byte against its position's time, without reading it
+ * key by key; metric names are made once and taken again by their bytes. The points are what
+ * `JSON.parse` gives for such a body (a property test holds them equal, through
+ * `SeriesPoints.toPoints`); anything else (another key, an escape in a string, a nested value;
+ * a number beyond the exact fast path is still read exactly) returns undefined, and the body
  * goes through `JSON.parse` and the tolerant decoder as any other.
  */
+
+import { GAP, SeriesPoints } from './points.js';
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -84,15 +88,23 @@ class PositionTexts {
   private readonly bytes: Buffer[] = [];
   private readonly texts: string[] = [];
   private readonly heads: CompactHead[] = [];
+  /** The texts of the first n positions as they are now, by n: dropped whenever a position takes another text. */
+  private readonly prefixes = new Map<number, readonly string[]>();
+
+  /**
+   * The times of a list of `length` points just read: every point took its position's text
+   * (`text` records each one), so they are the first `length` positions' texts, one array for
+   * every list that has them.
+   */
+  timesOf(length: number): readonly string[] {
+    let times = this.prefixes.get(length);
+    if (times === undefined) this.prefixes.set(length, (times = this.texts.slice(0, length)));
+    return times;
+  }
 
   /** How an encoder writes a point with the text seen at the position, if any, up to its value. */
   compactHead(position: number): CompactHead | undefined {
     return this.heads[position];
-  }
-
-  /** The text seen at a position, which `compactHead` gave a point for. */
-  textAt(position: number): string {
-    return this.texts[position] as string;
   }
 
   text(body: Buffer, start: number, end: number, position: number): string {
@@ -110,12 +122,12 @@ class PositionTexts {
     }
     for (let i = start; i < end; i++) if ((body[i] as number) >= 0x80) throw NOT_DOCUMENTED;
     const text = body.toString('latin1', start, end);
-    if (position <= this.texts.length) {
-      const bytes = Buffer.from(body.subarray(start, end));
-      this.bytes[position] = bytes;
-      this.texts[position] = text;
-      this.heads[position] = new CompactHead(bytes);
-    }
+    // Positions come in order from 0, so every text read is recorded and `timesOf` holds.
+    const bytes = Buffer.from(body.subarray(start, end));
+    this.bytes[position] = bytes;
+    this.texts[position] = text;
+    this.heads[position] = new CompactHead(bytes);
+    this.prefixes.clear();
     return text;
   }
 }
@@ -149,16 +161,18 @@ class NameTexts {
 
 const NAMES = new NameTexts();
 
-export interface ScannedPoint {
-  timestamp: string;
-  value: number | null;
-}
+/**
+ * A list's values while it is read, reused list after list: pushed one by one into an array of
+ * its own, a list of 60 values grows through three ever larger copies; it is copied once, at
+ * its length, when the list ends.
+ */
+const READING: number[] = [];
 
 export interface ScannedSeriesBody {
   host_uuid?: string;
   since?: string;
   interval?: number;
-  series?: Record<string, ScannedPoint[]>;
+  series?: Record<string, SeriesPoints>;
 }
 
 class Scanner {
@@ -285,65 +299,64 @@ class Scanner {
    * byte for byte; undefined, the cursor unmoved, for any other spelling, which `points` then
    * reads key by key.
    */
-  compactPoint(position: number): ScannedPoint | undefined {
+  compactPoint(position: number): boolean {
     const body = this.body;
     const start = this.at;
     const head = TIMES.compactHead(position);
-    if (head === undefined || !head.matches(body, this.view, start)) return undefined;
+    if (head === undefined || !head.matches(body, this.view, start)) return false;
     this.at = start + head.length;
     const value = this.numberOrNull();
     if (body[this.at] !== CLOSE_OBJECT) {
       this.at = start;
-      return undefined;
+      return false;
     }
     this.at++;
-    return { timestamp: TIMES.textAt(position), value };
+    READING[position] = value ?? GAP;
+    return true;
   }
 
-  points(): ScannedPoint[] {
+  points(): SeriesPoints {
     this.expect(OPEN_LIST);
-    const points: ScannedPoint[] = [];
     if (this.space() === CLOSE_LIST) {
       this.at++;
-      return points;
+      return new SeriesPoints(TIMES.timesOf(0), [], true);
     }
+    let count = 0;
     do {
-      if (this.space() === OPEN_OBJECT) {
-        const compact = this.compactPoint(points.length);
-        if (compact !== undefined) {
-          points.push(compact);
-          continue;
-        }
+      if (this.space() === OPEN_OBJECT && this.compactPoint(count)) {
+        count++;
+        continue;
       }
       this.expect(OPEN_OBJECT);
-      let timestamp: string | undefined;
+      let timestamp = false;
       let value: number | null | undefined;
       do {
         const key = this.stringBounds();
         const keyEnd = this.at - 1;
         this.expect(COLON);
-        if (timestamp === undefined && this.keyIs(key, keyEnd, KEYS.timestamp)) {
+        if (!timestamp && this.keyIs(key, keyEnd, KEYS.timestamp)) {
           const start = this.stringBounds();
-          timestamp = TIMES.text(this.body, start, this.at - 1, points.length);
+          TIMES.text(this.body, start, this.at - 1, count);
+          timestamp = true;
         } else if (value === undefined && this.keyIs(key, keyEnd, KEYS.value)) {
           value = this.numberOrNull();
         } else {
           throw NOT_DOCUMENTED;
         }
       } while (this.more(CLOSE_OBJECT));
-      if (timestamp === undefined || value === undefined) throw NOT_DOCUMENTED;
-      points.push({ timestamp, value });
+      if (!timestamp || value === undefined) throw NOT_DOCUMENTED;
+      READING[count++] = value ?? GAP;
     } while (this.more(CLOSE_LIST));
-    return points;
+    return new SeriesPoints(TIMES.timesOf(count), READING.slice(0, count), true);
   }
 
-  seriesMap(): Record<string, ScannedPoint[]> {
+  seriesMap(): Record<string, SeriesPoints> {
     this.expect(OPEN_OBJECT);
     if (this.space() === CLOSE_OBJECT) {
       this.at++;
       return {};
     }
-    const entries: [string, ScannedPoint[]][] = [];
+    const entries: [string, SeriesPoints][] = [];
     do {
       const start = this.stringBounds();
       const name = NAMES.text(this.body, start, this.at - 1);
@@ -382,7 +395,7 @@ class Scanner {
   }
 }
 
-/** The body as `JSON.parse` would give it, when it is a documented series body; else undefined. */
+/** The body as `JSON.parse` would give it (its points as columns), when it is a documented series body; else undefined. */
 export function scanSeriesBody(body: Buffer): ScannedSeriesBody | undefined {
   try {
     return new Scanner(body).envelope();

@@ -1,16 +1,30 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { RequestContext } from '../../upstream/http/errors.js';
-import { decodeSeries, timelineOf, type SeriesResponse } from './decode.js';
+import { decodeSeries, type SeriesResponse } from './decode.js';
 import { EMPTY_SERIES_STATE, mapSeries, type SeriesHostState } from './map.js';
 import { SeriesNaming } from './naming.js';
+import { SeriesPoints } from './points.js';
+import { scanSeriesBody } from './scan.js';
 
 /**
- * The decoder hands the mapper shared timelines (lists of documented points whose times are
- * the same objects) so it need not compare or parse a point's time twice. Whatever sequence of
- * bodies comes, hosts and windows mixed, mapping the decoded bodies must give exactly what
- * mapping copies of them gives, copies the decoder never saw.
+ * The scanner hands the mapper shared time lists (one list of texts for every metric of a body
+ * with as many points, `SeriesPoints.timesShared`) so it parses a body's times once. Whatever
+ * sequence of bodies comes, hosts and windows mixed, mapping the scanned bodies must give
+ * exactly what mapping copies of them gives, copies with lists of their own.
  */
+
+/** The body as the scanner reads it from its bytes, then decoded. */
+function scanned(raw: unknown): SeriesResponse {
+  const body = scanSeriesBody(Buffer.from(JSON.stringify(raw)));
+  if (body === undefined) throw new Error('the scanner refused a documented body');
+  return decodeSeries(body, context).value;
+}
+
+function copyOf(response: SeriesResponse): SeriesResponse {
+  const series = Object.fromEntries(Object.entries(response.series).map(([name, points]) => [name, new SeriesPoints([...points.times], [...points.values])]));
+  return { ...response, series };
+}
 
 const context: RequestContext = { api: 'monitoring', endpoint: '/hosts/{uuid}/metrics/series' };
 const MIN = 60_000;
@@ -54,10 +68,10 @@ describe('shared timelines', () => {
               }),
             ),
           };
-          const decoded = decodeSeries(JSON.parse(JSON.stringify(raw)), context).value;
-          const timeline = timelineOf(decoded.series);
-          for (const name of Object.keys(decoded.series)) if (timeline !== undefined && timeline.inexact?.has(name) !== true) timelines += 1;
-          const copy = structuredClone<SeriesResponse>(decoded);
+          const decoded = scanned(raw);
+          for (const points of Object.values(decoded.series)) if (points.timesShared) timelines += 1;
+          const copy = copyOf(decoded);
+          expect(copy.series).toEqual(decodeSeries(JSON.parse(JSON.stringify(raw)), context).value.series);
           const options = { account: 'a', hostUuid: body.host, nowMs, ingestDelayMs: 2 * MIN, naming };
           const a = mapSeries([decoded], shared.get(body.host) ?? EMPTY_SERIES_STATE, options);
           const b = mapSeries([copy], copied.get(body.host) ?? EMPTY_SERIES_STATE, options);
@@ -73,12 +87,26 @@ describe('shared timelines', () => {
     expect(timelines).toBeGreaterThan(400);
   });
 
-  it('are handed out for documented points, and not for points read another way', () => {
+  it('are one list for the metrics of a scanned body with as many points, and not handed out for parsed bodies', () => {
     const time = (m: number) => new Date(T0 + m * MIN).toISOString().replace('.000Z', 'Z');
-    const documented = decodeSeries({ interval: 60, series: { a: [{ timestamp: time(0), value: 1 }, { timestamp: time(1), value: 2 }] } }, context).value;
-    const other = decodeSeries({ interval: 60, series: { a: [{ t: time(0), v: 1 }, { t: time(1), v: 2 }] } }, context).value;
-    expect(timelineOf(documented.series)?.generation).toBeTypeOf('number');
-    expect(timelineOf(documented.series)?.inexact).toBeUndefined();
-    expect(timelineOf(other.series)?.inexact?.has('a') ?? true).toBe(true);
+    const raw = {
+      interval: 60,
+      series: {
+        a: [{ timestamp: time(0), value: 1 }, { timestamp: time(1), value: 2 }],
+        b: [{ timestamp: time(0), value: null }, { timestamp: time(1), value: 3.5 }],
+        c: [{ timestamp: time(0), value: 4 }],
+      },
+    };
+    const documented = scanned(raw).series;
+    expect(documented.a?.timesShared).toBe(true);
+    expect(documented.a?.times).toBe(documented.b?.times);
+    expect(documented.c?.times).toEqual([time(0)]);
+    expect(documented.b?.toPoints()).toEqual(raw.series.b);
+    const parsed = decodeSeries(JSON.parse(JSON.stringify(raw)), context).value.series;
+    expect(parsed.a?.timesShared).toBe(false);
+    expect(parsed.a?.times).not.toBe(parsed.b?.times);
+    const other = decodeSeries({ interval: 60, series: { a: [{ t: time(0), v: 1 }, { t: time(1), v: 2 }] } }, context).value.series;
+    expect(other.a?.timesShared).toBe(false);
+    expect(other.a?.toPoints()).toEqual([{ timestamp: time(0), value: 1 }, { timestamp: time(1), value: 2 }]);
   });
 });
