@@ -82,6 +82,28 @@ describe('ChunkedBodies', () => {
     expect(again.map(bytesOf)).toEqual([0, 0]);
   });
 
+  it('tells shared pieces by the layout at hand, not by an earlier one', () => {
+    const bodies = new ChunkedBodies();
+    const [s, x, b, c] = ['s', 'x', 'b', 'c'].map((label) => piece(label, 100)) as [Buffer, Buffer, Buffer, Buffer];
+    // s and x in both bodies: one chunk both share.
+    const [first, firstOther] = bodies.layOut([[s, x], [s, x]]) as [ChunkLayout, ChunkLayout];
+    expect([...first.ids]).toEqual([...firstOther.ids]);
+    expect(first.ids.length).toBe(1);
+    // x now in the first body alone (and no chunk begins with it): copied with c, one chunk of that body.
+    const [second] = bodies.layOut([[c, x], [b]]) as [ChunkLayout, ChunkLayout];
+    expect(second.ids.length).toBe(1);
+    expect(bytesOf(second)).toBe(200);
+  });
+
+  it('copies again the pieces of a chunk a layout in between did not use', () => {
+    const bodies = new ChunkedBodies();
+    const [a, b] = ['a', 'b'].map((label) => piece(label, 100)) as [Buffer, Buffer];
+    bodies.layOut([[a], [b]]);
+    expect(bodies.layOut([[a], [b]]).map(bytesOf)).toEqual([0, 0]);
+    bodies.layOut([[b], [b]]);
+    expect(bodies.layOut([[a], [b]]).map(bytesOf)).toEqual([100, 0]);
+  });
+
   it('says which chunk a thread never received', () => {
     const store = new ChunkStore();
     expect(() => store.body(Int32Array.of(123456), 'OpenMetrics')).toThrow('chunk 123456 of the OpenMetrics body was never received');

@@ -28,6 +28,8 @@ export interface Chunk {
 interface KeptChunk extends Chunk {
   /** The pieces it was copied from, in order. */
   readonly pieces: readonly Buffer[];
+  /** The last layout that used it. */
+  round: number;
 }
 
 export interface ChunkLayout {
@@ -60,26 +62,49 @@ function startsWith(kept: readonly Buffer[], pieces: readonly Buffer[], at: numb
  * them with pieces of one body alone (headers, per-format units).
  */
 export class ChunkedBodies {
+  /**
+   * The chunks of the last layout by their first piece, and those of the layout under way as it
+   * uses them (under a piece two chunks begin with, the one used last). Kept from layout to
+   * layout and swept after each, not made anew: at a million series a layout has thousands of
+   * pieces, and the maps rebuilt for them were a third of what the builder thread allocated.
+   */
   private byFirstPiece = new Map<Buffer, KeptChunk>();
+  /** Per piece, the last layout that held it (`round`) and in which bodies (bit per body): `round * 4 + bits`. */
+  private readonly seen = new Map<Buffer, number>();
+  private round = 0;
   /** Every chunk the last layout used, by id. */
   private used: ReadonlyMap<number, SharedArrayBuffer> = new Map();
 
-  /** Lays out each body; the chunks of one can be reused by the next. */
+  /** Lays out each body (at most two); the chunks of one can be reused by the next. */
   layOut(bodies: readonly (readonly Buffer[])[]): ChunkLayout[] {
-    const seen = new Map<Buffer, number>();
+    if (bodies.length > 2) throw new RangeError(`ChunkedBodies lays out at most two bodies at once, got ${bodies.length}`);
+    // Rounds wrap so that `round * 4 + bits` stays a small integer (no boxed number per entry); an entry is swept the round after its last use.
+    const round = (this.round = (this.round + 1) & 0x3ffffff);
+    const seen = this.seen;
     bodies.forEach((pieces, body) => {
-      for (const piece of pieces) if (piece.length > 0) seen.set(piece, seen.has(piece) && seen.get(piece) !== body ? -1 : body);
+      const bit = 1 << body;
+      for (const piece of pieces) {
+        if (piece.length === 0) continue;
+        const mark = seen.get(piece);
+        seen.set(piece, mark !== undefined && mark >>> 2 === round ? mark | bit : round * 4 + bit);
+      }
     });
-    const isShared = (piece: Buffer): boolean => seen.get(piece) === -1;
-    const next = new Map<Buffer, KeptChunk>();
+    const isShared = (piece: Buffer): boolean => ((seen.get(piece) as number) & 3) === 3;
     const used = new Map<number, SharedArrayBuffer>();
-    const layouts = bodies.map((pieces) => this.layOutOne(pieces.filter((piece) => piece.length > 0), isShared, next, used));
-    this.byFirstPiece = next;
+    const layouts = bodies.map((pieces) => this.layOutOne(pieces.some((piece) => piece.length === 0) ? pieces.filter((piece) => piece.length > 0) : pieces, isShared, used, round));
+    // forEach, not for...of: no [key, value] pair per entry. Deleting the entry being visited is safe.
+    seen.forEach((mark, piece) => {
+      if (mark >>> 2 !== round) seen.delete(piece);
+    });
+    this.byFirstPiece.forEach((chunk, piece) => {
+      if (chunk.round !== round) this.byFirstPiece.delete(piece);
+    });
     this.used = used;
     return layouts;
   }
 
-  private layOutOne(pieces: readonly Buffer[], isShared: (piece: Buffer) => boolean, next: Map<Buffer, KeptChunk>, used: Map<number, SharedArrayBuffer>): ChunkLayout {
+  private layOutOne(pieces: readonly Buffer[], isShared: (piece: Buffer) => boolean, used: Map<number, SharedArrayBuffer>, round: number): ChunkLayout {
+    const byFirstPiece = this.byFirstPiece;
     const ids: number[] = [];
     const fresh: Chunk[] = [];
     let pending: Buffer[] = [];
@@ -89,7 +114,8 @@ export class ChunkedBodies {
     const use = (chunk: KeptChunk): void => {
       ids.push(chunk.id);
       used.set(chunk.id, chunk.bytes);
-      next.set(chunk.pieces[0] as Buffer, chunk);
+      chunk.round = round;
+      byFirstPiece.set(chunk.pieces[0] as Buffer, chunk);
     };
     const close = (): void => {
       if (pending.length === 0) return;
@@ -97,7 +123,7 @@ export class ChunkedBodies {
       const view = Buffer.from(bytes);
       let at = 0;
       for (const piece of pending) at += piece.copy(view, at);
-      const chunk = { id: ++lastChunkId, bytes, pieces: pending };
+      const chunk = { id: ++lastChunkId, bytes, pieces: pending, round };
       use(chunk);
       fresh.push({ id: chunk.id, bytes });
       pending = [];
@@ -105,7 +131,7 @@ export class ChunkedBodies {
     };
     for (let i = 0; i < pieces.length; ) {
       const piece = pieces[i] as Buffer;
-      const kept = next.get(piece) ?? this.byFirstPiece.get(piece);
+      const kept = byFirstPiece.get(piece);
       if (kept && startsWith(kept.pieces, pieces, i)) {
         close();
         use(kept);
@@ -120,11 +146,11 @@ export class ChunkedBodies {
           id = ++lastChunkId;
           ownChunkIds.set(piece.buffer, id);
           fresh.push({ id, bytes: piece.buffer });
-        } else if (!this.byFirstPiece.has(piece) && !next.has(piece)) {
+        } else if (!byFirstPiece.has(piece)) {
           // Known to an earlier layout that dropped it (after a reset): send it again.
           fresh.push({ id, bytes: piece.buffer });
         }
-        use({ id, bytes: piece.buffer, pieces: [piece] });
+        use({ id, bytes: piece.buffer, pieces: [piece], round });
         length += piece.length;
         i++;
         continue;
