@@ -300,8 +300,10 @@ class PointReader {
    */
   readScanned(points: SeriesPoints, dropped: DroppedItem[], seriesPath: string, name: string): SeriesPoints {
     const { times } = points;
+    // Paths the operator named for the point fields are followed even for a documented body.
+    if (!this.plainAllowed) return this.readAll(points.toPoints(), dropped, seriesPath, name);
     if (!PLAIN_TIME_LISTS.has(times)) {
-      if (!this.plainAllowed || !times.every((time) => PLAIN_RFC3339.test(time))) return this.readAll(points.toPoints(), dropped, seriesPath, name);
+      if (!times.every((time) => PLAIN_RFC3339.test(time))) return this.readAll(points.toPoints(), dropped, seriesPath, name);
       PLAIN_TIME_LISTS.add(times);
     }
     this.facts.points += points.length;

@@ -162,6 +162,19 @@ describe('scanning a documented series body', () => {
     expect(fromBytes.value.series['system.cpu.user']?.timesShared).toBe(true);
   });
 
+  it('leaves the point fields to the paths an operator named, even after the same times were read without them', () => {
+    const context: RequestContext = { api: 'monitoring', endpoint: '/hosts/{uuid}/metrics/series' };
+    const text = `{"interval":60,"series":{"a":[{"timestamp":"${T0}","value":1},{"timestamp":"${T1}","value":2}]}}`;
+    expect(pointsByName(decodeBody(decodeSeries, Buffer.from(text), context).value.series).a).toHaveLength(2);
+    const options = { fieldPaths: { value: 'reading' } };
+    const fromBytes = () => decodeBody(decodeSeries, Buffer.from(text), context, undefined, options);
+    const fromParse = () => decodeSeries(JSON.parse(text), context, options);
+    const [bytes, parsed] = [fromBytes(), fromParse()];
+    expect(pointsByName(bytes.value.series)).toEqual(pointsByName(parsed.value.series));
+    expect(pointsByName(bytes.value.series).a?.map((p) => p.value)).toEqual([null, null]);
+    expect(bytes.fields).toEqual(parsed.fields);
+  });
+
   it('gives the series decoder points with a bad time to drop as JSON.parse would, naming each', () => {
     const context: RequestContext = { api: 'monitoring', endpoint: '/hosts/{uuid}/metrics/series' };
     const text = `{"interval":60,"series":{"a":[{"timestamp":"${T0}","value":1},{"timestamp":"soon","value":2}],"b":[{"timestamp":"${T0}","value":3}]}}`;

@@ -296,8 +296,8 @@ class Scanner {
   /**
    * A point written exactly `{"timestamp":"<the text seen at its position>","value":<number or
    * null>}` (as a server's JSON encoder writes it, every point of every body alike), matched
-   * byte for byte; undefined, the cursor unmoved, for any other spelling, which `points` then
-   * reads key by key.
+   * byte for byte, its value put at its position in the list being read; false, the cursor
+   * unmoved, for any other spelling, which `points` then reads key by key.
    */
   compactPoint(position: number): boolean {
     const body = this.body;
