@@ -5,7 +5,7 @@ import { keyWords } from '../../upstream/fields/words.js';
 import { FieldsMissingError, InvalidResponseError, type RequestContext } from '../../upstream/http/errors.js';
 import { refuseWhenNothingUsable, type DroppedItem, type JsonDecoder } from '../../upstream/tolerant/body.js';
 import { describe, isRecord, number, PLAIN_RFC3339, timestamp } from '../../upstream/tolerant/values.js';
-import { GAP, SeriesPoints } from './points.js';
+import { GAP, SeriesPoints, type SeriesPoint } from './points.js';
 import { scanSeriesBody } from './scan.js';
 
 /**
@@ -24,10 +24,7 @@ import { scanSeriesBody } from './scan.js';
  * point needs a timestamp; its value may be null (a gap) or a numeric string. A bad point is
  * dropped, the rest of the metric kept.
  */
-export interface SeriesPoint {
-  readonly timestamp: string;
-  readonly value: number | null;
-}
+export type { SeriesPoint } from './points.js';
 
 export interface SeriesResponse {
   readonly host_uuid: string | undefined;

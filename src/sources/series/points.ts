@@ -7,7 +7,11 @@
  * they are two arrays a metric, the values unboxed.
  */
 
-import type { SeriesPoint } from './decode.js';
+/** A point as the document writes it. */
+export interface SeriesPoint {
+  readonly timestamp: string;
+  readonly value: number | null;
+}
 
 /** A gap (a null point) among the values: JSON has no NaN, so a decoded value never is one. */
 export const GAP = NaN;
