@@ -5,7 +5,7 @@ import { keyWords } from '../../upstream/fields/words.js';
 import { FieldsMissingError, InvalidResponseError, type RequestContext } from '../../upstream/http/errors.js';
 import { refuseWhenNothingUsable, type DroppedItem, type JsonDecoder } from '../../upstream/tolerant/body.js';
 import { describe, isRecord, number, PLAIN_RFC3339, timestamp } from '../../upstream/tolerant/values.js';
-import { GAP, SeriesPoints, type SeriesPoint } from './points.js';
+import { GAP, pointsByName, SeriesPoints, type SeriesPoint } from './points.js';
 import { scanSeriesBody } from './scan.js';
 
 /**
@@ -101,7 +101,8 @@ const hasOwn = Object.prototype.hasOwnProperty;
 const decodeSeriesValue: JsonDecoder<SeriesResponse> = (raw, context, options) => {
   if (!isRecord(raw)) throw new InvalidResponseError(context, `series response: expected an object, got ${describe(raw)}`, ['(root): not an object']);
   const fieldPaths = options?.fieldPaths ?? {};
-  const envelope = documentedEnvelope(raw, fieldPaths) ?? foundEnvelope(raw, context, fieldPaths);
+  // The engine sees the body as JSON.parse gives it: a scanned body's columns written back as points.
+  const envelope = documentedEnvelope(raw, fieldPaths) ?? foundEnvelope(asParsed(raw), context, fieldPaths);
   const { located } = envelope;
 
   const points = new PointReader(fieldPaths);
@@ -143,6 +144,13 @@ const decodeSeriesValue: JsonDecoder<SeriesResponse> = (raw, context, options) =
 
 /** A documented body is read from its bytes (see scan.ts): most of a poll's bytes are series points. */
 export const decodeSeries: JsonDecoder<SeriesResponse> = Object.assign(decodeSeriesValue, { fromBytes: scanSeriesBody });
+
+/** The body with a scanned series map's columns written back as the document's points, for the engine to look through. */
+function asParsed(raw: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> {
+  const { series } = raw;
+  if (!isRecord(series) || !Object.values(series).some((list) => list instanceof SeriesPoints)) return raw;
+  return { ...raw, series: pointsByName(series as Record<string, SeriesPoints>) };
+}
 
 /** The envelope through the declared fields, wherever it sits; refuses a body without a usable interval or series map. */
 function foundEnvelope(raw: Readonly<Record<string, unknown>>, context: RequestContext, fieldPaths: Readonly<Record<string, string>>): Envelope {

@@ -175,6 +175,25 @@ describe('scanning a documented series body', () => {
     expect(bytes.fields).toEqual(parsed.fields);
   });
 
+  it.each([
+    ['without an interval', `{"series":{"a":[{"timestamp":"${T0}","value":1}]}}`],
+    ['with an interval in fractions of a second', `{"interval":60.5,"series":{"a":[{"timestamp":"${T0}","value":1}]}}`],
+  ])('refuses a scanned body %s in the words JSON.parse would give, never naming the columns', (_case, text) => {
+    const context: RequestContext = { api: 'monitoring', endpoint: '/hosts/{uuid}/metrics/series' };
+    expect(scan(text)).toBeDefined();
+    const message = (decode: () => unknown): string => {
+      try {
+        decode();
+      } catch (error) {
+        return (error as Error).message;
+      }
+      throw new Error('the body was not refused');
+    };
+    const fromBytes = message(() => decodeBody(decodeSeries, Buffer.from(text), context));
+    expect(fromBytes).toBe(message(() => decodeSeries(JSON.parse(text), context)));
+    expect(fromBytes).not.toMatch(/times|values|timesShared/);
+  });
+
   it('gives the series decoder points with a bad time to drop as JSON.parse would, naming each', () => {
     const context: RequestContext = { api: 'monitoring', endpoint: '/hosts/{uuid}/metrics/series' };
     const text = `{"interval":60,"series":{"a":[{"timestamp":"${T0}","value":1},{"timestamp":"soon","value":2}],"b":[{"timestamp":"${T0}","value":3}]}}`;
