@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { alive, banner as bannerOf, demo, exited, ROOT, until } from '../support/demo-process.js';
+import { alive, banner as bannerOf, demo, exited, ROOT } from '../support/demo-process.js';
+import { until } from '../support/until.js';
 
 /**
  * `npm run demo -- --prometheus` as a newcomer runs it: the demo process starts Debian's

@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { alive, banner as bannerOf, demo, exited, until } from '../support/demo-process.js';
+import { alive, banner as bannerOf, demo, exited } from '../support/demo-process.js';
+import { until } from '../support/until.js';
 
 /**
  * The demo prints its config file and says SIGHUP reloads it: a user who edits that file and

@@ -7,6 +7,10 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type * as threadModule from '../../src/server/thread.js';
 import { SERVING_THREAD_NAME } from '../../src/server/serving-threads.js';
 import { drive, type Driven } from '../support/drive.js';
+import { until as untilEvery } from '../support/until.js';
+
+/** Serving threads start and stop within tens of milliseconds: look often. */
+const until = <T>(what: string, probe: () => T | undefined | Promise<T | undefined>): Promise<T> => untilEvery(what, probe, 10_000, 50);
 
 /**
  * Issue 30: a serving thread that stops is started again on the same port while the others
@@ -65,16 +69,6 @@ function scrapeOnce(url: string): Promise<{ status: number; body: Buffer }> {
 function servesCurrent(d: Driven, body: Buffer): boolean {
   const expected = d.exporter.store.snapshot().text;
   return body.length > expected.length && crc32(body.subarray(0, expected.length)) === expected.crc32;
-}
-
-async function until<T>(what: string, attempt: () => Promise<T | undefined> | T | undefined, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await attempt();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 /** Long enough for a few scrapes on a loaded machine while a thread is down. */

@@ -96,15 +96,6 @@ export function holdIdleConnections(
   };
 }
 
-/** Waits until `check` holds or `timeoutMs` passes. */
-export async function until(check: () => boolean, timeoutMs: number): Promise<boolean> {
-  for (const end = Date.now() + timeoutMs; Date.now() < end; ) {
-    if (check()) return true;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return check();
-}
-
 export interface Sampled {
   /** Milliseconds of each request; Infinity for a failure or no answer in time. */
   readonly ms: number[];

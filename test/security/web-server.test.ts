@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/server/listen.js';
 import { startWebServer } from '../../src/server/web-server.js';
 import { makeTestPki, type TestPki } from '../support/tls.js';
+import { until } from '../support/until.js';
 
 /**
  * Item 1 of issue 13: --web.config.file with a real TLS client. A certificate authority is
@@ -40,10 +41,6 @@ async function serve(yaml: string, name = 'web.yml', extra: { registry?: Registr
 
 async function gauge(registry: Registry, name: string): Promise<number | undefined> {
   return (await registry.getSingleMetric(name)?.get())?.values[0]?.value;
-}
-
-async function until(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  for (const end = Date.now() + timeoutMs; !(await check()) && Date.now() < end; ) await new Promise((r) => setTimeout(r, 200));
 }
 
 interface Answer {
@@ -170,11 +167,10 @@ describe('web configuration reloads on /metrics', () => {
     expect(await gauge(registry, 'monapi_exporter_web_config_last_reload_success_timestamp_seconds')).toBeGreaterThan(0);
 
     writeFileSync(file, `${tlsYaml()}basic_auth_users:\n  prometheus: plain-text\n`);
-    await until(async () => (await successful()) === 0);
-    expect(await successful()).toBe(0);
+    await until('the reload of a plain-text password failing', async () => ((await successful()) === 0 ? true : undefined));
 
     rmSync(file);
-    await until(() => Promise.resolve(lines.some((l) => l.includes('cannot be read'))));
+    await until('the deleted file reported', () => (lines.some((l) => l.includes('cannot be read')) ? true : undefined));
     await new Promise((r) => setTimeout(r, 4_500));
     const deletion = lines.filter((l) => l.includes('cannot be read'));
     expect(deletion).toHaveLength(1);
@@ -184,8 +180,7 @@ describe('web configuration reloads on /metrics', () => {
     expect((await get(port, '/metrics', { headers: basic('prometheus', PASSWORD) })).status).toBe(200);
 
     writeFileSync(file, `${tlsYaml()}basic_auth_users:\n  prometheus: ${HASH}\n`);
-    await until(async () => (await successful()) === 1);
-    expect(await successful()).toBe(1);
+    await until('the reload of the mended file succeeding', async () => ((await successful()) === 1 ? true : undefined));
   }, 30_000);
 });
 

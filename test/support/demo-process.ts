@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { until } from './until.js';
 
 /** `npm run demo` as its own process, as a user starts it: for the tests of what the process does (signals, exit codes). */
 
@@ -11,22 +12,6 @@ export function alive(pid: number): boolean {
     return true;
   } catch {
     return false;
-  }
-}
-
-/** Polls `probe` until it gives a value; a probe that throws is tried again, its error kept for the timeout's message. */
-export async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (err) {
-      lastError = err;
-    }
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}${lastError === undefined ? '' : `: ${lastError instanceof Error ? lastError.message : JSON.stringify(lastError)}`}`);
-    await new Promise((r) => setTimeout(r, 250));
   }
 }
 
