@@ -54,7 +54,7 @@ const exporter = await startExporter({ config, listenAddress: '127.0.0.1:0', tel
  */
 let waiting: number[] = [];
 let visibleDelaysMs: number[] = [];
-let rebuilds = { count: 0, seconds: 0, compressedBytes: 0 };
+let rebuilds = { count: 0, seconds: 0, maxSeconds: 0, compressedBytes: 0 };
 let lastGeneration = 0;
 const store = exporter.store;
 const publish = store.publish.bind(store);
@@ -68,6 +68,7 @@ store.onSnapshot((snapshot: ExpositionSnapshot) => {
     lastGeneration = snapshot.generation;
     rebuilds.count++;
     rebuilds.seconds += snapshot.renderSeconds;
+    rebuilds.maxSeconds = Math.max(rebuilds.maxSeconds, snapshot.renderSeconds);
     rebuilds.compressedBytes += snapshot.compressedBytes;
   }
   const still: number[] = [];
@@ -188,6 +189,7 @@ async function stats(afterCollection = false): Promise<ExporterStats> {
     rebuilds: {
       count: rebuilds.count,
       meanMs: rebuilds.count > 0 ? (rebuilds.seconds * 1000) / rebuilds.count : NaN,
+      maxMs: rebuilds.count > 0 ? rebuilds.maxSeconds * 1000 : NaN,
       meanCompressedBytes: rebuilds.count > 0 ? rebuilds.compressedBytes / rebuilds.count : NaN,
     },
     stalls: [...stalls].sort((a, b) => b.ms - a.ms).slice(0, 5),
@@ -232,7 +234,7 @@ process.on('message', (message: ExporterRequest) => {
       void exporter.servingLoopDelays(true).then(() => {
         loop.reset();
         visibleDelaysMs = [];
-        rebuilds = { count: 0, seconds: 0, compressedBytes: 0 };
+        rebuilds = { count: 0, seconds: 0, maxSeconds: 0, compressedBytes: 0 };
         stalls = [];
         gcPauses = { count: 0, totalMs: 0, maxMs: 0, maxKind: '', byKind: {} };
         externalRise = 0;

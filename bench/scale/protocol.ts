@@ -33,7 +33,7 @@ export interface ExporterStats {
   /** Publish to the snapshot that serves it, over the publishes since the last reset. */
   readonly visible: { readonly count: number; readonly p50Ms: number; readonly p99Ms: number; readonly maxMs: number };
   /** Rebuilds since the last reset: how many, their mean wall time, and the raw bytes each compressed on average. */
-  readonly rebuilds: { readonly count: number; readonly meanMs: number; readonly meanCompressedBytes: number };
+  readonly rebuilds: { readonly count: number; readonly meanMs: number; readonly maxMs: number; readonly meanCompressedBytes: number };
   /** The longest stalls of the main thread since the last reset, longest first: when each ended (µs of the monotonic clock the --cpu-prof profiles use) and how long. */
   readonly stalls: readonly { readonly endedAtUs: number; readonly ms: number }[];
   /** Garbage-collection pauses of the main thread since the last reset. */
