@@ -66,7 +66,8 @@ describe('guardConnections', () => {
   it('never closes a connection with a request in flight; refuses a new one when none is idle at the cap', async () => {
     const { port, guard, closed } = await serve({ maxConnections: 3, evictAt: 3, maxPerAddress: 100, minIdleMs: 0 });
     const busy = await Promise.all([1, 2, 3].map(() => open(port)));
-    const answers = busy.map((s) => get(s, '/?hold=300'));
+    // Held long enough that a busy machine cannot finish them before the next connection comes.
+    const answers = busy.map((s) => get(s, '/?hold=2000'));
     await settle();
     const refused = await open(port);
     await settle();
@@ -109,13 +110,14 @@ describe('guardConnections', () => {
   });
 
   it('never closes a connection idle for less than minIdleMs: a flood of new ones is refused instead', async () => {
-    const { port, closed } = await serve({ maxConnections: 100, evictAt: 100, maxPerAddress: 2, minIdleMs: 300 });
+    // Long enough that a busy machine cannot make the held ones old enough before the flood comes.
+    const { port, closed } = await serve({ maxConnections: 100, evictAt: 100, maxPerAddress: 2, minIdleMs: 2_000 });
     const held = await Promise.all([1, 2].map(() => open(port)));
     const early = await open(port);
     await settle();
     expect([...held.map(isClosed), isClosed(early)]).toEqual([false, false, true]);
     expect(closed).toEqual(['refused_address']);
-    await sleep(300);
+    await sleep(2_000);
     const later = await open(port);
     await settle();
     expect([...held.map(isClosed), isClosed(later)]).toEqual([true, false, false]);

@@ -30,8 +30,8 @@ async function scrapeAfterOnePass(extra = ''): Promise<string> {
     if (Date.now() > until) throw new Error('the exporter did not finish its first pass in 20 s');
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  // The store renders off the scrape path: give it the moment it needs.
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  // The store renders off the scrape path: a snapshot holding every publish made so far.
+  await exporter.store.flush();
   return (await fetch(`${exporter.url}/metrics`, { headers: { accept: 'text/plain' } })).text();
 }
 

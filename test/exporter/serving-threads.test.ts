@@ -10,6 +10,7 @@ import { SelfMetricsCache } from '../../src/exposition/scrape.js';
 import { defaultServingThreads, movableBuffers, TailDemand } from '../../src/server/serving-threads.js';
 import { drive, type Driven } from '../support/drive.js';
 import { sampleValue } from '../support/exposition-text.js';
+import { until } from '../support/until.js';
 import { makeTestPki, type TestPki } from '../support/tls.js';
 
 /**
@@ -116,12 +117,14 @@ describe('serving threads', () => {
     const reload = await fetch(`${driven.exporter.url}/-/reload`, { method: 'POST' });
     expect([reload.status, await reload.text()]).toEqual([500, expect.stringContaining('configuration reload failed, the previous configuration stays in force') as unknown]);
 
-    // What the threads counted is in the main thread's registry.
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    const scrapes = await driven.exporter.registry.getSingleMetric('monapi_exporter_scrapes_total')?.get();
-    const total = scrapes?.values.reduce((sum, value) => sum + value.value, 0) ?? 0;
-    // Three GETs (at least) and a HEAD; the POST was refused before counting.
-    expect(total).toBeGreaterThanOrEqual(4);
+    // What the threads counted reaches the main thread's registry: three GETs (at least) and a
+    // HEAD; the POST was refused before counting.
+    const exporter = driven.exporter;
+    await until('the threads\' scrape counts in the main registry', async () => {
+      const scrapes = await exporter.registry.getSingleMetric('monapi_exporter_scrapes_total')?.get();
+      const total = scrapes?.values.reduce((sum, value) => sum + value.value, 0) ?? 0;
+      return total >= 4 ? total : undefined;
+    });
     const loops = await driven.exporter.servingLoopDelays();
     expect(loops.map((loop) => loop.thread).sort()).toEqual(['serving-0', 'serving-1']);
     for (const loop of loops) expect(loop.samples).toBeGreaterThan(0);
@@ -143,8 +146,7 @@ describe('serving threads', () => {
       expect(renderings.mock.calls.length).toBeLessThanOrEqual(1 + Math.ceil((Date.now() - started) / 5000));
       expect(renderings.mock.calls.length).toBeGreaterThanOrEqual(1);
       // Every scrape keeps the renderings ahead going, not only a thread's rare requests (reported every 100 ms).
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      expect(wanted.mock.calls.filter(([format]) => format === 'text').length).toBeGreaterThanOrEqual(scrapes);
+      await until(`a want for each of ${scrapes} scrapes`, () => (wanted.mock.calls.filter(([format]) => format === 'text').length >= scrapes ? true : undefined), 10_000, 50);
     } finally {
       renderings.mockRestore();
       wanted.mockRestore();

@@ -440,8 +440,8 @@ describe.each(['a', 'b', 'c'] as const)('a third upstream, layouts %s', (variant
       if (Date.now() > until) throw new Error('the exporter did not finish its first pass in 45 s');
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    // The store renders off the scrape path: give it the moment it needs.
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // The store renders off the scrape path: a snapshot holding every publish made so far.
+    await exporter.store.flush();
     const body = await (await fetch(`${exporter.url}/metrics`, { headers: { accept: 'text/plain' } })).text();
     const status = (await (await fetch(`${exporter.url}/status`, { headers: { accept: 'application/json' } })).json()) as ConstructorParameters<typeof Scrape>[1];
     run = { variant, upstream, scrape: new Scrape(body, status), served: [...upstream.served] };

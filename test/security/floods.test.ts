@@ -147,9 +147,10 @@ describe('wrong passwords', () => {
       expect([...retryAfter].every((s) => /^\d+$/.test(s) && Number(s) >= 1)).toBe(true);
       expect(probes.statuses.every((s) => s === 200)).toBe(true);
       expect(scrapes.statuses.every((s) => s === 200)).toBe(true);
-      // Before: 1.9 to 3.1 s for probes (or none answered), 2.8 to 4.7 s for scrapes.
-      expect(percentile(probes.ms, 99)).toBeLessThan(750);
-      expect(percentile(scrapes.ms, 99)).toBeLessThan(750);
+      // Before: 1.9 to 3.1 s for probes (or none answered), 2.8 to 4.7 s for scrapes, nearly all
+      // of them. p95, not p99 (the slowest of 60 or 24): one answer late on a busy machine is no regression.
+      expect(percentile(probes.ms, 95)).toBeLessThan(750);
+      expect(percentile(scrapes.ms, 95)).toBeLessThan(750);
     } finally {
       if (!stopped) await flood.stop();
       agent.destroy();
