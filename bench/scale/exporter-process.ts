@@ -54,7 +54,8 @@ const exporter = await startExporter({ config, listenAddress: '127.0.0.1:0', tel
  */
 let waiting: number[] = [];
 let visibleDelaysMs: number[] = [];
-let rebuilds = { count: 0, seconds: 0, maxSeconds: 0, compressedBytes: 0 };
+const noRebuilds = () => ({ count: 0, seconds: 0, maxSeconds: 0, compressedBytes: 0 });
+let rebuilds = noRebuilds();
 let lastGeneration = 0;
 const store = exporter.store;
 const publish = store.publish.bind(store);
@@ -234,7 +235,7 @@ process.on('message', (message: ExporterRequest) => {
       void exporter.servingLoopDelays(true).then(() => {
         loop.reset();
         visibleDelaysMs = [];
-        rebuilds = { count: 0, seconds: 0, maxSeconds: 0, compressedBytes: 0 };
+        rebuilds = noRebuilds();
         stalls = [];
         gcPauses = { count: 0, totalMs: 0, maxMs: 0, maxKind: '', byKind: {} };
         externalRise = 0;

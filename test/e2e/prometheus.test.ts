@@ -156,6 +156,24 @@ function simAccount(demo: RunningDemo, name: 'pro' | 'business'): SimAccount {
   return account;
 }
 
+/** The minute starts from `before` minutes before `minute` to `after` minutes after it. */
+function minutesAround(minute: number, before: number, after: number): number[] {
+  return Array.from({ length: before + after + 1 }, (_, i) => minute + (i - before) * MINUTE_MS);
+}
+
+/** The first range [start, end) of the candidates (by end, then start) whose simulated deltas sum to `value`. */
+function minutesSummingTo(
+  value: number,
+  account: SimAccount,
+  uuid: string,
+  nowMs: number,
+  starts: readonly number[],
+  ends: readonly number[],
+): { start: number; end: number } | undefined {
+  for (const end of ends) for (const start of starts) if (generated(account, uuid, start, end, nowMs) === value) return { start, end };
+  return undefined;
+}
+
 /** Sum of the simulator's one-minute deltas for minutes starting in [fromMs, toMs). */
 function generated(account: SimAccount, uuid: string, fromMs: number, toMs: number, nowMs: number): number {
   let sum = 0;
@@ -230,14 +248,9 @@ describe.each(PROMETHEUS_MAJORS.flatMap((major) => SHAPE_SETS.map((set) => [majo
       const nowMs = clockNow() + 10 * MINUTE_MS;
       const startOfLife = Math.floor((simTimeAt(demo(), startedRealMs) - INGEST_DELAY_MS) / MINUTE_MS) * MINUTE_MS;
       const endMinute = Math.floor((simAt(lastT) - INGEST_DELAY_MS) / MINUTE_MS) * MINUTE_MS;
-      let start: number | undefined;
-      let end: number | undefined;
-      for (let e = endMinute - 3 * MINUTE_MS; e <= endMinute + MINUTE_MS && end === undefined; e += MINUTE_MS) {
-        for (let s = startOfLife - 3 * MINUTE_MS; s <= startOfLife + 3 * MINUTE_MS && end === undefined; s += MINUTE_MS) {
-          if (generated(account, uuid, s, e, nowMs) === lastV) [start, end] = [s, e];
-        }
-      }
-      expect(end, `counter ${lastV} of host ${uuid} is no contiguous sum of simulated deltas`).toBeDefined();
+      const sumAtLast = minutesSummingTo(lastV, account, uuid, nowMs, minutesAround(startOfLife, 3, 3), minutesAround(endMinute, 3, 1));
+      expect(sumAtLast, `counter ${lastV} of host ${uuid} is no contiguous sum of simulated deltas`).toBeDefined();
+      const { start, end } = sumAtLast!;
 
       // rate() half a second after the last sample (so no scrape lies on the window's edge) reads the
       // samples of the window before it. The counter's value at the first of them is a sum of the
@@ -246,13 +259,11 @@ describe.each(PROMETHEUS_MAJORS.flatMap((major) => SHAPE_SETS.map((set) => [majo
       // minutes the counter advanced over, not a fixed span.
       const rateAt = lastT + 0.5;
       const [windowFirstT, windowFirstV] = values.find(([t]) => t > rateAt - rateSeconds)!;
-      let windowFrom: number | undefined;
       const windowFromMinute = Math.floor((simAt(windowFirstT) - INGEST_DELAY_MS) / MINUTE_MS) * MINUTE_MS;
-      for (let e = windowFromMinute - 10 * MINUTE_MS; e <= windowFromMinute + MINUTE_MS && windowFrom === undefined; e += MINUTE_MS) {
-        if (generated(account, uuid, start!, e, nowMs) === windowFirstV) windowFrom = e;
-      }
-      expect(windowFrom, `counter ${windowFirstV} of host ${uuid} at ${windowFirstT} is no sum of the same deltas ending earlier`).toBeDefined();
-      const minutesCovered = (end! - windowFrom!) / MINUTE_MS;
+      const sumAtWindowFirst = minutesSummingTo(windowFirstV, account, uuid, nowMs, [start], minutesAround(windowFromMinute, 10, 1));
+      expect(sumAtWindowFirst, `counter ${windowFirstV} of host ${uuid} at ${windowFirstT} is no sum of the same deltas ending earlier`).toBeDefined();
+      const windowFrom = sumAtWindowFirst!.end;
+      const minutesCovered = (end - windowFrom) / MINUTE_MS;
       // The simulated clock moves rateSeconds * SPEED / 60 minutes meanwhile; the exporter keeps up within half of that.
       const simulatedMinutes = (rateSeconds * SPEED) / 60;
       expect(minutesCovered, `the counter of host ${uuid} advanced over ${minutesCovered} simulated minutes in ${simulatedMinutes}`).toBeGreaterThan(simulatedMinutes / 2);
@@ -262,7 +273,7 @@ describe.each(PROMETHEUS_MAJORS.flatMap((major) => SHAPE_SETS.map((set) => [majo
       // edges, by no more than the time between them and the edges: the rate lies between the
       // increase over the whole window and over the sampled part of it.
       const [rate] = await prometheus.query(`rate(${COUNTER_FAMILY}{account="pro",host_uuid="${uuid}",${target}}[${rateSeconds}s])`, rateAt);
-      const increase = generated(account, uuid, windowFrom!, end!, nowMs);
+      const increase = generated(account, uuid, windowFrom, end, nowMs);
       expect(rate!.value).toBeGreaterThanOrEqual((increase / rateSeconds) * (1 - FLOAT_SLACK));
       expect(rate!.value).toBeLessThanOrEqual((increase / (lastT - windowFirstT)) * (1 + FLOAT_SLACK));
       checked++;
