@@ -76,25 +76,38 @@ export interface WebServerEvents {
 
 /** The events, counted in `registry` (its metrics registered on first use). */
 export function webServerEvents(registry: Registry): WebServerEvents {
-  const metrics = existingWebServerMetrics(registry) ?? createWebServerMetrics(registry);
+  const connections = existingConnectionMetrics(registry) ?? createConnectionMetrics(registry);
+  let reloads: WebConfigReloadMetrics | undefined;
   return {
-    closed: (reason) => metrics.closed.inc({ reason }),
-    throttled: () => metrics.throttled.inc(),
+    closed: (reason) => connections.closed.inc({ reason }),
+    throttled: () => connections.throttled.inc(),
     reloaded: (ok, atSeconds) => {
-      metrics.reloadSuccessful.set(ok ? 1 : 0);
-      if (ok) metrics.reloadTimestamp.set(atSeconds);
+      // Registered with the first read of a web configuration file: without one there is nothing
+      // to reload, and a gauge at 0 would read as a reload that failed.
+      reloads ??= existingReloadMetrics(registry) ?? createWebConfigReloadMetrics(registry);
+      reloads.successful.set(ok ? 1 : 0);
+      if (ok) reloads.timestamp.set(atSeconds);
     },
   };
 }
 
-export interface WebServerMetrics {
+interface ConnectionMetrics {
   readonly closed: Counter<'reason'>;
   readonly throttled: Counter;
-  readonly reloadSuccessful: Gauge;
-  readonly reloadTimestamp: Gauge;
 }
 
-export function createWebServerMetrics(registry: Registry): WebServerMetrics {
+interface WebConfigReloadMetrics {
+  readonly successful: Gauge;
+  readonly timestamp: Gauge;
+}
+
+/** Every metric the web server can show, those of a web configuration file included (for the metrics reference). */
+export function createWebServerMetrics(registry: Registry): void {
+  createConnectionMetrics(registry);
+  createWebConfigReloadMetrics(registry);
+}
+
+function createConnectionMetrics(registry: Registry): ConnectionMetrics {
   const registers = [registry];
   const closed = new Counter({
     name: 'monapi_exporter_http_connections_closed_total',
@@ -110,14 +123,20 @@ export function createWebServerMetrics(registry: Registry): WebServerMetrics {
       help: 'Requests answered 429 without a password check: their address had too many failed checks, or too many checks were waiting.',
       registers,
     }),
-    reloadSuccessful: new Gauge({
+  };
+}
+
+function createWebConfigReloadMetrics(registry: Registry): WebConfigReloadMetrics {
+  const registers = [registry];
+  return {
+    successful: new Gauge({
       name: 'monapi_exporter_web_config_last_reload_successful',
-      help: 'Whether the web configuration (--web.config.file) in force is the file as it is now: 0 while a changed file that is invalid, unreadable or deleted is ignored and the previous one stays in force.',
+      help: 'Whether the web configuration (--web.config.file) in force is the file as it is now: 0 while a changed file that is invalid, unreadable or deleted is ignored and the previous one stays in force. Only with --web.config.file.',
       registers,
     }),
-    reloadTimestamp: new Gauge({
+    timestamp: new Gauge({
       name: 'monapi_exporter_web_config_last_reload_success_timestamp_seconds',
-      help: 'Unix time the web configuration (--web.config.file) was last read successfully (the start counts as one).',
+      help: 'Unix time the web configuration (--web.config.file) was last read successfully (the start counts as one). Only with --web.config.file.',
       registers,
     }),
   };
@@ -274,15 +293,16 @@ export async function startWebServer(app: RequestListener, options: WebServerOpt
 }
 
 /** The metrics of an earlier server on the same registry (a restart in tests): prom-client refuses a second registration. */
-function existingWebServerMetrics(registry: Registry): WebServerMetrics | undefined {
+function existingConnectionMetrics(registry: Registry): ConnectionMetrics | undefined {
   const closed = registry.getSingleMetric('monapi_exporter_http_connections_closed_total');
   if (!closed) return undefined;
-  return {
-    closed: closed as Counter<'reason'>,
-    throttled: registry.getSingleMetric('monapi_exporter_http_auth_throttled_total') as Counter,
-    reloadSuccessful: registry.getSingleMetric('monapi_exporter_web_config_last_reload_successful') as Gauge,
-    reloadTimestamp: registry.getSingleMetric('monapi_exporter_web_config_last_reload_success_timestamp_seconds') as Gauge,
-  };
+  return { closed: closed as Counter<'reason'>, throttled: registry.getSingleMetric('monapi_exporter_http_auth_throttled_total') as Counter };
+}
+
+function existingReloadMetrics(registry: Registry): WebConfigReloadMetrics | undefined {
+  const successful = registry.getSingleMetric('monapi_exporter_web_config_last_reload_successful');
+  if (!successful) return undefined;
+  return { successful: successful as Gauge, timestamp: registry.getSingleMetric('monapi_exporter_web_config_last_reload_success_timestamp_seconds') as Gauge };
 }
 
 function describeMissing(error: unknown): string {

@@ -157,6 +157,15 @@ describe('the command line', () => {
 });
 
 describe('web configuration reloads on /metrics', () => {
+  it('shows no reload gauges without a web configuration file: a 0 there would read as a reload that failed', async () => {
+    const registry = new Registry();
+    server = await startWebServer(app, { listenAddress: '127.0.0.1:0', log: pino({ level: 'silent' }), registry });
+    expect((await fetch(server.url)).status).toBe(200);
+    const exposition = await registry.metrics();
+    expect(exposition).toContain('monapi_exporter_http_connections_closed_total');
+    expect(exposition).not.toContain('monapi_exporter_web_config_last_reload');
+  });
+
   it('monapi_exporter_web_config_last_reload_successful: 1, 0 after an invalid edit or deletion (logged once), 1 when fixed', async () => {
     const registry = new Registry();
     const lines: string[] = [];
