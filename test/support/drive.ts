@@ -62,6 +62,11 @@ export async function drive(options: {
     ...(options.enableLifecycle === undefined ? {} : { enableLifecycle: options.enableLifecycle }),
   });
 
+  /**
+   * Lets the exporter run what the fake clock's present allows. Bounded by turns, not waited out:
+   * a retry waits for its time on the fake clock, so an upstream answering 503 keeps the exporter
+   * from quiet until `advance` moves the clock (a wait for quiet hung those tests).
+   */
   async function settle(): Promise<void> {
     let quietTurns = 0;
     for (let i = 0; i < 2000 && quietTurns < 5; i++) {
