@@ -76,7 +76,7 @@ export interface WebServerEvents {
 
 /** The events, counted in `registry` (its metrics registered on first use). */
 export function webServerEvents(registry: Registry): WebServerEvents {
-  const connections = existingConnectionMetrics(registry) ?? createConnectionMetrics(registry);
+  const connections = connectionMetrics(registry);
   let reloads: WebConfigReloadMetrics | undefined;
   return {
     closed: (reason) => connections.closed.inc({ reason }),
@@ -84,7 +84,7 @@ export function webServerEvents(registry: Registry): WebServerEvents {
     reloaded: (ok, atSeconds) => {
       // Registered with the first read of a web configuration file: without one there is nothing
       // to reload, and a gauge at 0 would read as a reload that failed.
-      reloads ??= existingReloadMetrics(registry) ?? createWebConfigReloadMetrics(registry);
+      reloads ??= webConfigReloadMetrics(registry);
       reloads.successful.set(ok ? 1 : 0);
       if (ok) reloads.timestamp.set(atSeconds);
     },
@@ -103,42 +103,53 @@ interface WebConfigReloadMetrics {
 
 /** Every metric the web server can show, those of a web configuration file included (for the metrics reference). */
 export function createWebServerMetrics(registry: Registry): void {
-  createConnectionMetrics(registry);
-  createWebConfigReloadMetrics(registry);
+  connectionMetrics(registry);
+  webConfigReloadMetrics(registry);
 }
 
-function createConnectionMetrics(registry: Registry): ConnectionMetrics {
+/** Those an earlier server on the same registry registered (a restart in tests: prom-client refuses a second registration), or new ones. */
+function connectionMetrics(registry: Registry): ConnectionMetrics {
   const registers = [registry];
-  const closed = new Counter({
-    name: 'monapi_exporter_http_connections_closed_total',
-    help: 'Connections the HTTP server closed or refused to make room: idle_evicted (the longest-idle one, past the connection limit), address_idle_evicted (the longest-idle one of an address at its limit), refused_full and refused_address (none idle to close).',
-    labelNames: ['reason'],
-    registers,
-  });
-  for (const reason of ['idle_evicted', 'address_idle_evicted', 'refused_full', 'refused_address'] satisfies ClosedReason[]) closed.inc({ reason }, 0);
+  const existing = registry.getSingleMetric('monapi_exporter_http_connections_closed_total') as Counter<'reason'> | undefined;
+  const closed =
+    existing ??
+    new Counter({
+      name: 'monapi_exporter_http_connections_closed_total',
+      help: 'Connections the HTTP server closed or refused to make room: idle_evicted (the longest-idle one, past the connection limit), address_idle_evicted (the longest-idle one of an address at its limit), refused_full and refused_address (none idle to close).',
+      labelNames: ['reason'],
+      registers,
+    });
+  if (!existing) for (const reason of ['idle_evicted', 'address_idle_evicted', 'refused_full', 'refused_address'] satisfies ClosedReason[]) closed.inc({ reason }, 0);
   return {
     closed,
-    throttled: new Counter({
-      name: 'monapi_exporter_http_auth_throttled_total',
-      help: 'Requests answered 429 without a password check: their address had too many failed checks, or too many checks were waiting.',
-      registers,
-    }),
+    throttled:
+      (registry.getSingleMetric('monapi_exporter_http_auth_throttled_total') as Counter | undefined) ??
+      new Counter({
+        name: 'monapi_exporter_http_auth_throttled_total',
+        help: 'Requests answered 429 without a password check: their address had too many failed checks, or too many checks were waiting.',
+        registers,
+      }),
   };
 }
 
-function createWebConfigReloadMetrics(registry: Registry): WebConfigReloadMetrics {
+/** As `connectionMetrics`, for the reloads of a web configuration file. */
+function webConfigReloadMetrics(registry: Registry): WebConfigReloadMetrics {
   const registers = [registry];
   return {
-    successful: new Gauge({
-      name: 'monapi_exporter_web_config_last_reload_successful',
-      help: 'Whether the web configuration (--web.config.file) in force is the file as it is now: 0 while a changed file that is invalid, unreadable or deleted is ignored and the previous one stays in force. Only with --web.config.file.',
-      registers,
-    }),
-    timestamp: new Gauge({
-      name: 'monapi_exporter_web_config_last_reload_success_timestamp_seconds',
-      help: 'Unix time the web configuration (--web.config.file) was last read successfully (the start counts as one). Only with --web.config.file.',
-      registers,
-    }),
+    successful:
+      (registry.getSingleMetric('monapi_exporter_web_config_last_reload_successful') as Gauge | undefined) ??
+      new Gauge({
+        name: 'monapi_exporter_web_config_last_reload_successful',
+        help: 'Whether the web configuration (--web.config.file) in force is the file as it is now: 0 while a changed file that is invalid, unreadable or deleted is ignored and the previous one stays in force. Only with --web.config.file.',
+        registers,
+      }),
+    timestamp:
+      (registry.getSingleMetric('monapi_exporter_web_config_last_reload_success_timestamp_seconds') as Gauge | undefined) ??
+      new Gauge({
+        name: 'monapi_exporter_web_config_last_reload_success_timestamp_seconds',
+        help: 'Unix time the web configuration (--web.config.file) was last read successfully (the start counts as one). Only with --web.config.file.',
+        registers,
+      }),
   };
 }
 
@@ -290,19 +301,6 @@ export async function startWebServer(app: RequestListener, options: WebServerOpt
       return running.close(timeoutMs);
     },
   };
-}
-
-/** The metrics of an earlier server on the same registry (a restart in tests): prom-client refuses a second registration. */
-function existingConnectionMetrics(registry: Registry): ConnectionMetrics | undefined {
-  const closed = registry.getSingleMetric('monapi_exporter_http_connections_closed_total');
-  if (!closed) return undefined;
-  return { closed: closed as Counter<'reason'>, throttled: registry.getSingleMetric('monapi_exporter_http_auth_throttled_total') as Counter };
-}
-
-function existingReloadMetrics(registry: Registry): WebConfigReloadMetrics | undefined {
-  const successful = registry.getSingleMetric('monapi_exporter_web_config_last_reload_successful');
-  if (!successful) return undefined;
-  return { successful: successful as Gauge, timestamp: registry.getSingleMetric('monapi_exporter_web_config_last_reload_success_timestamp_seconds') as Gauge };
 }
 
 function describeMissing(error: unknown): string {
